@@ -1,0 +1,47 @@
+# The two commands of the README:
+#   make run   install the app's dependencies and start it on the sample project
+#   make test  install everything (Python packages, Chromium, Java check, PostgreSQL up) and run the whole suite
+# Both are idempotent; re-running skips what is already installed.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8501
+
+.PHONY: run test install install-dev system-deps postgres bench clean-db
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: requirements.txt pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q --no-deps -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+# Chromium (browser tests) and Java (METEOR 1.5) come from Debian's packages.
+system-deps:
+	@bash scripts/system_deps.sh
+
+postgres:
+	@bash scripts/ensure_postgres.sh
+
+run: install
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+
+test: install-dev system-deps postgres
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: install-dev
+	@for b in bench/*_bench.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean-db:
+	rm -f data/annotator.db data/annotator.db-wal data/annotator.db-shm

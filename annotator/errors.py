@@ -1,0 +1,71 @@
+"""Exceptions shared by the whole core.
+
+Every error a user can cause carries a message that names *what* was wrong and
+*where* (file and line, record id, user name), so the CLI and the pages can show
+it as it is.
+"""
+
+from __future__ import annotations
+
+
+class AnnotatorError(Exception):
+    """Base class of every error annotator raises on purpose."""
+
+    #: Exit code the CLI uses for this kind of error.
+    exit_code = 1
+
+
+class InputError(AnnotatorError):
+    """Bad input: a malformed file, an unknown label, a path outside the root.
+
+    ``source`` names the file (or other input) and ``location`` the line or
+    record inside it; both end up in the message.
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, source: str | None = None, location: str | int | None = None):
+        self.detail = message
+        self.source = source
+        self.location = location
+        where = ""
+        if source is not None:
+            where = str(source)
+            if location is not None:
+                where += f", {location if isinstance(location, str) else f'line {location}'}"
+            where += ": "
+        super().__init__(where + message)
+
+
+class NotFound(AnnotatorError):
+    """A project, item, caption, user or system that does not exist."""
+
+    exit_code = 2
+
+
+class PermissionDenied(AnnotatorError):
+    """The current user's role does not allow this action."""
+
+    exit_code = 3
+
+
+class AuthenticationFailed(AnnotatorError):
+    """Wrong user name or password (deliberately not saying which)."""
+
+    exit_code = 3
+
+
+class AccountLocked(AuthenticationFailed):
+    """Too many failed logins; the account is locked for a while."""
+
+
+class StoreUnavailable(AnnotatorError):
+    """The database cannot be reached (server down, file locked too long)."""
+
+    exit_code = 4
+
+
+class GuardViolation(AnnotatorError):
+    """A correction breaks a conservative-correction rule and has no override."""
+
+    exit_code = 2

@@ -1,0 +1,149 @@
+"""Judgement revisions (append-only) and the current judgement per key.
+
+A save inserts revision n+1 for (caption, user, kind) and moves the
+``current_judgements`` pointer in the same transaction. Two writers racing on
+the same key collide on a unique constraint and the loser retries with the
+next revision, so no update is lost and no revision is duplicated.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pandas as pd
+from sqlalchemy import Connection, func, select
+from sqlalchemy.exc import IntegrityError
+
+from ..errors import InputError, NotFound
+from ..model import Judgement, JudgementKind, Label
+from . import Store
+from .codec import decode_types, encode_types
+from .schema import captions, current_judgements, items, judgements, systems, users
+
+
+def _upsert(conn: Connection, table, values: dict, key_cols: list[str]):
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    stmt = insert(table).values(**values)
+    update = {k: stmt.excluded[k] for k in values if k not in key_cols}
+    return conn.execute(stmt.on_conflict_do_update(index_elements=key_cols, set_=update))
+
+
+def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
+                     error_types=(), note: str = "", seconds: float = 0.0,
+                     kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None) -> int:
+    """Append a revision inside the caller's transaction; return its revision number.
+
+    Validation of label/types rules is the caller's job (annotator.annotation);
+    this function only stores.
+    """
+    kind = JudgementKind(kind).value
+    label_value = Label(label).value if label is not None else None
+    at = at or datetime.now(timezone.utc)
+    if conn.dialect.name == "postgresql":
+        # Lock the current row (if any) so concurrent saves of one key queue up.
+        conn.execute(select(current_judgements.c.revision).where(
+            current_judgements.c.caption_id == caption_id, current_judgements.c.user_id == user_id,
+            current_judgements.c.kind == kind).with_for_update())
+    revision = conn.execute(select(func.coalesce(func.max(judgements.c.revision), 0) + 1).where(
+        judgements.c.caption_id == caption_id, judgements.c.user_id == user_id, judgements.c.kind == kind)).scalar()
+    types = encode_types(error_types)
+    jid = conn.execute(judgements.insert().values(
+        caption_id=caption_id, user_id=user_id, kind=kind, revision=revision, label=label_value,
+        error_types=types, note=note or "", seconds=float(seconds or 0.0), created_at=at)).inserted_primary_key[0]
+    _upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind, "judgement_id": jid,
+                                       "revision": revision, "label": label_value, "error_types": types, "updated_at": at},
+            ["caption_id", "user_id", "kind"])
+    return revision
+
+
+def save_judgement(store: Store, caption_id: int, user_id: int, **fields) -> int:
+    """Store one judgement revision in its own committed transaction; retry on a race."""
+    for attempt in range(8):
+        try:
+            with store.transaction() as conn:
+                return insert_judgement(conn, caption_id, user_id, **fields)
+        except IntegrityError:
+            if attempt == 7:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _row_to_judgement(r, user_name: str) -> Judgement:
+    return Judgement(caption_id=r.caption_id, user=user_name, label=Label(r.label) if r.label else None,
+                     error_types=decode_types(r.error_types), note=r.note, seconds=r.seconds,
+                     kind=JudgementKind(r.kind), revision=r.revision, created_at=r.created_at, judgement_id=r.id)
+
+
+def current_judgement(conn: Connection, caption_id: int, user_id: int, kind: str = "annotation") -> Judgement | None:
+    """The latest revision for (caption, user, kind), or None."""
+    q = (select(judgements, users.c.name.label("user_name"))
+         .join(current_judgements, current_judgements.c.judgement_id == judgements.c.id)
+         .join(users, users.c.id == judgements.c.user_id)
+         .where(current_judgements.c.caption_id == caption_id, current_judgements.c.user_id == user_id,
+                current_judgements.c.kind == JudgementKind(kind).value))
+    r = conn.execute(q).first()
+    return _row_to_judgement(r, r.user_name) if r else None
+
+
+def history(conn: Connection, caption_id: int, user_id: int | None = None, kind: str | None = None) -> list[Judgement]:
+    """Every revision of a caption's judgements (optionally one user/kind), oldest first."""
+    q = (select(judgements, users.c.name.label("user_name")).join(users, users.c.id == judgements.c.user_id)
+         .where(judgements.c.caption_id == caption_id))
+    if user_id is not None:
+        q = q.where(judgements.c.user_id == user_id)
+    if kind is not None:
+        q = q.where(judgements.c.kind == JudgementKind(kind).value)
+    return [_row_to_judgement(r, r.user_name) for r in conn.execute(q.order_by(judgements.c.user_id, judgements.c.kind, judgements.c.revision))]
+
+
+def current_frame(store: Store, project: str, *, kind: str | None = "annotation", users_: list[str] | None = None,
+                  include_skipped: bool = False) -> pd.DataFrame:
+    """Current judgements of a project as a DataFrame, one row per (caption, user, kind).
+
+    Columns: caption_id, item_id, item_key, is_practice, system, line_no, user, kind, label,
+    error_types (space-separated ids). This is the one query analysis and
+    agreement read; it touches only the denormalised current table.
+    """
+    from .projects import project_id
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        q = (select(current_judgements.c.caption_id, captions.c.item_id, items.c.key.label("item_key"),
+                    items.c.is_practice, systems.c.name.label("system"), captions.c.line_no,
+                    users.c.name.label("user"), current_judgements.c.kind, current_judgements.c.label,
+                    current_judgements.c.error_types)
+             .select_from(current_judgements.join(captions, captions.c.id == current_judgements.c.caption_id)
+                          .join(systems, systems.c.id == captions.c.system_id)
+                          .join(items, items.c.id == captions.c.item_id)
+                          .join(users, users.c.id == current_judgements.c.user_id))
+             .where(systems.c.project_id == pid))
+        if kind is not None:
+            q = q.where(current_judgements.c.kind == JudgementKind(kind).value)
+        if users_:
+            q = q.where(users.c.name.in_(users_))
+        if not include_skipped:
+            q = q.where(current_judgements.c.label.is_not(None))
+        result = conn.execute(q)
+        df = pd.DataFrame(result.fetchall(), columns=list(result.keys()))
+    if not df.empty:
+        df["is_practice"] = df["is_practice"].astype(bool)
+    return df
+
+
+def caption_id_for_line(conn: Connection, pid: int, system: str, line_no: int, *, source: str | None = None) -> int:
+    """Caption id of 0-based ``line_no`` of a system; InputError if out of range."""
+    from .projects import system_id
+    sid = system_id(conn, pid, system)
+    cid = conn.execute(select(captions.c.id).where(captions.c.system_id == sid, captions.c.line_no == line_no)).scalar()
+    if cid is None:
+        n = conn.execute(select(func.count()).select_from(captions).where(captions.c.system_id == sid)).scalar()
+        raise InputError(f"caption index {line_no} is out of range: system {system!r} has {n} captions (0..{n - 1})", source, f"key {line_no!r}")
+    return cid
+
+
+def require_caption(conn: Connection, caption_id: int) -> None:
+    """Raise NotFound when no caption has this id."""
+    if conn.execute(select(captions.c.id).where(captions.c.id == caption_id)).scalar() is None:
+        raise NotFound(f"no caption with id {caption_id}")

@@ -1,0 +1,51 @@
+"""Ordered, recorded schema migrations.
+
+Each migration is (version, name, function). ``migrate`` applies the ones a
+database has not recorded yet, in order, each in its own transaction together
+with its row in ``schema_migrations``. Append new migrations at the end; never
+edit or renumber one that has shipped.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Callable
+
+from sqlalchemy import Connection, inspect, select
+
+from . import schema
+
+
+def _m0001_initial(conn: Connection) -> None:
+    tables = [t for t in schema.metadata.sorted_tables if t.name != "schema_migrations"]
+    schema.metadata.create_all(conn, tables=tables)
+
+
+MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
+    (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
+        "corrections, assignments, human scores", _m0001_initial),
+]
+
+
+def applied_versions(conn: Connection) -> list[int]:
+    """Versions recorded in the database (empty for a new database)."""
+    if not inspect(conn).has_table("schema_migrations"):
+        return []
+    return [r[0] for r in conn.execute(select(schema.schema_migrations.c.version).order_by(schema.schema_migrations.c.version))]
+
+
+def migrate(engine) -> list[int]:
+    """Apply pending migrations; return the versions applied now."""
+    with engine.begin() as conn:
+        schema.schema_migrations.create(conn, checkfirst=True)
+    done = []
+    for version, name, apply in MIGRATIONS:
+        with engine.begin() as conn:
+            # Re-check inside the transaction: another process may have migrated meanwhile.
+            if version in applied_versions(conn):
+                continue
+            apply(conn)
+            conn.execute(schema.schema_migrations.insert().values(
+                version=version, name=name, applied_at=datetime.now(timezone.utc)))
+            done.append(version)
+    return done

@@ -1,0 +1,225 @@
+"""Projects, items, boxes, references, systems and captions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlalchemy import Connection, func, select
+
+from ..errors import InputError, NotFound
+from ..model import Box, Caption, Item, Project, Reference
+from . import Store
+from .codec import decode_mentions, encode_mentions
+from .schema import boxes, captions, current_judgements, items, projects, refs, systems
+
+_CHUNK = 5000
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def project_id(conn: Connection, name: str, *, create: bool = False, image_root: str | None = None) -> int:
+    """Id of the project called ``name``; create it if asked, else raise NotFound."""
+    pid = conn.execute(select(projects.c.id).where(projects.c.name == name)).scalar()
+    if pid is not None:
+        if image_root is not None:
+            conn.execute(projects.update().where(projects.c.id == pid).values(image_root=image_root))
+        return pid
+    if not create:
+        raise NotFound(f"no project called {name!r}")
+    return conn.execute(projects.insert().values(name=name, image_root=image_root, description="", created_at=_now())).inserted_primary_key[0]
+
+
+def project_names(store: Store) -> list[str]:
+    """All project names, sorted."""
+    with store.read() as conn:
+        return [r[0] for r in conn.execute(select(projects.c.name).order_by(projects.c.name))]
+
+
+def project_image_root(conn: Connection, pid: int) -> str | None:
+    """The project's image root directory (or None)."""
+    return conn.execute(select(projects.c.image_root).where(projects.c.id == pid)).scalar()
+
+
+def system_id(conn: Connection, pid: int, name: str, *, create: bool = False) -> int:
+    """Id of system ``name`` in project ``pid``; create it if asked, else raise NotFound."""
+    sid = conn.execute(select(systems.c.id).where(systems.c.project_id == pid, systems.c.name == name)).scalar()
+    if sid is None:
+        if not create:
+            raise NotFound(f"project has no system called {name!r}")
+        sid = conn.execute(systems.insert().values(project_id=pid, name=name)).inserted_primary_key[0]
+    return sid
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What an import wrote."""
+
+    project: str
+    items_created: int
+    references: int
+    boxes: int
+    captions: int
+
+
+def write_project(conn: Connection, project: Project, *, source: str = "input") -> ImportSummary:
+    """Merge a domain Project into the store inside the caller's transaction.
+
+    New items are created. For an item that exists already, incoming boxes and
+    references must be the same as the stored ones (or the stored ones empty),
+    and a system may not have two captions for one item; anything else raises
+    InputError, and the caller's transaction rolls back so nothing is written.
+    """
+    pid = project_id(conn, project.name, create=True, image_root=project.image_root)
+    existing = {r.key: (r.id, r.position) for r in conn.execute(select(items.c.key, items.c.id, items.c.position).where(items.c.project_id == pid))}
+    next_pos = max((p for _, p in existing.values()), default=-1) + 1
+
+    new_items = []
+    seen = set()
+    for n, item in enumerate(project.items, start=1):
+        if item.key in seen:
+            raise InputError(f"item {item.key!r} appears twice", source, f"record {n}")
+        seen.add(item.key)
+        if item.key not in existing:
+            new_items.append({"project_id": pid, "key": item.key, "position": next_pos, "image_path": item.image,
+                              "width": item.width, "height": item.height, "is_practice": bool(item.is_practice)})
+            next_pos += 1
+    for chunk in _chunks(new_items):
+        conn.execute(items.insert(), chunk)
+    if new_items:
+        key_to_id = {r.key: r.id for r in conn.execute(select(items.c.key, items.c.id).where(items.c.project_id == pid))}
+    else:
+        key_to_id = {k: v[0] for k, v in existing.items()}
+
+    # Stored boxes/references of items that existed already, to check merges against.
+    old_ids = [key_to_id[i.key] for i in project.items if i.key in existing and (i.boxes or i.references)]
+    old_boxes: dict[int, list] = {}
+    old_refs: dict[int, list] = {}
+    for chunk in _chunks(old_ids):
+        for r in conn.execute(select(boxes.c.item_id, boxes.c.box_key, boxes.c.label, boxes.c.x, boxes.c.y, boxes.c.w, boxes.c.h).where(boxes.c.item_id.in_(chunk))):
+            old_boxes.setdefault(r.item_id, []).append((r.box_key, r.label, r.x, r.y, r.w, r.h))
+        for r in conn.execute(select(refs.c.item_id, refs.c.text).where(refs.c.item_id.in_(chunk)).order_by(refs.c.item_id, refs.c.position)):
+            old_refs.setdefault(r.item_id, []).append(r.text)
+
+    box_rows, ref_rows, cap_rows = [], [], []
+    system_ids: dict[str, int] = {}
+    system_lines: dict[str, int] = {}
+    for n, item in enumerate(project.items, start=1):
+        iid = key_to_id[item.key]
+        where = f"item {item.key!r}"
+        if item.boxes:
+            incoming = sorted((b.box_id, b.label, b.x, b.y, b.w, b.h) for b in item.boxes)
+            stored = sorted(old_boxes.get(iid, []))
+            if stored and stored != incoming:
+                raise InputError("gold boxes differ from the ones already stored for this item", source, where)
+            if not stored:
+                ids = [b.box_id for b in item.boxes]
+                if len(ids) != len(set(ids)):
+                    raise InputError("duplicate box id", source, where)
+                box_rows.extend({"item_id": iid, "box_key": b.box_id, "label": b.label, "synset": b.synset,
+                                 "x": b.x, "y": b.y, "w": b.w, "h": b.h} for b in item.boxes)
+        if item.references:
+            stored_refs = old_refs.get(iid, [])
+            incoming_refs = [r.text for r in item.references]
+            if stored_refs and stored_refs != incoming_refs:
+                raise InputError("references differ from the ones already stored for this item", source, where)
+            if not stored_refs:
+                ref_rows.extend({"item_id": iid, "position": k, "text": r.text, "mentions": encode_mentions(r.mentions)}
+                                for k, r in enumerate(item.references))
+        for cap in item.captions:
+            if cap.system not in system_ids:
+                system_ids[cap.system] = system_id(conn, pid, cap.system, create=True)
+                system_lines[cap.system] = conn.execute(
+                    select(func.coalesce(func.max(captions.c.line_no) + 1, 0)).where(captions.c.system_id == system_ids[cap.system])).scalar()
+            line_no = system_lines[cap.system]
+            system_lines[cap.system] += 1
+            cap_rows.append({"item_id": iid, "system_id": system_ids[cap.system], "line_no": line_no,
+                             "text": cap.text, "mentions": encode_mentions(cap.mentions)})
+    if cap_rows and existing:
+        sids = list(system_ids.values())
+        taken = {(r.item_id, r.system_id) for r in conn.execute(select(captions.c.item_id, captions.c.system_id).where(captions.c.system_id.in_(sids)))}
+        name_of = {v: k for k, v in system_ids.items()}
+        id_to_key = {v: k for k, v in key_to_id.items()}
+        for row in cap_rows:
+            if (row["item_id"], row["system_id"]) in taken:
+                raise InputError(f"system {name_of[row['system_id']]!r} already has a caption for this item",
+                                 source, f"item {id_to_key[row['item_id']]!r}")
+    for table, rows in ((boxes, box_rows), (refs, ref_rows), (captions, cap_rows)):
+        for chunk in _chunks(rows):
+            conn.execute(table.insert(), chunk)
+    return ImportSummary(project.name, len(new_items), len(ref_rows), len(box_rows), len(cap_rows))
+
+
+def _chunks(rows, size: int = _CHUNK):
+    for start in range(0, len(rows), size):
+        yield rows[start:start + size]
+
+
+def load_project(store: Store, name: str, *, with_captions: bool = True) -> Project:
+    """Read a whole project back as domain objects (items in import order)."""
+    with store.read() as conn:
+        pid = project_id(conn, name)
+        root = project_image_root(conn, pid)
+        rows = conn.execute(select(items).where(items.c.project_id == pid).order_by(items.c.position)).all()
+        by_id = {}
+        out = []
+        for r in rows:
+            item = Item(key=r.key, image=r.image_path, width=r.width, height=r.height, is_practice=bool(r.is_practice), item_id=r.id)
+            by_id[r.id] = item
+            out.append(item)
+        for b in conn.execute(select(boxes).join(items, boxes.c.item_id == items.c.id).where(items.c.project_id == pid).order_by(boxes.c.id)):
+            by_id[b.item_id].boxes.append(Box(b.box_key, b.label, b.x, b.y, b.w, b.h, b.synset))
+        for r in conn.execute(select(refs).join(items, refs.c.item_id == items.c.id).where(items.c.project_id == pid).order_by(refs.c.item_id, refs.c.position)):
+            by_id[r.item_id].references.append(Reference(r.text, decode_mentions(r.mentions)))
+        if with_captions:
+            q = (select(captions.c.id, captions.c.item_id, captions.c.text, captions.c.mentions, systems.c.name)
+                 .join(systems, captions.c.system_id == systems.c.id).where(systems.c.project_id == pid)
+                 .order_by(systems.c.id, captions.c.line_no))
+            for c in conn.execute(q):
+                by_id[c.item_id].captions.append(Caption(c.name, c.text, decode_mentions(c.mentions), caption_id=c.id))
+    return Project(name=name, image_root=root, items=out)
+
+
+def project_summaries(store: Store) -> list[dict]:
+    """Per project: items, systems, captions, references and current judgements counts."""
+    out = []
+    with store.read() as conn:
+        for p in conn.execute(select(projects.c.id, projects.c.name, projects.c.image_root).order_by(projects.c.name)):
+            n_items = conn.execute(select(func.count()).select_from(items).where(items.c.project_id == p.id)).scalar()
+            sys_names = [r[0] for r in conn.execute(select(systems.c.name).where(systems.c.project_id == p.id).order_by(systems.c.id))]
+            n_caps = conn.execute(select(func.count()).select_from(captions.join(systems, captions.c.system_id == systems.c.id)).where(systems.c.project_id == p.id)).scalar()
+            n_refs = conn.execute(select(func.count()).select_from(refs.join(items, refs.c.item_id == items.c.id)).where(items.c.project_id == p.id)).scalar()
+            n_judg = conn.execute(select(func.count()).select_from(
+                current_judgements.join(captions, current_judgements.c.caption_id == captions.c.id).join(systems, captions.c.system_id == systems.c.id))
+                .where(systems.c.project_id == p.id, current_judgements.c.label.is_not(None))).scalar()
+            out.append({"project": p.name, "image_root": p.image_root, "items": n_items, "systems": sys_names,
+                        "captions": n_caps, "references": n_refs, "judgements": n_judg})
+    return out
+
+
+def captions_of_system(conn: Connection, pid: int, system: str) -> list:
+    """Rows (id, item_id, line_no, text) of one system's captions, in line order."""
+    sid = system_id(conn, pid, system)
+    return conn.execute(select(captions.c.id, captions.c.item_id, captions.c.line_no, captions.c.text)
+                        .where(captions.c.system_id == sid).order_by(captions.c.line_no)).all()
+
+
+def set_practice(store: Store, project: str, item_keys, practice: bool = True) -> int:
+    """Mark items as practice/guideline examples (left out of agreement); return rows changed."""
+    keys = list(item_keys)
+    with store.transaction() as conn:
+        pid = project_id(conn, project)
+        found = {r[0] for r in conn.execute(select(items.c.key).where(items.c.project_id == pid, items.c.key.in_(keys)))}
+        missing = [k for k in keys if k not in found]
+        if missing:
+            raise NotFound(f"project {project!r} has no item {missing[0]!r}")
+        return conn.execute(items.update().where(items.c.project_id == pid, items.c.key.in_(keys)).values(is_practice=practice)).rowcount
+
+
+def table_counts(store: Store) -> dict[str, int]:
+    """Row count of every table (used by tests to prove a failed import wrote nothing)."""
+    from .schema import metadata
+    with store.read() as conn:
+        return {t.name: conn.execute(select(func.count()).select_from(t)).scalar() for t in metadata.sorted_tables}

@@ -1,0 +1,176 @@
+"""The database schema (SQLAlchemy Core tables), the current version of it.
+
+Migrations in :mod:`annotator.store.migrations` bring an older database up to
+this shape. Timestamps are UTC. Judgements and corrections are append-only
+revision tables; ``current_*`` tables point at the latest revision per key and
+carry the fields analysis needs, so reading a million current judgements does
+not have to group the history.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+schema_migrations = Table(
+    "schema_migrations", metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("name", String(200), nullable=False),
+    Column("applied_at", DateTime(timezone=True), nullable=False),
+)
+
+projects = Table(
+    "projects", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("image_root", Text),
+    Column("description", Text, nullable=False, default=""),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+items = Table(
+    "items", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("project_id", Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("key", String(500), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("image_path", Text),
+    Column("width", Integer),
+    Column("height", Integer),
+    Column("is_practice", Boolean, nullable=False, default=False),
+    UniqueConstraint("project_id", "key", name="uq_items_project_key"),
+    Index("ix_items_project_position", "project_id", "position"),
+)
+
+boxes = Table(
+    "boxes", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False),
+    Column("box_key", String(100), nullable=False),
+    Column("label", String(200), nullable=False),
+    Column("synset", String(200)),
+    Column("x", Float, nullable=False),
+    Column("y", Float, nullable=False),
+    Column("w", Float, nullable=False),
+    Column("h", Float, nullable=False),
+    UniqueConstraint("item_id", "box_key", name="uq_boxes_item_key"),
+)
+
+refs = Table(
+    "refs", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("mentions", Text),  # JSON list of [start, end, [box ids], phrase type]
+    Index("ix_refs_item", "item_id"),
+)
+
+systems = Table(
+    "systems", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("project_id", Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),
+    UniqueConstraint("project_id", "name", name="uq_systems_project_name"),
+)
+
+captions = Table(
+    "captions", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False),
+    Column("system_id", Integer, ForeignKey("systems.id", ondelete="CASCADE"), nullable=False),
+    Column("line_no", Integer, nullable=False),  # 0-based line in the system's captions file
+    Column("text", Text, nullable=False),
+    Column("mentions", Text),
+    UniqueConstraint("item_id", "system_id", name="uq_captions_item_system"),
+    UniqueConstraint("system_id", "line_no", name="uq_captions_system_line"),
+)
+
+users = Table(
+    "users", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("role", String(20), nullable=False),
+    Column("password_hash", Text),
+    Column("failed_logins", Integer, nullable=False, default=0),
+    Column("last_failed_at", DateTime(timezone=True)),
+    Column("locked_until", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+judgements = Table(
+    "judgements", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("label", String(20)),  # None: skipped
+    Column("error_types", Text, nullable=False, default=""),  # space-separated ids, taxonomy order
+    Column("note", Text, nullable=False, default=""),
+    Column("seconds", Float, nullable=False, default=0.0),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("caption_id", "user_id", "kind", "revision", name="uq_judgements_revision"),
+)
+
+current_judgements = Table(
+    "current_judgements", metadata,
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("kind", String(20), primary_key=True),
+    Column("judgement_id", Integer, ForeignKey("judgements.id"), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("label", String(20)),
+    Column("error_types", Text, nullable=False, default=""),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Index("ix_current_judgements_user", "user_id", "kind"),
+)
+
+corrections = Table(
+    "corrections", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), nullable=False),
+    Column("error_type", String(50), nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("original_text", Text, nullable=False),
+    Column("corrected_text", Text),  # None: deliberately left untouched
+    Column("override_reason", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("caption_id", "error_type", "user_id", "revision", name="uq_corrections_revision"),
+)
+
+current_corrections = Table(
+    "current_corrections", metadata,
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), primary_key=True),
+    Column("error_type", String(50), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("correction_id", Integer, ForeignKey("corrections.id"), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+assignments = Table(
+    "assignments", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("project_id", Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("is_second", Boolean, nullable=False, default=False),  # blind double annotation
+    UniqueConstraint("caption_id", "user_id", name="uq_assignments_caption_user"),
+    Index("ix_assignments_user_position", "user_id", "project_id", "position"),
+)
+
+human_scores = Table(
+    "human_scores", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(100), nullable=False),
+    Column("value", Float, nullable=False),
+    UniqueConstraint("caption_id", "name", name="uq_human_scores_caption_name"),
+)

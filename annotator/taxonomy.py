@@ -1,0 +1,157 @@
+"""The 20-type error taxonomy, loaded from ``guidelines/taxonomy.toml``.
+
+The taxonomy is data: ids, names, groups, definitions, examples, keyboard keys
+and the aliases other tools use. Everything else in annotator reads it from
+here, so adding an alias or rewording a definition needs no code change.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import InputError
+
+GUIDELINES_DIR = Path(__file__).resolve().parent.parent / "guidelines"
+TAXONOMY_FILE = GUIDELINES_DIR / "taxonomy.toml"
+
+
+@dataclass(frozen=True)
+class ErrorType:
+    """One error type of the taxonomy."""
+
+    id: str
+    name: str
+    group: str
+    key: str
+    definition: str
+    example_caption: str
+    example_note: str
+    aliases: tuple[str, ...] = ()
+    correctable: bool = True
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    """The whole taxonomy: ordered types, groups and lookup helpers."""
+
+    types: tuple[ErrorType, ...]
+    groups: tuple[str, ...]
+    accurate_key: str
+    inaccurate_key: str
+    unrelated_suggestion_threshold: int
+    _by_id: dict = field(default_factory=dict, compare=False, repr=False)
+    _by_alias: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Type ids in taxonomy order."""
+        return tuple(t.id for t in self.types)
+
+    def get(self, type_id: str) -> ErrorType:
+        """Return the type with this id; raise InputError for an unknown id."""
+        try:
+            return self._by_id[type_id]
+        except KeyError:
+            raise InputError(f"unknown error type id {type_id!r}; known ids: {', '.join(self.ids)}") from None
+
+    def by_group(self, group: str) -> tuple[ErrorType, ...]:
+        """Types of one group, in taxonomy order."""
+        return tuple(t for t in self.types if t.group == group)
+
+    def resolve(self, label: str) -> str | None:
+        """Map an id, display name or alias (any case, trimmed) to a type id, or None."""
+        return self._by_alias.get(_normalise(label))
+
+    def resolve_strict(self, label: str, source: str | None = None, location=None) -> str:
+        """Like :meth:`resolve` but raise InputError naming the label and where it came from."""
+        type_id = self.resolve(label)
+        if type_id is None:
+            raise InputError(f"unknown error type label {label!r}", source, location)
+        return type_id
+
+    def validate_ids(self, type_ids, source: str | None = None, location=None) -> tuple[str, ...]:
+        """Check every id is known; return them de-duplicated in taxonomy order."""
+        wanted = set()
+        for type_id in type_ids:
+            if type_id not in self._by_id:
+                raise InputError(f"unknown error type id {type_id!r}", source, location)
+            wanted.add(type_id)
+        return tuple(i for i in self.ids if i in wanted)
+
+
+def _normalise(label: str) -> str:
+    return " ".join(str(label).strip().lower().replace("_", " ").split())
+
+
+def load_taxonomy(path: Path | str = TAXONOMY_FILE) -> Taxonomy:
+    """Read and validate a taxonomy file (see guidelines/taxonomy.toml for the format)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"cannot read taxonomy: {exc}", str(path)) from exc
+    meta = data.get("meta", {})
+    groups = tuple(meta.get("groups", ()))
+    types = []
+    by_id: dict[str, ErrorType] = {}
+    by_alias: dict[str, str] = {}
+    keys_seen: dict[str, str] = {}
+    reserved = {meta.get("accurate_key", "y"), meta.get("inaccurate_key", "n")}
+    for n, raw in enumerate(data.get("type", []), start=1):
+        where = f"type #{n}"
+        try:
+            example = raw.get("example", {})
+            etype = ErrorType(
+                id=raw["id"],
+                name=raw["name"],
+                group=raw["group"],
+                key=raw["key"],
+                definition=raw["definition"],
+                example_caption=example.get("caption", ""),
+                example_note=example.get("note", ""),
+                aliases=tuple(raw.get("aliases", ())),
+                correctable=bool(raw.get("correctable", True)),
+            )
+        except KeyError as exc:
+            raise InputError(f"missing field {exc.args[0]!r}", str(path), where) from None
+        if etype.group not in groups:
+            raise InputError(f"group {etype.group!r} is not one of {groups}", str(path), where)
+        if etype.id in by_id:
+            raise InputError(f"duplicate id {etype.id!r}", str(path), where)
+        if etype.key in keys_seen or etype.key in reserved:
+            raise InputError(f"keyboard key {etype.key!r} used twice", str(path), where)
+        keys_seen[etype.key] = etype.id
+        by_id[etype.id] = etype
+        types.append(etype)
+        for label in (etype.id, etype.name, *etype.aliases):
+            norm = _normalise(label)
+            if by_alias.get(norm, etype.id) != etype.id:
+                raise InputError(f"alias {label!r} names two types", str(path), where)
+            by_alias[norm] = etype.id
+    return Taxonomy(
+        types=tuple(types),
+        groups=groups,
+        accurate_key=meta.get("accurate_key", "y"),
+        inaccurate_key=meta.get("inaccurate_key", "n"),
+        unrelated_suggestion_threshold=int(meta.get("unrelated_suggestion_threshold", 3)),
+        _by_id=by_id,
+        _by_alias=by_alias,
+    )
+
+
+@lru_cache(maxsize=1)
+def taxonomy() -> Taxonomy:
+    """The project's taxonomy, loaded once per process."""
+    return load_taxonomy()
+
+
+#: The stable ids, in taxonomy order (kept here for quick imports and tests).
+ERROR_TYPE_IDS = (
+    "age", "gender", "clothing_type", "clothing_color",
+    "subject_wrong", "subject_similar", "subject_nonexistent", "subject_extra",
+    "object_wrong", "object_similar", "object_nonexistent", "object_extra",
+    "stance", "activity", "position", "number", "scene", "color", "other", "unrelated",
+)

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install the system packages the test suite needs, if missing: Chromium (browser
+# tests drive Debian's build through Playwright) and a Java runtime (METEOR 1.5).
+set -euo pipefail
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "installing system packages: ${need[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null

@@ -1,0 +1,93 @@
+"""Shared fixtures.
+
+``store``: a fresh, migrated store, once on SQLite (a temp file) and once on
+PostgreSQL (a fresh schema in database ``test`` on 127.0.0.1:5432, dropped
+afterwards). Set ANNOTATOR_TEST_PG_URL to point elsewhere; if the server is
+not reachable the PostgreSQL variants fail loudly (CI must exercise both) unless
+ANNOTATOR_TEST_SKIP_PG=1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from annotator.store import Store, open_store  # noqa: E402
+
+PG_URL = os.environ.get("ANNOTATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+SKIP_PG = os.environ.get("ANNOTATOR_TEST_SKIP_PG") == "1"
+
+
+def _pg_schema_store(url: str = PG_URL):
+    """A store on a brand-new PostgreSQL schema; returns (store, schema name, its URL)."""
+    from sqlalchemy import create_engine, text
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    admin.dispose()
+    sep = "&" if "?" in url else "?"
+    schema_url = f"{url}{sep}options=-csearch_path%3D{schema}"
+    return open_store(schema_url), schema, schema_url
+
+
+def _drop_pg_schema(schema: str, url: str = PG_URL) -> None:
+    from sqlalchemy import create_engine, text
+    admin = create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path) -> Store:
+    """A fresh SQLite store in a temporary file."""
+    store = open_store(f"sqlite:///{tmp_path / 'annotator.db'}")
+    yield store
+    store.dispose()
+
+
+@pytest.fixture
+def pg_store() -> Store:
+    """A fresh PostgreSQL store (own schema)."""
+    if SKIP_PG:
+        pytest.skip("ANNOTATOR_TEST_SKIP_PG=1")
+    store, schema, _ = _pg_schema_store()
+    yield store
+    store.dispose()
+    _drop_pg_schema(schema)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path) -> Store:
+    """A fresh store, on SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        s = open_store(f"sqlite:///{tmp_path / 'annotator.db'}")
+        yield s
+        s.dispose()
+    else:
+        if SKIP_PG:
+            pytest.skip("ANNOTATOR_TEST_SKIP_PG=1")
+        s, schema, _ = _pg_schema_store()
+        yield s
+        s.dispose()
+        _drop_pg_schema(schema)
+
+
+@pytest.fixture
+def store_url(store) -> str:
+    """The URL of the ``store`` fixture (for CLI and app tests)."""
+    return store.url
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: long-running test (still run by CI)")
+    config.addinivalue_line("markers", "browser: drives headless Chromium")
