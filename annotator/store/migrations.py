@@ -16,14 +16,23 @@ from sqlalchemy import Connection, inspect, select
 from . import schema
 
 
+# Tables as they were when migration 1 shipped; later tables arrive by their own migration.
+_V1_TABLES = ("projects", "items", "boxes", "refs", "systems", "captions", "users", "judgements",
+              "current_judgements", "corrections", "current_corrections", "assignments", "human_scores")
+
+
 def _m0001_initial(conn: Connection) -> None:
-    tables = [t for t in schema.metadata.sorted_tables if t.name != "schema_migrations"]
-    schema.metadata.create_all(conn, tables=tables)
+    schema.metadata.create_all(conn, tables=[schema.metadata.tables[n] for n in _V1_TABLES])
+
+
+def _m0002_project_settings(conn: Connection) -> None:
+    schema.project_settings.create(conn, checkfirst=True)
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
         "corrections, assignments, human scores", _m0001_initial),
+    (2, "per-project settings (key/value)", _m0002_project_settings),
 ]
 
 

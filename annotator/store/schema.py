@@ -174,3 +174,10 @@ human_scores = Table(
     Column("value", Float, nullable=False),
     UniqueConstraint("caption_id", "name", name="uq_human_scores_caption_name"),
 )
+
+project_settings = Table(
+    "project_settings", metadata,
+    Column("project_id", Integer, ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True),
+    Column("key", String(100), primary_key=True),
+    Column("value", Text, nullable=False),
+)
