@@ -1,0 +1,193 @@
+"""Items → small integer arrays, grouped by number of boxes.
+
+Every evaluable image (see :mod:`.metric`) becomes one row of a
+:class:`Group`: images with the same number of boxes ``n`` share a group, so
+rankings are plain ``(images, n)`` arrays without padding of the box axis.
+The reference axis is padded to the group's largest count and masked.
+Boxes keep the item's order (their import order), which is also the final
+tie-breaker of every ranking.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import re
+import zlib
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import chain
+from typing import Sequence
+
+import numpy as np
+
+from ..model import Box, Item
+
+__all__ = ["concept", "display_name", "gold_sets", "image_centre", "centre_distance", "item_hash", "no_gc", "Group",
+           "EvalSet", "compile_items"]
+
+_SYNSET = re.compile(r"^(.+)\.[a-z]\.\d+$")
+
+
+@lru_cache(maxsize=65536)
+def concept(label: str) -> str:
+    """The concept key of a box label: trimmed, lower case, WordNet sense suffix dropped.
+
+    ``"Dog"``, ``" dog "`` and ``"dog.n.01"`` are all the concept ``dog``.
+    """
+    key = label.strip().lower()
+    m = _SYNSET.match(key)
+    return m.group(1) if m else key
+
+
+def display_name(label: str) -> str:
+    """The words used for a box label in a realised sentence (``police_car.n.01`` → ``police car``)."""
+    return concept(label).replace("_", " ")
+
+
+def gold_sets(item: Item) -> list[frozenset[str]]:
+    """Per reference, the set of the item's box ids it mentions (unknown ids dropped)."""
+    known = {b.box_id for b in item.boxes}
+    return [frozenset(b for m in ref.mentions for b in m.box_ids if b in known) for ref in item.references]
+
+
+def image_centre(item: Item) -> tuple[float, float]:
+    """Centre of the image; without a known size, the centre of the extent the boxes cover from (0, 0)."""
+    if item.width and item.height:
+        return item.width / 2.0, item.height / 2.0
+    if not item.boxes:
+        return 0.0, 0.0
+    return (max(b.x + b.w for b in item.boxes) / 2.0, max(b.y + b.h for b in item.boxes) / 2.0)
+
+
+def centre_distance(box: Box, centre: tuple[float, float]) -> float:
+    """Euclidean distance of the box centroid to ``centre``."""
+    cx, cy = box.centre
+    return math.hypot(cx - centre[0], cy - centre[1])
+
+
+@dataclass
+class Group:
+    """All evaluable images with ``n`` boxes, as arrays (``I`` images, ``M`` padded references)."""
+
+    n: int
+    idx: np.ndarray        # (I,) positions in EvalSet.items
+    gold: np.ndarray       # (I, M, n) bool: reference m mentions box b
+    valid: np.ndarray      # (I, M) bool: reference m exists and is non-empty
+    gsize: np.ndarray      # (I, M) int: |G_m| (1 where not valid, to keep divisions finite)
+    area: np.ndarray       # (I, n) float
+    dist: np.ndarray       # (I, n) float: centroid to image centre
+    label: np.ndarray      # (I, n) int: concept id in EvalSet.vocab
+    ikey: np.ndarray       # (I,) uint64: hash of the item key (per-image random draws)
+
+
+@dataclass
+class EvalSet:
+    """The evaluable images of a set of items, compiled for fast scoring."""
+
+    items: list[Item]                  # evaluable items, in input order
+    groups: list[Group]
+    vocab: list[str]                   # concept id → concept
+    skipped: list[str] = field(default_factory=list)   # keys of items that could not be evaluated
+    unknown_gold_ids: int = 0          # mentions of ids the item has no box for (ignored)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+@contextmanager
+def no_gc():
+    """Pause the cyclic garbage collector while building many small objects.
+
+    Compiling tens of thousands of items allocates millions of small lists and
+    tuples, which triggers full collections that walk every loaded item again
+    (most of the compile time otherwise); nothing built here forms cycles.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def item_hash(key: str) -> int:
+    """A stable 32-bit hash of an item key (Python's hash() is salted per process)."""
+    return zlib.crc32(key.encode("utf-8"))
+
+
+def compile_items(items: Sequence[Item], *, require_gold: bool = True) -> EvalSet:
+    """Compile items into an :class:`EvalSet`.
+
+    Images without boxes are always skipped; with ``require_gold`` (the
+    default) so are images none of whose references mentions a box. Without
+    it (used to rank a single image for display) such images are kept with
+    no valid reference.
+    """
+    with no_gc():
+        vocab: dict[str, int] = {}
+        kept: list[Item] = []
+        skipped: list[str] = []
+        unknown = 0
+        per_n: dict[int, list] = {}
+        for item in items:
+            known = {b.box_id for b in item.boxes}
+            golds = []
+            for ref in item.references:
+                ids = {b for m in ref.mentions for b in m.box_ids}
+                unknown += len(ids - known)
+                g = ids & known
+                if g:
+                    golds.append(g)
+            if not item.boxes or (require_gold and not golds):
+                skipped.append(item.key)
+                continue
+            pos = {b.box_id: j for j, b in enumerate(item.boxes)}
+            row = (
+                len(kept),
+                [[pos[b] for b in g] for g in golds],
+                [v for b in item.boxes for v in (b.x, b.y, b.w, b.h)],
+                image_centre(item),
+                [vocab.setdefault(concept(b.label), len(vocab)) for b in item.boxes],
+                item_hash(item.key),
+            )
+            kept.append(item)
+            per_n.setdefault(len(item.boxes), []).append(row)
+        groups = [_build_group(n, rows) for n, rows in sorted(per_n.items())]
+        return EvalSet(kept, groups, list(vocab), skipped, unknown)
+
+
+def _build_group(n: int, rows: list) -> Group:
+    count = len(rows)
+    n_refs = np.fromiter((len(r[1]) for r in rows), dtype=np.int64, count=count)
+    m_max = max(int(n_refs.max()), 1)
+    # One fancy assignment from flat (image, reference, box) indices.
+    ii: list[int] = []
+    mm: list[int] = []
+    bb: list[int] = []
+    for i, r in enumerate(rows):
+        for m, members in enumerate(r[1]):
+            ii.extend([i] * len(members))
+            mm.extend([m] * len(members))
+            bb.extend(members)
+    gold = np.zeros((count, m_max, n), dtype=bool)
+    gold[ii, mm, bb] = True
+    valid = np.arange(m_max)[None, :] < n_refs[:, None]
+    gsize = gold.sum(axis=2)
+    gsize[~valid] = 1
+    geom = np.fromiter(chain.from_iterable(r[2] for r in rows), dtype=float, count=count * n * 4).reshape(count, n, 4)
+    centre = np.fromiter(chain.from_iterable(r[3] for r in rows), dtype=float, count=count * 2).reshape(count, 1, 2)
+    mid = geom[:, :, :2] + geom[:, :, 2:] / 2.0
+    return Group(
+        n=n,
+        idx=np.fromiter((r[0] for r in rows), dtype=np.int64, count=count),
+        gold=gold,
+        valid=valid,
+        gsize=gsize.astype(np.int32),
+        area=geom[:, :, 2] * geom[:, :, 3],
+        dist=np.hypot(mid[:, :, 0] - centre[:, :, 0], mid[:, :, 1] - centre[:, :, 1]),
+        label=np.fromiter(chain.from_iterable(r[4] for r in rows), dtype=np.int64, count=count * n).reshape(count, n),
+        ikey=np.fromiter((r[5] for r in rows), dtype=np.uint64, count=count),
+    )
