@@ -82,8 +82,27 @@ def selected_project(store) -> str | None:
     return names[0] if names else None
 
 
+def ensure_shell() -> None:
+    """Make sure the app shell (app.py: navigation, sidebar, login gate) runs around the page.
+
+    Because the pages live in ``pages/``, Streamlit starts in its legacy
+    pages-directory mode until app.py has called ``st.navigation`` once in
+    this process. A first request for a page URL after a server (re)start
+    would then run the page alone. Switching that mode off and rerunning
+    makes Streamlit run app.py, which routes to the same page.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a future Streamlit without the legacy mode
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def page_setup(page_id: str) -> PageContext:
     """Guard a page: the user must be logged in and their role allowed; else explain and stop."""
+    ensure_shell()
     try:
         store = get_store()
         user = current_user(store)
@@ -99,3 +118,106 @@ def page_setup(page_id: str) -> PageContext:
         st.error(str(exc))
         st.stop()
     raise AssertionError("unreachable")
+
+
+# --------------------------------------------------------------------------- app shell helpers
+
+#: Session key of the cached progress: {(user, project): (Progress, monotonic time)}.
+PROGRESS_KEY = "annotator_progress"
+PROGRESS_MAX_AGE = 30.0  # seconds; the annotate page updates it on every save anyway
+
+
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=")
+
+
+def md_escape(text: str) -> str:
+    """``text`` with every Markdown-special character backslash-escaped (for names inside markdown)."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+
+
+def log_in(name: str, role: Role) -> None:
+    """Mark the session as logged in (after annotator.auth.authenticate succeeded)."""
+    st.session_state[USER_KEY] = {"name": name, "role": Role(role).value}
+
+
+def log_out() -> None:
+    """Forget everything this session knew (callback of the logout button)."""
+    for key in list(st.session_state.keys()):
+        del st.session_state[key]
+
+
+def local_mode_banner() -> None:
+    """The visible notice that the app runs without accounts."""
+    st.info("**Local mode**: no account has a password, so you work as the local admin without logging in. "
+            "Create accounts (`annotator users add NAME --role annotator`) to switch on log-in.", icon=":material/person:")
+
+
+def project_picker(store) -> str | None:
+    """The sidebar project selector; sets PROJECT_KEY and returns the chosen project."""
+    from ..store.projects import project_names
+    names = project_names(store)
+    if not names:
+        st.sidebar.caption("No project yet.")
+        return None
+    if st.session_state.get(PROJECT_KEY) not in names:
+        st.session_state[PROJECT_KEY] = names[0]
+    return st.sidebar.selectbox("Project", names, key=PROJECT_KEY)
+
+
+def progress(store, user: SessionUser, project: str | None, *, refresh: bool = False):
+    """The user's annotation Progress in ``project`` (cached per session for a little while), or None
+    when the user has nothing assigned there."""
+    import time
+
+    from ..annotation import Queue
+    from ..errors import NotFound
+    if not project:
+        return None
+    cache = st.session_state.setdefault(PROGRESS_KEY, {})
+    key = (user.name, project)
+    hit = cache.get(key)
+    if hit is not None and not refresh and time.monotonic() - hit[1] < PROGRESS_MAX_AGE:
+        return hit[0]
+    try:
+        value = Queue.open(store, user.name, user.role, project).progress()
+    except NotFound:
+        value = None
+    if value is not None and value.assigned == 0:
+        value = None
+    cache[key] = (value, time.monotonic())
+    return value
+
+
+def remember_progress(user: SessionUser, project: str, value) -> None:
+    """Store a freshly known Progress (the annotate page calls this after a save)."""
+    import time
+    st.session_state.setdefault(PROGRESS_KEY, {})[(user.name, project)] = (value, time.monotonic())
+
+
+def menu_pages(role: Role | None, root) -> list[tuple[object, bool]]:
+    """(PageSpec, shown in the menu?) for every page whose file exists under ``root``.
+
+    Pages the role may not open are still registered (hidden) so their URL
+    answers with the page's own refusal instead of "page not found".
+    """
+    from pathlib import Path
+
+    from ..access import PAGES
+    return [(spec, role is not None and Role(role) in spec.roles) for spec in PAGES if (Path(root) / spec.path).is_file()]
+
+
+def sidebar(store, user: SessionUser) -> str | None:
+    """Project picker, who is logged in, logout and progress; returns the selected project."""
+    project = project_picker(store)
+    with st.sidebar:
+        prog = progress(store, user, project)
+        if prog is not None:
+            st.progress(prog.fraction, text=f"Your progress: {prog.done} / {prog.assigned}"
+                        + (f" · {prog.fine_waiting} fine pass waiting" if prog.fine_waiting else ""))
+        st.divider()
+        if user.local_mode:
+            st.caption("Local mode · working as the local admin")
+        else:
+            st.caption(f"Logged in as **{md_escape(user.name)}** ({user.role.value})")
+            st.button("Log out", key="annotator_logout", on_click=log_out, icon=":material/logout:")
+    return project

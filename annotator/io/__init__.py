@@ -1,0 +1,38 @@
+"""Reading and writing project data.
+
+Readers turn files into domain objects (:mod:`annotator.model`) and never touch
+the database; :mod:`annotator.io.importers` writes what a reader produced in
+one store transaction, so an import is all-or-nothing. Writers turn stored
+projects back into files.
+
+Formats (documented for users in ``docs/formats.md``):
+
+* ``lines``      line-aligned captions / references / image list (the
+                 coco-caption and multi-bleu convention)
+* ``coco``       COCO captions, instances and results JSON
+* ``flickr30k``  Flickr30K Entities Sentences/ and Annotations/
+* ``jsonl``      the native format, one item per line (round-trips)
+* ``judgements`` coarse/fine JSON files of the original error-analysis tool
+* ``corrections`` a corrected full copy of one system's captions
+
+(``annotator.io.tables`` holds the table writers every export of analysis
+results goes through.)
+
+Item keys follow one convention everywhere: the image file name when there is
+one (``1000092795.jpg``, ``COCO_val2014_000000391895.jpg``), so captions of
+another system imported later in another format attach to the same items.
+"""
+
+
+__all__ = [
+    "ImportResult", "export_jsonl", "import_coco", "import_corrections", "import_flickr30k", "import_jsonl",
+    "import_judgements", "import_lines",
+]
+
+
+def __getattr__(name: str):
+    # Loaded on first use, so `import annotator.io.tables` (the table writers) stays light.
+    if name in __all__:
+        from . import importers
+        return getattr(importers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,212 @@
+"""Flickr30K Entities: ``Sentences/<id>.txt`` and ``Annotations/<id>.xml``.
+
+A sentence line marks phrases as ``[/EN#<chain>/<type>[/<type>…] words]``;
+chain 0 (type ``notvisual``) is a phrase with nothing to point at. An
+annotation file is VOC-like: ``<size>`` and ``<object>`` elements with one or
+more ``<name>`` (chain ids) and a ``<bndbox>`` (1-based inclusive pixel
+corners), or ``<nobndbox>``/``<scene>`` flags and no box.
+
+Mapping to the domain model:
+
+* item key and image = ``<id>.jpg``; width/height from ``<size>``;
+* one gold box per (chain, box): id ``<chain>`` when the chain has one box,
+  ``<chain>.1``, ``<chain>.2`` … (file order) when it has several; an object
+  shared by two chains becomes a box of each; coordinates become 0-based
+  ``x = xmin - 1``, ``w = xmax - xmin + 1``;
+* box label = the head word (last word, lower-cased, punctuation stripped) of
+  the first phrase of that chain in the sentences, ``entity`` if no phrase
+  names the chain;
+* references = the sentences with the markup removed (tokens joined by one
+  space); each phrase becomes a :class:`Mention` over its tokens, pointing at
+  every box of its chain (none for chain 0 or chains without boxes), with the
+  phrase type(s) kept as ``phrase_type``.
+
+XML is parsed with defusedxml: entity declarations and external references are
+refused with an InputError.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import defusedxml
+import defusedxml.ElementTree as DET
+
+from ..errors import InputError
+from ..images import image_size, resolve_image_path
+from ..model import Box, Item, Mention, Project, Reference
+from .textfiles import read_lines
+from .validate import check_dimension, check_project, resolve_root
+
+_PHRASE = re.compile(r"\[/EN#([0-9]{1,18})((?:/[^\s/\[\]]+)+)\s+([^\[\]]*?)\]")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$")  # a plain file name stem, not a path
+_STRIP = ".,;:!?\"'()"
+
+
+def parse_sentence(line: str, *, source: str | None = None, location=None) -> tuple[str, list[tuple[int, int, int, str, str]]]:
+    """Split one marked-up sentence into plain text and phrases.
+
+    Returns ``(text, phrases)`` where text is the tokens joined by single
+    spaces and each phrase is ``(start, end, chain, type, phrase_text)`` with
+    token indices (end exclusive). Stray or unbalanced brackets raise InputError.
+    """
+    tokens: list[str] = []
+    phrases = []
+    pos = 0
+    for m in _PHRASE.finditer(line):
+        outside = line[pos:m.start()]
+        if "[" in outside or "]" in outside:
+            raise InputError("malformed phrase markup (unbalanced '[' or ']')", source, location)
+        tokens.extend(outside.split())
+        words = m.group(3).split()
+        if not words:
+            raise InputError(f"empty phrase for chain {m.group(1)}", source, location)
+        start = len(tokens)
+        tokens.extend(words)
+        phrases.append((start, len(tokens), int(m.group(1)), m.group(2)[1:], " ".join(words)))
+        pos = m.end()
+    rest = line[pos:]
+    if "[" in rest or "]" in rest:
+        raise InputError("malformed phrase markup (unbalanced '[' or ']')", source, location)
+    tokens.extend(rest.split())
+    return " ".join(tokens), phrases
+
+
+def _head_word(phrase: str) -> str:
+    words = [w.strip(_STRIP).lower() for w in phrase.split()]
+    words = [w for w in words if w]
+    return words[-1] if words else "entity"
+
+
+def parse_annotation(path: Path | str) -> tuple[int | None, int | None, dict[int, list[tuple[float, float, float, float]]]]:
+    """Read an Annotations XML file: (width, height, {chain: [(x, y, w, h), …]}) in 0-based pixels."""
+    src = str(path)
+    try:
+        tree = DET.parse(src, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+    except defusedxml.DefusedXmlException as exc:
+        raise InputError(f"refused XML: {type(exc).__name__} — entity declarations and external references are not allowed",
+                         src) from None
+    except ET.ParseError as exc:
+        line = exc.position[0] if getattr(exc, "position", None) else None
+        raise InputError(f"invalid XML: {exc}", src, line) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror or exc})", src) from None
+    root = tree.getroot()
+
+    def as_int(el, name: str, where: str) -> int:
+        child = el.find(name)
+        if child is None or child.text is None:
+            raise InputError(f"missing <{name}>", src, where)
+        try:
+            value = float(child.text.strip())
+            if not value.is_integer():
+                raise ValueError
+            number = int(value)
+        except (ValueError, OverflowError):
+            raise InputError(f"<{name}> is not a whole number: {child.text!r}", src, where) from None
+        if abs(number) > 2**31 - 1:
+            raise InputError(f"<{name}> is out of range: {child.text!r}", src, where)
+        return number
+
+    width = height = None
+    size = root.find("size")
+    if size is not None:
+        width = check_dimension(as_int(size, "width", "<size>"), "<width>", src, "<size>")
+        height = check_dimension(as_int(size, "height", "<size>"), "<height>", src, "<size>")
+    chains: dict[int, list[tuple[float, float, float, float]]] = {}
+    for n, obj in enumerate(root.findall("object"), start=1):
+        where = f"<object> #{n}"
+        names = obj.findall("name")
+        if not names:
+            raise InputError("an <object> without <name>", src, where)
+        bnd = obj.find("bndbox")
+        for name in names:
+            raw = (name.text or "").strip()
+            if not re.fullmatch(r"[0-9]{1,18}", raw):
+                raise InputError(f"<name> is not a chain id: {name.text!r}", src, where)
+            chain = int(raw)
+            if bnd is None:
+                continue  # <nobndbox>/<scene>: the chain exists but has no box
+            xmin, ymin, xmax, ymax = (as_int(bnd, k, where) for k in ("xmin", "ymin", "xmax", "ymax"))
+            if xmax < xmin or ymax < ymin:
+                raise InputError(f"box corners are reversed ({xmin},{ymin})-({xmax},{ymax})", src, where)
+            chains.setdefault(chain, []).append((float(xmin - 1), float(ymin - 1), float(xmax - xmin + 1), float(ymax - ymin + 1)))
+    return width, height, chains
+
+
+def _read_ids(ids_file: Path | str | None, sentences_dir: Path) -> list[str]:
+    if ids_file is None:
+        if not sentences_dir.is_dir():
+            raise InputError("no Sentences/ directory", str(sentences_dir))
+        ids = sorted((p.stem for p in sentences_dir.glob("*.txt")), key=lambda s: (len(s), s))
+        if not ids:
+            raise InputError("no sentence files (*.txt)", str(sentences_dir))
+        return ids
+    out = []
+    seen: dict[str, int] = {}
+    for n, raw in enumerate(read_lines(ids_file), start=1):
+        image_id = raw.strip()
+        if not image_id:
+            continue
+        if image_id.lower().endswith(".jpg"):
+            image_id = image_id[:-4]
+        if not _SAFE_ID.match(image_id) or ".." in image_id:
+            raise InputError(f"not an image id: {raw!r}", str(ids_file), n)
+        if image_id in seen:
+            raise InputError(f"image id {image_id} is listed twice (first on line {seen[image_id]})", str(ids_file), n)
+        seen[image_id] = n
+        out.append(image_id)
+    if not out:
+        raise InputError("the id list is empty", str(ids_file))
+    return out
+
+
+def read_flickr30k_project(project: str, root: Path | str, *, ids: Path | str | None = None,
+                           image_root: Path | str | None = None, read_sizes: bool = True) -> Project:
+    """Read Flickr30K Entities sentences and boxes for the listed images (all when ``ids`` is None)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise InputError("not a directory", str(root))
+    sent_dir, ann_dir = root / "Sentences", root / "Annotations"
+    img_root = resolve_root(image_root)
+    items = []
+    for image_id in _read_ids(ids, sent_dir):
+        sent_path, ann_path = sent_dir / f"{image_id}.txt", ann_dir / f"{image_id}.xml"
+        if not sent_path.is_file():
+            raise InputError(f"no sentence file for image {image_id}", str(sent_path))
+        if not ann_path.is_file():
+            raise InputError(f"no annotation file for image {image_id}", str(ann_path))
+        parsed = []
+        for n, line in enumerate(read_lines(sent_path), start=1):
+            if not line.strip():
+                continue
+            parsed.append(parse_sentence(line, source=str(sent_path), location=n))
+        if not parsed:
+            raise InputError("no sentences", str(sent_path))
+        width, height, chains = parse_annotation(ann_path)
+        heads: dict[int, str] = {}
+        for _, phrases in parsed:
+            for _, _, chain, _, words in phrases:
+                heads.setdefault(chain, _head_word(words))
+        boxes: list[Box] = []
+        chain_boxes: dict[int, tuple[str, ...]] = {}
+        for chain, rects in chains.items():
+            ids_ = [str(chain)] if len(rects) == 1 else [f"{chain}.{k}" for k in range(1, len(rects) + 1)]
+            chain_boxes[chain] = tuple(ids_)
+            label = heads.get(chain, "entity")
+            boxes.extend(Box(bid, label, *rect) for bid, rect in zip(ids_, rects))
+        refs = [Reference(text, tuple(Mention(s, e, chain_boxes.get(chain, ()) if chain != 0 else (), ptype)
+                                      for s, e, chain, ptype, _ in phrases))
+                for text, phrases in parsed]
+        name = f"{image_id}.jpg"
+        if img_root is not None:
+            path = resolve_image_path(img_root, name, source=str(ann_path))
+            if (width is None or height is None) and read_sizes:
+                size = image_size(path)
+                if size is not None:
+                    width, height = size
+        items.append(Item(key=name, image=name, width=width, height=height, boxes=boxes, references=refs))
+    return check_project(Project(name=project, image_root=img_root, items=items), str(root),
+                         [f"image {i.key}" for i in items])

@@ -1,0 +1,289 @@
+"""The native JSONL format: one item per line, round-trippable (see docs/formats.md).
+
+An optional first line is a header::
+
+    {"format": "annotator-jsonl", "version": 1, "image_root": "images"}
+
+Every other line is one item::
+
+    {"key": "astronaut.jpg", "image": "astronaut.jpg", "width": 512, "height": 512, "is_practice": false,
+     "boxes": [{"id": "1", "label": "woman", "synset": "woman.n.01", "x": 140, "y": 12, "w": 170, "h": 180}],
+     "references": [{"text": "A smiling woman …", "mentions": [{"start": 0, "end": 3, "boxes": ["1"], "type": "people"}]}],
+     "captions": [{"system": "sat-attn", "line": 0, "text": "…", "mentions": []}]}
+
+A relative ``image_root`` in the header is taken relative to the JSONL file's
+directory. ``line`` orders a system's captions (the 0-based caption index that
+judgement files refer to); when given for one caption of a system it must be
+given for all of them, and the captions are stored in that order.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Iterable
+
+from ..errors import InputError
+from ..images import check_relative_image_path, resolve_image_path
+from ..model import Box, Caption, Item, Mention, Project, Reference
+from .textfiles import parse_json
+from .validate import LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, resolve_root
+
+FORMAT_NAME = "annotator-jsonl"
+FORMAT_VERSION = 1
+
+_ITEM_FIELDS = {"key", "image", "width", "height", "is_practice", "boxes", "references", "captions"}
+
+
+@dataclass
+class JsonlProject:
+    """What a JSONL file holds: the project, and each system's caption order when ``line`` was given."""
+
+    project: Project
+    caption_lines: dict[str, dict[str, int]] = field(default_factory=dict)  # system -> item key -> line
+
+
+def _str(value, what: str, src: str, where, *, allow_none: bool = False, allow_empty: bool = True):
+    if value is None and allow_none:
+        return None
+    return check_text(value, what, src, where, allow_empty=allow_empty)
+
+
+def _mentions(raw, text: str, box_ids: set[str] | None, src: str, where: str) -> tuple[Mention, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise InputError("mentions must be a list", src, where)
+    n_tokens = len(text.split())
+    out = []
+    for k, m in enumerate(raw):
+        w = f"{where}, mention {k}"
+        if not isinstance(m, dict):
+            raise InputError("a mention must be an object {start, end, boxes, type}", src, w)
+        start, end = m.get("start"), m.get("end")
+        if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool) or isinstance(end, bool):
+            raise InputError("mention start and end must be integers", src, w)
+        if not 0 <= start < end <= n_tokens:
+            raise InputError(f"mention span {start}..{end} is outside the text's {n_tokens} tokens", src, w)
+        boxes = m.get("boxes", [])
+        if not isinstance(boxes, list) or not all(isinstance(b, str) for b in boxes):
+            raise InputError("mention boxes must be a list of box id strings", src, w)
+        for b in boxes:
+            check_text(b, "mention box id", src, w)
+        if box_ids is not None:
+            unknown = [b for b in boxes if b not in box_ids]
+            if unknown:
+                raise InputError(f"mention points at unknown box {unknown[0]!r}", src, w)
+        ptype = m.get("type")
+        if ptype is not None:
+            check_text(ptype, "mention type", src, w)
+        out.append(Mention(start, end, tuple(boxes), ptype))
+    return tuple(out)
+
+
+def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[str, int]]:
+    """Validate one decoded item line; return the Item and its captions' ``line`` values by system."""
+    where = f"line {line_no}"
+    if not isinstance(obj, dict):
+        raise InputError("each line must be a JSON object", src, line_no)
+    unknown = set(obj) - _ITEM_FIELDS
+    if unknown:
+        raise InputError(f"unknown field {sorted(unknown)[0]!r}", src, line_no)
+    if "key" not in obj:
+        raise InputError("missing field 'key'", src, line_no)
+    key = check_name(obj["key"], "key", src, line_no)
+    image = _str(obj.get("image"), "image", src, line_no, allow_none=True)
+    if image is not None:
+        check_relative_image_path(image, source=src, location=line_no)
+    width = check_dimension(obj.get("width"), "width", src, line_no)
+    height = check_dimension(obj.get("height"), "height", src, line_no)
+    practice = obj.get("is_practice", False)
+    if not isinstance(practice, bool):
+        raise InputError("is_practice must be true or false", src, line_no)
+
+    raw_boxes = obj.get("boxes") or []
+    if not isinstance(raw_boxes, list):
+        raise InputError("boxes must be a list", src, line_no)
+    boxes = []
+    for k, b in enumerate(raw_boxes):
+        w = f"{where}, box {k}"
+        if not isinstance(b, dict):
+            raise InputError("a box must be an object {id, label, x, y, w, h}", src, w)
+        for f in ("id", "label", "x", "y", "w", "h"):
+            if f not in b:
+                raise InputError(f"missing field {f!r}", src, w)
+        bid = check_name(b["id"], "box id", src, w)
+        x, y = check_coordinate(b["x"], "x", src, w), check_coordinate(b["y"], "y", src, w)
+        bw, bh = check_coordinate(b["w"], "w", src, w), check_coordinate(b["h"], "h", src, w)
+        if bw < 0 or bh < 0:
+            raise InputError("box width and height must not be negative", src, w)
+        boxes.append(Box(bid, check_text(b["label"], "label", src, w, max_len=LIMITS["label"]), x, y, bw, bh,
+                         None if b.get("synset") is None else check_text(b["synset"], "synset", src, w, max_len=LIMITS["synset"])))
+    ids = [b.box_id for b in boxes]
+    if len(ids) != len(set(ids)):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise InputError(f"box id {dup!r} is used twice", src, line_no)
+    box_ids = set(ids) if boxes else None
+
+    raw_refs = obj.get("references") or []
+    if not isinstance(raw_refs, list):
+        raise InputError("references must be a list", src, line_no)
+    refs = []
+    for k, r in enumerate(raw_refs):
+        w = f"{where}, reference {k}"
+        if isinstance(r, str):
+            refs.append(Reference(r))
+            continue
+        if not isinstance(r, dict) or "text" not in r:
+            raise InputError("a reference must be a string or an object {text, mentions}", src, w)
+        text = _str(r["text"], "text", src, w)
+        refs.append(Reference(text, _mentions(r.get("mentions"), text, box_ids, src, w)))
+
+    raw_caps = obj.get("captions") or []
+    if not isinstance(raw_caps, list):
+        raise InputError("captions must be a list of objects {system, text, line, mentions}", src, line_no)
+    caps = []
+    lines: dict[str, int] = {}
+    for k, c in enumerate(raw_caps):
+        w = f"{where}, caption {k}"
+        if not isinstance(c, dict) or "system" not in c or "text" not in c:
+            raise InputError("a caption must be an object {system, text, line, mentions}", src, w)
+        system = check_name(c["system"], "system", src, w)
+        if any(cap.system == system for cap in caps):
+            raise InputError(f"system {system!r} has two captions for this item", src, w)
+        text = _str(c["text"], "text", src, w)
+        if "line" in c and c["line"] is not None:
+            ln = c["line"]
+            if not isinstance(ln, int) or isinstance(ln, bool) or ln < 0:
+                raise InputError(f"line must be a non-negative integer, got {ln!r}", src, w)
+            lines[system] = ln
+        caps.append(Caption(system, text, _mentions(c.get("mentions"), text, box_ids, src, w)))
+    item = Item(key=key, image=image, width=int(width) if width is not None else None,
+                height=int(height) if height is not None else None, boxes=boxes, references=refs, captions=caps,
+                is_practice=practice)
+    return item, lines
+
+
+def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str | None = None,
+                       relative_header_root: bool = True) -> JsonlProject:
+    """Read a native JSONL file (nothing stored). ``image_root`` overrides the header's.
+
+    A relative header root is taken relative to the file's folder; with
+    ``relative_header_root=False`` (files uploaded through the browser, whose
+    folder is temporary) it is ignored instead.
+    """
+    src = str(path)
+    path = Path(path)
+    try:
+        fh = path.open("r", encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror or exc})", src) from None
+    items: list[Item] = []
+    item_lines: list[int] = []
+    header_root = None
+    caption_lines: dict[str, dict[str, int]] = {}
+    has_line: dict[str, bool] = {}
+    with fh:
+        try:
+            for n, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                obj = parse_json(raw, src, n)
+                if isinstance(obj, dict) and "format" in obj:
+                    if items or n != 1:
+                        raise InputError("a header is only allowed on the first line", src, n)
+                    if obj.get("format") != FORMAT_NAME:
+                        raise InputError(f"unknown format {obj.get('format')!r} (expected {FORMAT_NAME!r})", src, n)
+                    if obj.get("version", 1) != FORMAT_VERSION:
+                        raise InputError(f"unsupported version {obj.get('version')!r}", src, n)
+                    header_root = _str(obj.get("image_root"), "image_root", src, f"line {n}", allow_none=True)
+                    continue
+                item, lines = parse_item(obj, src, n)
+                for cap in item.captions:
+                    present = cap.system in lines
+                    if has_line.setdefault(cap.system, present) != present:
+                        raise InputError(f"'line' is given for some captions of system {cap.system!r} but not others", src, n)
+                    if present:
+                        taken = caption_lines.setdefault(cap.system, {})
+                        if lines[cap.system] in taken.values():
+                            raise InputError(f"system {cap.system!r} has line {lines[cap.system]} twice", src, n)
+                        taken[item.key] = lines[cap.system]
+                items.append(item)
+                item_lines.append(n)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not valid UTF-8 ({exc.reason})", src) from None
+    if not items:
+        raise InputError("no items", src)
+    if image_root is not None:
+        root = resolve_root(image_root)
+    elif header_root and (relative_header_root or Path(header_root).is_absolute()):
+        root_path = Path(header_root)
+        root = resolve_root(root_path if root_path.is_absolute() else path.resolve().parent / root_path, src)
+    else:
+        root = None
+    if root is not None:
+        for item, n in zip(items, item_lines):
+            if item.image is not None:
+                resolve_image_path(root, item.image, source=src, location=n)  # must stay inside the root
+    proj = check_project(Project(name=project, image_root=root, items=items), src, item_lines)
+    return JsonlProject(proj, caption_lines)
+
+
+def item_record(item: Item, lines: dict[str, int] | None = None) -> dict:
+    """The JSONL object of one item (``lines``: system -> caption line of this item)."""
+    def mentions(ms):
+        return [{"start": m.start, "end": m.end, "boxes": list(m.box_ids), "type": m.phrase_type} for m in ms]
+
+    def num(v: float):
+        return int(v) if float(v).is_integer() else v
+
+    caps = []
+    for c in item.captions:
+        rec = {"system": c.system}
+        if lines and c.system in lines:
+            rec["line"] = lines[c.system]
+        rec["text"] = c.text
+        rec["mentions"] = mentions(c.mentions)
+        caps.append(rec)
+    return {
+        "key": item.key,
+        "image": item.image,
+        "width": item.width,
+        "height": item.height,
+        "is_practice": bool(item.is_practice),
+        "boxes": [{"id": b.box_id, "label": b.label, "synset": b.synset, "x": num(b.x), "y": num(b.y), "w": num(b.w),
+                   "h": num(b.h)} for b in item.boxes],
+        "references": [{"text": r.text, "mentions": mentions(r.mentions)} for r in item.references],
+        "captions": caps,
+    }
+
+
+def write_jsonl(project: Project, out: IO[str], *, caption_lines: dict[int, tuple[str, int]] | None = None,
+                image_root: str | None = None) -> int:
+    """Write a project as native JSONL (header + one line per item); return the number of items.
+
+    ``caption_lines`` maps caption ids to (system, line) so the captions' order
+    survives a round trip. ``image_root`` overrides the project's root in the header.
+    """
+    header = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "image_root": image_root or project.image_root}
+    out.write(json.dumps(header, ensure_ascii=False) + "\n")
+    n = 0
+    for item in project.items:
+        lines = None
+        if caption_lines:
+            lines = {caption_lines[c.caption_id][0]: caption_lines[c.caption_id][1]
+                     for c in item.captions if c.caption_id in caption_lines}
+        out.write(json.dumps(item_record(item, lines), ensure_ascii=False, separators=(",", ":")) + "\n")
+        n += 1
+    return n
+
+
+def iter_records(path: Path | str) -> Iterable[dict]:
+    """Decoded item objects of a JSONL file, header skipped (for tools and tests)."""
+    with Path(path).open(encoding="utf-8-sig") as fh:
+        for raw in fh:
+            if raw.strip():
+                obj = json.loads(raw)
+                if not (isinstance(obj, dict) and "format" in obj):
+                    yield obj

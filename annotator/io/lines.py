@@ -1,0 +1,85 @@
+"""Line-aligned text files (the coco-caption / multi-bleu convention).
+
+One file of captions for a named system, N reference files and optionally a
+list of image file names; line *i* of every file belongs to the same image.
+Lines are kept exactly as written (only the line terminator is removed).
+
+Item keys: the image file name from the image list when one is given, else
+``line-000001``, ``line-000002`` … (1-based line number, six digits, wider
+only past 999999 lines). Importing a second system's captions with the same
+image list (or, without one, the same number of lines) therefore attaches
+them to the same items.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError
+from ..images import check_relative_image_path, image_size, resolve_image_path
+from ..model import Caption, Item, Project, Reference
+from .textfiles import read_lines
+from .validate import check_name, check_project, resolve_root
+
+
+def line_key(index: int) -> str:
+    """The item key of 0-based line ``index`` when no image list is given."""
+    return f"line-{index + 1:06d}"
+
+
+def read_lines_project(project: str, system: str, captions: Path | str, references=(), *, images: Path | str | None = None,
+                       image_root: Path | str | None = None, read_sizes: bool = True) -> Project:
+    """Read line-aligned files into a :class:`Project` (nothing is stored).
+
+    Every file must have as many lines as the captions file; the error names
+    both files and both counts. Image names must be relative and stay under
+    ``image_root``; when the image exists there, its width and height are read
+    from the file header (``read_sizes``).
+    """
+    if system is None or not str(system).strip():
+        raise InputError("a system name is required")
+    check_name(system, "system", "--system")
+    cap_lines = read_lines(captions)
+    n = len(cap_lines)
+    if n == 0:
+        raise InputError("the captions file is empty", str(captions))
+    ref_columns = []
+    for path in references:
+        lines = read_lines(path)
+        if len(lines) != n:
+            raise InputError(f"line counts differ: {path} has {len(lines)} lines but the captions file {captions} has {n}",
+                             str(path))
+        ref_columns.append(lines)
+    names = None
+    if images is not None:
+        names = read_lines(images)
+        if len(names) != n:
+            raise InputError(f"line counts differ: the image list {images} has {len(names)} lines but the captions file "
+                             f"{captions} has {n}", str(images))
+        seen: dict[str, int] = {}
+        for i, name in enumerate(names):
+            check_relative_image_path(name, source=str(images), location=i + 1)
+            check_name(name, "key", str(images), i + 1)
+            if name in seen:
+                raise InputError(f"image {name!r} is listed twice (first on line {seen[name]})", str(images), i + 1)
+            seen[name] = i + 1
+    root = resolve_root(image_root)
+    items = []
+    # Transposing once keeps the per-item loop cheap for 100k-line files.
+    ref_rows = list(zip(*ref_columns)) if ref_columns else [()] * n
+    for i in range(n):
+        name = names[i] if names is not None else None
+        width = height = None
+        if name is not None and root is not None and read_sizes:
+            size = image_size(resolve_image_path(root, name, source=str(images), location=i + 1))
+            if size is not None:
+                width, height = size
+        items.append(Item(
+            key=name if name is not None else line_key(i),
+            image=name,
+            width=width,
+            height=height,
+            references=[Reference(t) for t in ref_rows[i]],
+            captions=[Caption(system, cap_lines[i])],
+        ))
+    return check_project(Project(name=project, image_root=root, items=items), str(captions), range(1, n + 1))

@@ -1,0 +1,325 @@
+"""Table writers: one registry that turns tables into file bytes.
+
+Every export of the app (agreement, error analysis, rescoring, diversity,
+content selection …) goes through :func:`write_table`::
+
+    from annotator.io.tables import write_table, file_name, mime_type
+
+    data = write_table(df, "csv")                               # one table
+    data = write_table({"Errors per description": t1,
+                        "Error types": t2}, "xlsx")              # several named tables
+    data = write_table(report, "latex", caption="Agreement")      # anything with .to_tables()
+
+What can be passed as ``tables``:
+
+* a ``pandas.DataFrame`` (one unnamed table; ``name=`` gives it a name),
+* a mapping ``{name: DataFrame}`` (several named tables, order kept),
+* an object with a ``to_tables()`` method returning such a mapping
+  (the report objects of annotator.agreement and annotator.analysis).
+
+Formats (``FORMATS``; add one with :func:`register_format`):
+
+``csv``    UTF-8, header row, no index. Several tables: one section per table,
+           each introduced by a line ``# <name>`` and separated by a blank line.
+           Cell values are written as they are (no spreadsheet-formula
+           neutralising; open CSV in a spreadsheet with care).
+``xlsx``   one worksheet per table (names cut to Excel's 31 characters and made
+           unique), bold header row. Text is always stored as text, so a caption
+           that starts with ``=`` never becomes a formula.
+``latex``  booktabs ``tabular`` (``\\toprule``/``\\midrule``/``\\bottomrule``)
+           inside a ``table`` float; every text cell and header is escaped
+           (``& % $ # _ { } ~ ^ \\``). Needs ``\\usepackage{booktabs}``.
+           Several tables: one float each. ``caption=``/``label=`` are used
+           for a single table; with several, the table name is the caption.
+``md``     GitHub pipe tables; ``| \\ ` * _ [ ] < >`` escaped, newlines folded.
+           Several tables: a ``### <name>`` heading before each.
+``json``   UTF-8. One unnamed DataFrame → a list of row objects; named
+           table(s) → an object ``{name: [row objects]}``. NaN → null.
+
+Floats: CSV, XLSX and JSON keep full precision; LaTeX and Markdown use
+``float_format`` (default ``"{:.3f}"``, a format string or a callable).
+Missing values print as an empty cell (CSV/XLSX/LaTeX/Markdown) or null (JSON).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = ["FORMATS", "TableFormat", "register_format", "write_table", "as_tables", "file_name", "mime_type",
+           "escape_latex", "escape_markdown"]
+
+DEFAULT_FLOAT_FORMAT = "{:.3f}"
+
+
+@dataclass(frozen=True)
+class TableFormat:
+    """A registered output format: its name, file extension, MIME type and writer."""
+
+    name: str
+    extension: str
+    mime: str
+    writer: Callable[..., bytes]
+    description: str = ""
+
+
+#: Registered formats by name, in registration order.
+FORMATS: dict[str, TableFormat] = {}
+
+
+def register_format(name: str, *, extension: str, mime: str, description: str = ""):
+    """Decorator: register ``writer(tables: dict[str, DataFrame], *, single: bool, **options) -> bytes``."""
+    def deco(func):
+        FORMATS[name] = TableFormat(name, extension, mime, func, description)
+        return func
+    return deco
+
+
+def as_tables(tables, name: str | None = None) -> tuple[dict[str, pd.DataFrame], bool]:
+    """Normalise the accepted inputs to ``({name: DataFrame}, single_unnamed)``.
+
+    ``single_unnamed`` is True when one DataFrame was given without a name
+    (JSON then writes a bare list of rows).
+    """
+    if hasattr(tables, "to_tables") and not isinstance(tables, pd.DataFrame):
+        tables = tables.to_tables()
+    if isinstance(tables, pd.DataFrame):
+        return {name or "table": tables}, name is None
+    if isinstance(tables, Mapping):
+        out = {}
+        for key, df in tables.items():
+            if not isinstance(df, pd.DataFrame):
+                raise InputError(f"table {key!r} is a {type(df).__name__}, not a DataFrame")
+            out[str(key)] = df
+        if not out:
+            raise InputError("there is no table to write")
+        return out, False
+    raise InputError(f"cannot write a {type(tables).__name__} as a table; give a DataFrame or a mapping of DataFrames")
+
+
+def write_table(tables, fmt: str, *, name: str | None = None, float_format=None, caption: str | None = None,
+                label: str | None = None) -> bytes:
+    """Render one table or several named tables in format ``fmt``; return the file's bytes.
+
+    ``tables``: DataFrame, mapping name → DataFrame, or an object with ``to_tables()``.
+    ``name``: name of a single DataFrame (sheet name, heading, JSON key).
+    ``float_format``: for LaTeX/Markdown, a format string like ``"{:.2f}"`` or a callable.
+    ``caption``/``label``: LaTeX caption and ``\\label`` of a single table.
+    Raises InputError for an unknown format.
+    """
+    spec = FORMATS.get(fmt)
+    if spec is None:
+        raise InputError(f"unknown table format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    named, single = as_tables(tables, name)
+    return spec.writer(named, single=single, float_format=float_format, caption=caption, label=label)
+
+
+def file_name(stem: str, fmt: str) -> str:
+    """``stem`` with the extension of ``fmt`` (characters unsafe in file names replaced)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem).strip("._") or "table"
+    return f"{safe}.{FORMATS[fmt].extension}"
+
+
+def mime_type(fmt: str) -> str:
+    """The MIME type of ``fmt`` (for download buttons)."""
+    return FORMATS[fmt].mime
+
+
+# ---------------------------------------------------------------- helpers
+
+def _is_missing(value) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _formatter(float_format) -> Callable[[float], str]:
+    if float_format is None:
+        float_format = DEFAULT_FLOAT_FORMAT
+    if callable(float_format):
+        return float_format
+    return float_format.format
+
+
+def _cell_text(value, fmt_float) -> str:
+    if _is_missing(value):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (float, np.floating)):
+        return fmt_float(float(value))
+    if isinstance(value, (np.integer,)):
+        return str(int(value))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _is_numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def _plain(value):
+    """A cell as a plain JSON/XLSX value."""
+    if _is_missing(value):
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isinf(value):
+        return None
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (pd.Timestamp,)):
+        return value.isoformat()
+    return value
+
+
+# ---------------------------------------------------------------- writers
+
+@register_format("csv", extension="csv", mime="text/csv", description="comma-separated values")
+def _write_csv(tables: dict, *, single: bool, **_) -> bytes:
+    parts = []
+    for n, (key, df) in enumerate(tables.items()):
+        buf = io.StringIO()
+        if len(tables) > 1:
+            if n:
+                buf.write("\n")
+            buf.write(f"# {key}\n")
+        df.to_csv(buf, index=False, lineterminator="\n")
+        parts.append(buf.getvalue())
+    return "".join(parts).encode("utf-8")
+
+
+def _sheet_names(keys) -> list[str]:
+    out: list[str] = []
+    for key in keys:
+        base = "".join("_" if c in "[]:*?/\\" else c for c in key).strip("'") or "Sheet"
+        candidate = base[:31]
+        n = 2
+        while candidate.lower() in (o.lower() for o in out):
+            suffix = f" ({n})"
+            candidate = base[:31 - len(suffix)] + suffix
+            n += 1
+        out.append(candidate)
+    return out
+
+
+@register_format("xlsx", extension="xlsx", mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                 description="Excel workbook, one sheet per table")
+def _write_xlsx(tables: dict, *, single: bool, **_) -> bytes:
+    from openpyxl import Workbook
+    from openpyxl.cell.cell import TYPE_STRING
+    from openpyxl.styles import Font
+
+    wb = Workbook()
+    wb.remove(wb.active)
+    bold = Font(bold=True)
+    for sheet_name, df in zip(_sheet_names(tables), tables.values()):
+        ws = wb.create_sheet(sheet_name)
+        for col, header in enumerate(df.columns, start=1):
+            cell = ws.cell(row=1, column=col)
+            cell.value = str(header)
+            cell.data_type = TYPE_STRING
+            cell.font = bold
+        for r, row in enumerate(df.itertuples(index=False, name=None), start=2):
+            for col, value in enumerate(row, start=1):
+                value = _plain(value)
+                if isinstance(value, list):
+                    value = ", ".join(str(v) for v in value)
+                cell = ws.cell(row=r, column=col)
+                cell.value = value
+                if isinstance(value, str):
+                    # openpyxl would take a leading "=" as a formula; keep text as text.
+                    cell.data_type = TYPE_STRING
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\n": " ", "\r": " ",
+}
+
+
+def escape_latex(text: str) -> str:
+    """Escape LaTeX's special characters so ``text`` prints literally."""
+    return "".join(_LATEX_ESCAPES.get(c, c) for c in str(text))
+
+
+def _latex_one(df: pd.DataFrame, fmt_float, caption: str | None, label: str | None) -> str:
+    aligns = "".join("r" if _is_numeric(df[c]) else "l" for c in df.columns) or "l"
+    lines = ["\\begin{table}[ht]", "\\centering", f"\\begin{{tabular}}{{{aligns}}}", "\\toprule",
+             " & ".join(escape_latex(str(c)) for c in df.columns) + " \\\\", "\\midrule"]
+    for row in df.itertuples(index=False, name=None):
+        lines.append(" & ".join(escape_latex(_cell_text(v, fmt_float)) for v in row) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if caption:
+        lines.append(f"\\caption{{{escape_latex(caption)}}}")
+    if label:
+        lines.append(f"\\label{{{''.join(c for c in label if c.isalnum() or c in ':-_.')}}}")
+    lines.append("\\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+@register_format("latex", extension="tex", mime="application/x-tex", description="LaTeX booktabs tabular")
+def _write_latex(tables: dict, *, single: bool, float_format=None, caption=None, label=None, **_) -> bytes:
+    fmt_float = _formatter(float_format)
+    out = []
+    if len(tables) == 1:
+        (key, df), = tables.items()
+        out.append(_latex_one(df, fmt_float, caption if caption is not None else (None if single else key), label))
+    else:
+        for key, df in tables.items():
+            out.append(_latex_one(df, fmt_float, key, None))
+    return "\n".join(out).encode("utf-8")
+
+
+_MD_SPECIAL = set("\\|`*_[]<>")
+
+
+def escape_markdown(text: str) -> str:
+    """Escape characters that would break a pipe table or render as Markdown/HTML."""
+    text = " ".join(str(text).splitlines())
+    return "".join("\\" + c if c in _MD_SPECIAL else c for c in text)
+
+
+def _markdown_one(df: pd.DataFrame, fmt_float) -> str:
+    headers = [escape_markdown(str(c)) for c in df.columns]
+    aligns = ["---:" if _is_numeric(df[c]) else ":---" for c in df.columns]
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(aligns) + " |"]
+    for row in df.itertuples(index=False, name=None):
+        lines.append("| " + " | ".join(escape_markdown(_cell_text(v, fmt_float)) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+@register_format("md", extension="md", mime="text/markdown", description="Markdown pipe table")
+def _write_markdown(tables: dict, *, single: bool, float_format=None, **_) -> bytes:
+    fmt_float = _formatter(float_format)
+    if len(tables) == 1 and single:
+        return _markdown_one(next(iter(tables.values())), fmt_float).encode("utf-8")
+    parts = [f"### {escape_markdown(key)}\n\n{_markdown_one(df, fmt_float)}" for key, df in tables.items()]
+    return "\n".join(parts).encode("utf-8")
+
+
+def _records(df: pd.DataFrame) -> list[dict]:
+    cols = [str(c) for c in df.columns]
+    return [{c: _plain(v) for c, v in zip(cols, row)} for row in df.itertuples(index=False, name=None)]
+
+
+@register_format("json", extension="json", mime="application/json", description="JSON rows")
+def _write_json(tables: dict, *, single: bool, **_) -> bytes:
+    if single:
+        obj = _records(next(iter(tables.values())))
+    else:
+        obj = {key: _records(df) for key, df in tables.items()}
+    return (json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")

@@ -1,0 +1,188 @@
+"""Checks every importer applies before anything reaches the database.
+
+Readers check what they parse where they can name the line or record; the
+final pass :func:`check_project` then makes sure every value of a Project fits
+the store on SQLite *and* PostgreSQL: no NUL characters or lone surrogates in
+text, names within their column widths, finite coordinates, image sizes that
+fit a 32-bit integer, and gold boxes inside their image. A box that pokes out
+of the image by at most :data:`BOX_TOLERANCE` (2 px or 1 % of the side,
+whichever is larger — rounding in the source data) is clipped to the image;
+one further outside is refused.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..errors import InputError
+from ..model import Box, Project
+from ..store import schema
+
+#: Longest value per kind of name (the column widths of the schema).
+LIMITS = {
+    "project": schema.projects.c.name.type.length,
+    "key": schema.items.c.key.type.length,
+    "box id": schema.boxes.c.box_key.type.length,
+    "label": schema.boxes.c.label.type.length,
+    "synset": schema.boxes.c.synset.type.length,
+    "system": schema.systems.c.name.type.length,
+    "user": schema.users.c.name.type.length,
+}
+MAX_DIMENSION = 2**31 - 1  # an INTEGER column on PostgreSQL
+MAX_COORDINATE = 1e9
+BOX_TOLERANCE = (2.0, 0.01)  # absolute pixels, fraction of the image side
+
+
+def check_text(value, what: str, source=None, location=None, *, max_len: int | None = None,
+               allow_empty: bool = True) -> str:
+    """Return ``value`` if it is a string the database can store; else raise InputError naming it."""
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be a string, got {type(value).__name__}", source, location)
+    if "\x00" in value:
+        raise InputError(f"{what} contains a NUL character", source, location)
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"{what} contains an invalid character (an unpaired surrogate)", source, location) from None
+    if max_len is not None and len(value) > max_len:
+        raise InputError(f"{what} is {len(value)} characters long; at most {max_len} are allowed", source, location)
+    if not allow_empty and not value.strip():
+        raise InputError(f"{what} must not be empty", source, location)
+    return value
+
+
+def check_name(value, kind: str, source=None, location=None) -> str:
+    """A non-empty name of ``kind`` (a key of :data:`LIMITS`) that fits its column."""
+    return check_text(value, kind if kind != "key" else "item key", source, location, max_len=LIMITS[kind],
+                      allow_empty=False)
+
+
+def check_dimension(value, what: str, source=None, location=None) -> int | None:
+    """Image width/height: None, or a whole positive number that fits a 32-bit integer."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{what} must be a number, got {value!r}", source, location)
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise InputError(f"{what} must be a whole number of pixels, got {value!r}", source, location)
+    if not 1 <= value <= MAX_DIMENSION:
+        raise InputError(f"{what} must be between 1 and {MAX_DIMENSION}, got {value!r}", source, location)
+    return int(value)
+
+
+def check_coordinate(value, what: str, source=None, location=None) -> float:
+    """A finite box coordinate or size."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{what} must be a number, got {value!r}", source, location)
+    try:
+        f = float(value)
+    except OverflowError:
+        raise InputError(f"{what} is too large: {value!r}", source, location) from None
+    if not math.isfinite(f) or abs(f) > MAX_COORDINATE:
+        raise InputError(f"{what} must be a finite number of pixels, got {value!r}", source, location)
+    return f
+
+
+def fit_box(box: Box, width: int | None, height: int | None, source=None, location=None) -> Box:
+    """The box clipped to the image when it pokes out a little; InputError when it lies further outside."""
+    for name in ("x", "y", "w", "h"):
+        check_coordinate(getattr(box, name), f"box {box.box_id!r} {name}", source, location)
+    if box.w < 0 or box.h < 0:
+        raise InputError(f"box {box.box_id!r} has a negative size", source, location)
+    if width is None or height is None:
+        return box
+    tol_x = max(BOX_TOLERANCE[0], BOX_TOLERANCE[1] * width)
+    tol_y = max(BOX_TOLERANCE[0], BOX_TOLERANCE[1] * height)
+    x1, y1 = box.x + box.w, box.y + box.h
+    if box.x < -tol_x or box.y < -tol_y or x1 > width + tol_x or y1 > height + tol_y:
+        raise InputError(f"box {box.box_id!r} ({box.x:g}, {box.y:g}, {box.w:g} x {box.h:g}) lies outside the "
+                         f"{width} x {height} image", source, location)
+    if box.x >= 0 and box.y >= 0 and x1 <= width and y1 <= height:
+        return box
+    nx, ny = max(0.0, box.x), max(0.0, box.y)
+    return Box(box.box_id, box.label, nx, ny, min(float(width), x1) - nx, min(float(height), y1) - ny, box.synset)
+
+
+def _check_mentions(mentions, text: str, box_ids: set[str] | None, what: str, source, where) -> None:
+    n_tokens = None
+    for m in mentions:
+        if n_tokens is None:
+            n_tokens = len(text.split())
+        if not (0 <= m.start < m.end <= n_tokens):
+            raise InputError(f"{what}: mention span {m.start}..{m.end} is outside the text's {n_tokens} tokens", source, where)
+        for b in m.box_ids:
+            check_text(b, f"{what}: mention box id", source, where)
+            if box_ids is not None and b not in box_ids:
+                raise InputError(f"{what}: mention points at unknown box {b!r}", source, where)
+        if m.phrase_type is not None:
+            check_text(m.phrase_type, f"{what}: phrase type", source, where)
+
+
+def check_project(project: Project, source=None, locations=None) -> Project:
+    """Check every value of ``project`` (see the module docstring); return it, with near-edge boxes clipped.
+
+    ``locations`` optionally gives, per item, where it came from (a line
+    number or a record name) for the error message; else the item key is used.
+    """
+    check_name(project.name, "project", source)
+    if project.image_root is not None:
+        check_text(project.image_root, "image root", source)
+    seen: set[str] = set()
+    for n, item in enumerate(project.items):
+        where = locations[n] if locations is not None else f"item #{n + 1}"
+        check_name(item.key, "key", source, where)
+        if locations is None:
+            where = f"item {item.key!r}"
+        if item.key in seen:
+            raise InputError(f"item {item.key!r} appears twice", source, where)
+        seen.add(item.key)
+        if item.image is not None:
+            check_text(item.image, "image path", source, where, allow_empty=False)
+        item.width = check_dimension(item.width, "width", source, where)
+        item.height = check_dimension(item.height, "height", source, where)
+        ids: set[str] = set()
+        fitted = []
+        for b in item.boxes:
+            check_name(b.box_id, "box id", source, where)
+            if b.box_id in ids:
+                raise InputError(f"box id {b.box_id!r} is used twice", source, where)
+            ids.add(b.box_id)
+            check_text(b.label, f"box {b.box_id!r} label", source, where, max_len=LIMITS["label"])
+            if b.synset is not None:
+                check_text(b.synset, f"box {b.box_id!r} synset", source, where, max_len=LIMITS["synset"])
+            fitted.append(fit_box(b, item.width, item.height, source, where))
+        item.boxes = fitted
+        box_ids = ids if item.boxes else None
+        for k, r in enumerate(item.references):
+            text = r.text
+            # Fast path for the common case (plain ASCII without NUL); full check otherwise.
+            if not (type(text) is str and text.isascii() and "\x00" not in text):
+                check_text(text, f"reference {k + 1}", source, where)
+            if r.mentions:
+                _check_mentions(r.mentions, r.text, box_ids, f"reference {k + 1}", source, where)
+        systems: set[str] = set()
+        for c in item.captions:
+            check_name(c.system, "system", source, where)
+            if c.system in systems:
+                raise InputError(f"system {c.system!r} has two captions for this item", source, where)
+            systems.add(c.system)
+            text = c.text
+            if not (type(text) is str and text.isascii() and "\x00" not in text):
+                check_text(text, f"caption of {c.system!r}", source, where)
+            if c.mentions:
+                _check_mentions(c.mentions, c.text, box_ids, f"caption of {c.system!r}", source, where)
+    return project
+
+
+
+def resolve_root(image_root, source: str | None = "--image-root") -> str | None:
+    """The absolute form of an image root given by the user (None stays None)."""
+    if image_root is None:
+        return None
+    from pathlib import Path
+    text = check_text(str(image_root), "image root", source, allow_empty=False)
+    try:
+        return str(Path(text).resolve())
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise InputError(f"image root {text!r} cannot be resolved ({exc})", source) from None

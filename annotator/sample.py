@@ -1,0 +1,85 @@
+"""The bundled sample project (``data/sample/``), loaded on first start.
+
+Eight photographs that scikit-image and scikit-learn ship, with hand-drawn
+gold boxes, five hand-written references each, captions from two made-up
+systems whose mistakes cover all 20 error types (the answer key is in
+``data/sample/README.md`` and ``answer_key.json``), and example judgements by
+two demo annotators so the agreement pages have something to show.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from sqlalchemy.exc import IntegrityError
+
+from .config import SAMPLE_DIR
+from .store import Store
+
+SAMPLE_PROJECT = "sample"
+SAMPLE_SYSTEMS = ("sat-attn", "nic-beam")
+DEMO_ANNOTATORS = ("sample-ann", "sample-ben")
+
+
+def sample_enabled(environ=None) -> bool:
+    """False when ``ANNOTATOR_SAMPLE`` is set to 0 (or false/no)."""
+    env = os.environ if environ is None else environ
+    return env.get("ANNOTATOR_SAMPLE", "1").strip().lower() not in ("0", "false", "no")
+
+
+def answer_key(sample_dir: Path | str = SAMPLE_DIR) -> dict[str, dict[int, tuple[str, ...]]]:
+    """system → caption line → the error type ids the sample caption was written to show (empty: accurate)."""
+    raw = json.loads((Path(sample_dir) / "answer_key.json").read_text(encoding="utf-8"))
+    return {system: {int(i): tuple(types) for i, types in lines.items()} for system, lines in raw.items()}
+
+
+def load_sample(store: Store, *, project: str = SAMPLE_PROJECT, sample_dir: Path | str = SAMPLE_DIR,
+                with_judgements: bool = True) -> bool:
+    """Load the sample into ``project`` in one transaction; False if a project exists already.
+
+    Everything is read and checked before the transaction opens. Two processes
+    starting at once cannot both load it: the check runs inside the write
+    transaction and a lost race on the project name is reported as False.
+    """
+    from .io.importers import write_jsonl_project, write_legacy_judgements
+    from .io.jsonl import read_jsonl_project
+    from .io.judgements import read_legacy_judgements
+    from .store.exchange import has_projects
+
+    sample_dir = Path(sample_dir)
+    data = read_jsonl_project(project, sample_dir / "sample.jsonl")
+    judgement_sets = []
+    if with_judgements:
+        for annotator in DEMO_ANNOTATORS:
+            for system in SAMPLE_SYSTEMS:
+                base = sample_dir / "judgements" / annotator
+                coarse, fine = base / f"{system}.coarse.json", base / f"{system}.fine.json"
+                if coarse.is_file():
+                    judgement_sets.append((annotator, system, str(coarse),
+                                           read_legacy_judgements(coarse, fine if fine.is_file() else None)))
+    try:
+        with store.transaction() as conn:
+            if has_projects(conn):
+                return False
+            write_jsonl_project(conn, data, source=str(sample_dir / "sample.jsonl"))
+            for annotator, system, source, judgements in judgement_sets:
+                write_legacy_judgements(conn, project, system, annotator, judgements, source=source)
+    except IntegrityError:
+        return False
+    return True
+
+
+def ensure_sample(store: Store, environ=None) -> bool:
+    """Load the sample project if the store has no project and ANNOTATOR_SAMPLE is not "0"; True if loaded.
+
+    The app shell calls this once per start; it is cheap when a project exists.
+    """
+    if not sample_enabled(environ):
+        return False
+    from .store.exchange import has_projects
+    with store.read() as conn:
+        if has_projects(conn):
+            return False
+    return load_sample(store)
