@@ -1,0 +1,141 @@
+"""``annotator tables``: error-frequency tables of a layer, as JSON or as CSV/XLSX/LaTeX/Markdown files.
+
+    annotator tables --project P --annotator A --json
+    annotator tables --project P --layer adjudicated --system S --format latex --output t.tex
+    annotator tables --project P --layer adjudicated --system S1 --system S2 --json   # side by side
+
+:func:`write_output` is the shared "--format/--output" writer other commands
+(``annotator agreement``) use.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..cli import add_json_flag
+
+TABLE_FORMATS = ("csv", "xlsx", "latex", "md", "json")
+
+
+def add_output_flags(p) -> None:
+    """``--format`` and ``--output`` for commands that export tables."""
+    p.add_argument("--format", choices=TABLE_FORMATS, default=None,
+                   help="write the tables in this format instead of printing figures")
+    p.add_argument("--output", metavar="FILE", default=None,
+                   help="file to write (default: standard output; xlsx to stdout only when it is not a terminal)")
+
+
+def write_output(report, args, ctx, *, caption: str | None = None) -> None:
+    """Render ``report.to_tables()`` in ``args.format`` to ``args.output`` or standard output."""
+    from ..errors import InputError
+    from ..io.tables import write_table
+    data = write_table(report, args.format, caption=caption)
+    if args.output:
+        try:
+            with open(args.output, "wb") as fh:
+                fh.write(data)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror}", args.output) from exc
+        print(f"wrote {args.output} ({len(data):,} bytes)", file=sys.stderr)
+        return
+    out = ctx.out
+    if args.format == "xlsx":
+        buffer = getattr(out, "buffer", None)
+        if buffer is None or (hasattr(out, "isatty") and out.isatty()):
+            raise InputError("an xlsx workbook is binary: give --output FILE (or redirect standard output)", "--output")
+        out.flush()
+        buffer.write(data)
+        buffer.flush()
+        return
+    out.write(data.decode("utf-8"))
+
+
+def register(sub) -> None:
+    """Add the ``tables`` subcommand."""
+    p = sub.add_parser(
+        "tables", help="error-frequency tables (accuracy, errors per description, error types) of a layer",
+        description=("Count accurate and inaccurate captions, errors per inaccurate description (1, 2, 3, 4+) and "
+                     "every error type, from one annotator's judgements or from the adjudicated layer "
+                     "(adjudication where present, else the annotators' agreed judgement; captions whose labels "
+                     "still differ are left out and reported as unresolved)."))
+    p.add_argument("--project", required=True)
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--annotator", metavar="NAME", help="use this annotator's judgements")
+    who.add_argument("--layer", metavar="LAYER", help="'adjudicated' or 'annotator:NAME'")
+    p.add_argument("--system", action="append", default=[], metavar="S",
+                   help="only this system's captions; repeat for a side-by-side comparison")
+    p.add_argument("--exclude-practice", action="store_true", help="leave out items marked as practice examples")
+    p.add_argument("--order", choices=("grouped", "count", "taxonomy"), default="grouped",
+                   help="row order of the error-type table (default: grouped)")
+    add_json_flag(p)
+    add_output_flags(p)
+    p.set_defaults(func=_tables)
+
+
+def _tables(args, ctx) -> int:
+    from ..adjudication import build_layer, layer_name
+    from ..analysis import compare_systems, error_tables
+    from ..errors import NotFound
+    from ..store.analysis_queries import judgement_frame, system_names
+
+    layer = layer_name(args.layer if args.layer else f"annotator:{args.annotator}")
+    store = ctx.store()
+    known = system_names(store, args.project)
+    for s in args.system:
+        if s not in known:
+            raise NotFound(f"project {args.project!r} has no system {s!r}; systems: {', '.join(known) or 'none'}")
+    frame = judgement_frame(store, args.project, kinds=("annotation", "adjudication"))
+    built = build_layer(frame, layer)
+    if layer.startswith("annotator:") and len(built) == 0:
+        raise NotFound(f"{layer.split(':', 1)[1]!r} has no judgements in project {args.project!r}")
+    systems = list(dict.fromkeys(args.system))
+    if len(systems) > 1:
+        report = compare_systems(built, systems, exclude_practice=args.exclude_practice)
+        summary = report.summary()
+        text = "\n\n".join(_readable(t, args.order) for t in report.tables.values())
+    else:
+        report = error_tables(built, system=systems[0] if systems else None, exclude_practice=args.exclude_practice)
+        summary = report.summary()
+        text = _readable(report, args.order)
+    if args.format:
+        write_output(_Ordered(report, args.order), args, ctx, caption=f"Error analysis ({layer})")
+        return 0
+    ctx.emit(summary, text)
+    return 0
+
+
+class _Ordered:
+    """A report whose type table uses the order asked on the command line."""
+
+    def __init__(self, report, order: str):
+        self.report, self.order = report, order
+
+    def to_tables(self):
+        tables = self.report.to_tables()
+        tables["Error types"] = self.report.types_frame(self.order)
+        return tables
+
+
+def _pct(x) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _readable(t, order: str) -> str:
+    lines = [f"layer {t.layer}" + (f", system {t.system}" if t.system else ", all systems"),
+             f"captions: {t.total}  accurate: {t.accurate} ({_pct(t.share_accurate)})  "
+             f"inaccurate: {t.inaccurate} ({_pct(t.share_inaccurate)})"]
+    if t.unresolved:
+        lines.append(f"left out: {t.unresolved} captions whose labels differ and are not adjudicated yet")
+    if t.untyped:
+        lines.append(f"inaccurate without known types: {t.untyped}")
+    lines.append("errors per description: " + "  ".join(f"{k}: {v}" for k, v in t.errors_per_description.items()))
+    lines.append(f"errors in total: {t.total_errors}" + (f" ({t.errors_per_inaccurate:.2f} per inaccurate description)"
+                                                          if t.errors_per_inaccurate is not None else ""))
+    df = t.types_frame(order)
+    group = None
+    for row in df.itertuples(index=False):
+        if order == "grouped" and row.group != group:
+            group = row.group
+            lines.append(f"  {group} ({t.group_counts()[group]})")
+        lines.append(f"    {row.name:28s} {row.count:>8d}")
+    return "\n".join(lines)

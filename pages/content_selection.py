@@ -1,0 +1,206 @@
+"""Content selection: which boxes do descriptions mention, and how close do baselines and systems come?"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from annotator import ui
+
+ctx = ui.page_setup("content_selection")
+
+from annotator.content_selection import (  # noqa: E402
+    BASELINES, DEFAULT_KS, evaluate_project, explain_image, learn_priors, mention_counts, split_items,
+)
+from annotator.content_selection.data import centre_distance, image_centre  # noqa: E402
+from annotator.correspondence import format_markup  # noqa: E402
+from annotator.errors import AnnotatorError  # noqa: E402
+from annotator.store.content_selection import project_fingerprint  # noqa: E402
+from annotator.store.projects import load_project, project_names  # noqa: E402
+
+st.title("Content selection")
+st.caption(
+    "Given an image's gold boxes, which ones does a description talk about? For every image, a selection of boxes is "
+    "compared with the set of boxes each reference description mentions: precision and recall are averaged over the "
+    "references, F is their harmonic mean, and the table shows means ± standard deviations over images. Baselines "
+    "select the first k boxes of a ranking; the upper bound scores each reference against the others.")
+
+if ctx.project is None:
+    st.info("There is no project yet. Import one with gold boxes and references that mention them.")
+    st.stop()
+
+
+@st.cache_resource(show_spinner="Loading the project…", max_entries=4)
+def _project(url: str, name: str, fingerprint: tuple):
+    return load_project(ctx.store, name)
+
+
+@st.cache_data(show_spinner="Scoring baselines…", max_entries=16)
+def _report(url: str, name: str, fp: tuple, train: str | None, train_fp: tuple | None, split_seed: int, fraction: float,
+            baselines: tuple, ks: tuple, systems: tuple, runs: int, seed: int):
+    project = _project(url, name, fp)
+    train_project = _project(url, train, train_fp) if train else None
+    return evaluate_project(project, train_project=train_project, split_seed=split_seed, test_fraction=fraction,
+                            baselines=baselines, ks=ks, systems=systems, runs=runs, seed=seed, per_image=True)
+
+
+@st.cache_resource(max_entries=8)
+def _priors(url: str, name: str, fp: tuple, train: str | None, train_fp: tuple | None, split_seed: int, fraction: float):
+    if train:
+        return learn_priors(_project(url, train, train_fp).items)
+    return learn_priors(split_items(_project(url, name, fp).items, split_seed, fraction)[0])
+
+
+url = ctx.store.url
+try:
+    fp = project_fingerprint(ctx.store, ctx.project)
+    project = _project(url, ctx.project, fp)
+except AnnotatorError as exc:
+    st.error(str(exc))
+    st.stop()
+
+with st.expander("Settings", expanded=False):
+    others = [p for p in project_names(ctx.store) if p != ctx.project]
+    source = st.radio("Learn the textual priors from", ["a random split of this project", "another project"],
+                      horizontal=True, disabled=not others, key="cs_source",
+                      help="With a split, the priors come from the training part and everything is scored on the test part.")
+    train_name = None
+    split_seed, fraction = 0, 0.2
+    if source == "another project" and others:
+        train_name = st.selectbox("Training project", others, key="cs_train")
+    else:
+        c1, c2 = st.columns(2)
+        split_seed = int(c1.number_input("Split seed", min_value=0, value=0, step=1, key="cs_split_seed"))
+        fraction = float(c2.slider("Test share", 0.05, 0.95, 0.2, 0.05, key="cs_fraction"))
+    chosen_baselines = st.multiselect("Baselines", list(BASELINES), default=list(BASELINES), key="cs_baselines")
+    k_lo, k_hi = st.slider("k (largest number of boxes a baseline may select)", 1, 30, (1, 15), key="cs_k")
+    chosen_systems = st.multiselect("Systems (captions with box correspondences)", project.systems,
+                                    default=project.systems, key="cs_systems")
+    c1, c2 = st.columns(2)
+    runs = int(c1.number_input("Random orders per image", min_value=1, max_value=50, value=5, key="cs_runs"))
+    seed = int(c2.number_input("Random seed", min_value=0, value=0, step=1, key="cs_seed"))
+
+ks = tuple(range(k_lo, k_hi + 1)) if (k_lo, k_hi) != (1, 15) else DEFAULT_KS
+train_fp = project_fingerprint(ctx.store, train_name) if train_name else None
+try:
+    report = _report(url, ctx.project, fp, train_name, train_fp, split_seed, fraction, tuple(chosen_baselines), ks,
+                     tuple(chosen_systems), runs, seed)
+except AnnotatorError as exc:
+    st.error(str(exc))
+    st.stop()
+
+meta = report.meta
+where = f"priors from project **{meta['train_project']}**" if "train_project" in meta else \
+    f"test part of a split (seed {meta['split_seed']}, {meta['test_fraction']:.0%} of the images)"
+st.markdown(f"**{meta['images']}** images scored ({where}); {meta['skipped_images']} images skipped because no "
+            "reference mentions any of their boxes.")
+if meta["images"] == 0:
+    st.warning("Nothing to score: no image of the evaluation set has a reference that mentions one of its boxes.")
+    st.stop()
+
+# ---- Table -----------------------------------------------------------------------------------------------------
+rows = pd.DataFrame(report.rows())
+shown = pd.DataFrame({
+    "method": rows["method"],
+    "k": ["" if pd.isna(k) else str(int(k)) for k in rows["k"]],
+    **{m: [f"{v:.2f} ± {sd:.2f}" for v, sd in zip(rows[m], rows[f"{m}_sd"])] for m in ("P", "R", "F")},
+    "images": rows["images"],
+})
+st.subheader("Scores")
+st.dataframe(shown, hide_index=True, width="stretch")
+st.download_button("Download the scores (CSV)", rows.to_csv(index=False).encode("utf-8"),
+                   file_name=f"content_selection_{ctx.project}.csv", mime="text/csv")
+
+# ---- Charts ----------------------------------------------------------------------------------------------------
+base_rows = rows[rows["kind"] == "baseline"]
+if not base_rows.empty:
+    refs_df = rows[rows["kind"] != "baseline"][["method", "F"]]
+    f_chart = alt.Chart(base_rows).mark_line(point=True).encode(
+        x=alt.X("k:O", title="k"), y=alt.Y("F:Q", title="F", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("method:N", title="baseline"), tooltip=["method", "k", alt.Tooltip("F:Q", format=".3f")])
+    rules = alt.Chart(refs_df).mark_rule(strokeDash=[4, 4]).encode(
+        y="F:Q", color=alt.value("#555"), tooltip=["method", alt.Tooltip("F:Q", format=".3f")])
+    st.subheader("F against k")
+    st.caption("Dashed lines: the upper bound and the systems, which do not depend on k.")
+    st.altair_chart(f_chart + rules, width="stretch")
+
+    pr = base_rows.melt(id_vars=["method", "k"], value_vars=["P", "R"], var_name="measure", value_name="score")
+    pr_chart = alt.Chart(pr).mark_line(point=True).encode(
+        x=alt.X("k:O", title="k"), y=alt.Y("score:Q", title="score", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("method:N", title="baseline"),
+        strokeDash=alt.StrokeDash("measure:N", title="measure"),
+        tooltip=["method", "k", "measure", alt.Tooltip("score:Q", format=".3f")])
+    st.subheader("Precision and recall against k")
+    st.caption("Solid: precision; dashed: recall.")
+    st.altair_chart(pr_chart, width="stretch")
+
+# ---- One image ---------------------------------------------------------------------------------------------------
+st.subheader("One image")
+methods = list(report.baselines) + [f"system:{s}" for s in report.systems]
+if not methods:
+    st.info("Choose at least one baseline or system to see what it selects.")
+    st.stop()
+c1, c2 = st.columns([2, 1])
+method = c1.selectbox("Baseline or system", methods, key="cs_method",
+                      format_func=lambda m: f"system {m.split(':', 1)[1]}" if m.startswith("system:") else m)
+k_img = int(c2.number_input("k", min_value=1, max_value=30, value=3, key="cs_k_image",
+                            disabled=method.startswith("system:")))
+
+per = report.per_image[method]
+if per.ndim == 3:
+    col = list(report.ks).index(k_img) if k_img in report.ks else None
+    f_img = per[:, col, 2] if col is not None else None
+else:
+    f_img = per[:, 2]
+order = sorted(range(len(report.keys)), key=lambda j: (f_img[j] if f_img is not None else 0.0, report.keys[j]))
+labels = {report.keys[j]: (f"{report.keys[j]}  (F = {f_img[j]:.2f})" if f_img is not None else report.keys[j]) for j in order}
+key = st.selectbox("Image (lowest F first)", [report.keys[j] for j in order], format_func=labels.get, key="cs_image")
+item = next(it for it in project.items if it.key == key)
+
+try:
+    priors = _priors(url, ctx.project, fp, train_name, train_fp, split_seed, fraction) \
+        if method.split("+")[0] in ("unigram", "bigram") else None
+    choice = explain_image(item, method, None if method.startswith("system:") else k_img, priors=priors, seed=seed)
+except AnnotatorError as exc:
+    st.error(str(exc))
+    st.stop()
+
+left, right = st.columns([3, 2])
+with left:
+    try:
+        from annotator.images import render_item_png
+        st.image(render_item_png(project.image_root, item, highlight=set(choice.selected)),
+                 caption="Selected boxes are drawn strong, the others faint.")
+    except AnnotatorError as exc:
+        st.warning(f"The image cannot be shown: {exc}")
+with right:
+    if choice.scores is None:
+        st.info("No reference of this image mentions a box, so it is not scored.")
+    else:
+        p, r, f = choice.scores
+        m1, m2, m3 = st.columns(3)
+        m1.metric("P", f"{p:.2f}")
+        m2.metric("R", f"{r:.2f}")
+        m3.metric("F", f"{f:.2f}")
+    st.markdown("**Selected:** " + (", ".join(f"{b} ({item.box(b).label})" for b in choice.selected) or "nothing"))
+    if choice.sentence:
+        st.markdown("**As a sentence:**" if not method.startswith("system:") else "**Caption:**")
+        st.code(choice.sentence, language=None, wrap_lines=True)
+
+counts = mention_counts(item)
+n_refs = sum(1 for ref in item.references if any(m.box_ids for m in ref.mentions))
+centre = image_centre(item)
+boxes_df = pd.DataFrame([{
+    "box": b.box_id, "label": b.label, "area": round(b.area), "distance to centre": round(centre_distance(b, centre), 1),
+    "mentioned by": f"{counts[b.box_id]} of {n_refs}", "selected": b.box_id in choice.selected,
+} for b in item.boxes])
+st.markdown("**Boxes** — how many references mention each one")
+st.dataframe(boxes_df, hide_index=True, width="stretch")
+
+st.markdown("**References** (mentions as `[words|box ids]`)")
+for ref in item.references:
+    try:
+        st.code(format_markup(ref.text, ref.mentions), language=None, wrap_lines=True)
+    except ValueError:  # overlapping mentions cannot be written inline
+        st.code(ref.text, language=None, wrap_lines=True)
