@@ -74,13 +74,19 @@ def resolve_image_path(root: Path | str | None, name: str, *, source: str | None
     Besides the checks of :func:`check_relative_image_path`, the joined path is
     resolved (following symlinks) and must still lie under the resolved root,
     so a symlink inside the root that points elsewhere is refused. The file need
-    not exist. InputError names the path on refusal or when there is no root.
+    not exist. A relative ``root`` is taken relative to the installation directory
+    (where the bundled sample lives). InputError names the path on refusal or when there is no root.
     """
     check_relative_image_path(name, source=source, location=location)
     if root is None or str(root) == "":
         raise InputError(f"no image root is set, so image {name!r} cannot be located", source, location)
     try:
-        root_path = Path(root).resolve()
+        root_path = Path(root)
+        if not root_path.is_absolute():
+            # Relative roots (the bundled sample's) are anchored at the installation, not the cwd.
+            from .config import REPO_ROOT
+            root_path = REPO_ROOT / root_path
+        root_path = root_path.resolve()
         candidate = (root_path / name).resolve()
     except (OSError, RuntimeError, ValueError) as exc:  # symlink loop, name too long, NUL in the root
         raise InputError(f"image path {name!r} cannot be resolved ({type(exc).__name__}: {exc})", source, location) from None

@@ -50,6 +50,9 @@ def load_sample(store: Store, *, project: str = SAMPLE_PROJECT, sample_dir: Path
 
     sample_dir = Path(sample_dir)
     data = read_jsonl_project(project, sample_dir / "sample.jsonl")
+    # Keep the bundled images findable when the checkout moves: store the root
+    # relative to the installation (resolve_image_path anchors relative roots there).
+    data.project.image_root = _relative_to_install(data.project.image_root)
     judgement_sets = []
     if with_judgements:
         for annotator in DEMO_ANNOTATORS:
@@ -69,6 +72,16 @@ def load_sample(store: Store, *, project: str = SAMPLE_PROJECT, sample_dir: Path
     except IntegrityError:
         return False
     return True
+
+
+def _relative_to_install(root: str | None) -> str | None:
+    from .config import REPO_ROOT
+    if root is None:
+        return None
+    try:
+        return Path(root).resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return root
 
 
 def ensure_sample(store: Store, environ=None) -> bool:

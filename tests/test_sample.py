@@ -98,7 +98,10 @@ def test_ensure_sample_loads_once(store):
     assert summary["systems"] == ["sat-attn", "nic-beam"]
     assert summary["judgements"] == 32
     proj = load_project(store, "sample")
-    assert proj.image_root == str((SAMPLE_DIR / "images").resolve())
+    # Stored relative to the installation, so a moved checkout still finds the photographs.
+    assert proj.image_root == "data/sample/images"
+    from annotator.images import resolve_image_path
+    assert resolve_image_path(proj.image_root, proj.items[0].image) == (SAMPLE_DIR / "images" / proj.items[0].image).resolve()
     assert sum(len(i.boxes) for i in proj.items) == 42
     df = current_frame(store, "sample")
     ann = df[(df.user == "sample-ann") & (df.system == "nic-beam")].sort_values("line_no")
