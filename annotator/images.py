@@ -68,6 +68,14 @@ def check_relative_image_path(name: str, *, source: str | None = None, location=
     return name
 
 
+def effective_image_root(root: Path | str) -> str:
+    """A stored image root as an absolute path: relative roots (the bundled sample's) are
+    anchored at the installation directory, not at the current working directory."""
+    from .config import REPO_ROOT
+    path = Path(root)
+    return str(path if path.is_absolute() else REPO_ROOT / path)
+
+
 def resolve_image_path(root: Path | str | None, name: str, *, source: str | None = None, location=None) -> Path:
     """The absolute path of image ``name`` under ``root``, checked to stay inside it.
 
@@ -81,12 +89,7 @@ def resolve_image_path(root: Path | str | None, name: str, *, source: str | None
     if root is None or str(root) == "":
         raise InputError(f"no image root is set, so image {name!r} cannot be located", source, location)
     try:
-        root_path = Path(root)
-        if not root_path.is_absolute():
-            # Relative roots (the bundled sample's) are anchored at the installation, not the cwd.
-            from .config import REPO_ROOT
-            root_path = REPO_ROOT / root_path
-        root_path = root_path.resolve()
+        root_path = Path(effective_image_root(root)).resolve()
         candidate = (root_path / name).resolve()
     except (OSError, RuntimeError, ValueError) as exc:  # symlink loop, name too long, NUL in the root
         raise InputError(f"image path {name!r} cannot be resolved ({type(exc).__name__}: {exc})", source, location) from None

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from annotator.errors import InputError
+from annotator.images import effective_image_root
 from annotator.io import export_jsonl, import_coco, import_flickr30k, import_jsonl
 from annotator.io.jsonl import FORMAT_NAME, iter_records
 from annotator.sample import load_sample
@@ -39,7 +40,8 @@ def snapshot(store, name):
         caps = [(c.system, lines[c.caption_id][1], c.text, c.mentions) for c in i.captions]
         items.append((i.key, i.image, i.width, i.height, i.is_practice, sorted(i.boxes, key=lambda b: b.box_id),
                       i.references, caps))
-    return proj.image_root, proj.systems, items
+    root = effective_image_root(proj.image_root) if proj.image_root else None
+    return root, proj.systems, items
 
 
 def round_trip(store, name, tmp_path):

@@ -266,7 +266,12 @@ def write_jsonl(project: Project, out: IO[str], *, caption_lines: dict[int, tupl
     ``caption_lines`` maps caption ids to (system, line) so the captions' order
     survives a round trip. ``image_root`` overrides the project's root in the header.
     """
-    header = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "image_root": image_root or project.image_root}
+    root = image_root or project.image_root
+    if root and not image_root:
+        # A file may be read from anywhere: write the stored root as the absolute folder it means.
+        from ..images import effective_image_root
+        root = effective_image_root(root)
+    header = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "image_root": root}
     out.write(json.dumps(header, ensure_ascii=False) + "\n")
     n = 0
     for item in project.items:
