@@ -1,0 +1,105 @@
+"""Caption metrics that reproduce coco-caption (pycocoevalcap 1.2) exactly.
+
+BLEU-1…4, METEOR 1.5, ROUGE-L and CIDEr-D give the same numbers as
+pycocoevalcap's ``Bleu``, ``Meteor``, ``Rouge`` and ``Cider`` classes on the
+same input (tests compare them float for float), but are built for rescoring:
+every metric keeps per-caption *sufficient statistics*, so one edited
+caption, a corrected variant of a system, or a bootstrap resample is
+re-aggregated instead of rescored from text.
+
+Quick use
+---------
+::
+
+    from annotator.metrics import rescore, IncrementalScorer, delta_table
+
+    rescore(hyps, refs)                 # {"Bleu_1": …, "Bleu_4": …, "METEOR": …, "ROUGE_L": …,
+                                        #  "CIDEr": …, "signatures": {...}, "notes": [...], ...}
+    rescore(hyps, refs, tokenize="ptb") # coco-caption's PTB tokenisation first
+
+    live = IncrementalScorer(hyps, refs)
+    live.replace(17, "a woman in a black shirt is standing")   # → updated scores, milliseconds
+    live.delta()                        # current − baseline per key
+    live.caption_scores(17)             # that caption's own scores, baseline and current
+    live.bootstrap(resamples=1000)      # paired bootstrap of the edits so far
+    live.revert(17)
+
+    delta_table(hyps, refs, {"gender": hyps_gender_fixed, "colour": hyps_colour_fixed},
+                seed=1, resamples=1000)  # the correction study's Δ table with CIs and p-values
+
+``hyps`` is a list of caption strings; ``refs`` a list (same length) of
+non-empty lists of reference strings. Scores use coco-caption's scale (0–1
+for BLEU, METEOR, ROUGE-L; CIDEr-D roughly 0–10); multiply by 100 for the
+"points" papers print.
+
+Input text
+----------
+By default the raw text is scored with no tokenisation (the error-analysis
+study's setting): each scorer splits strings exactly as coco-caption's scorers
+do when handed raw strings. ``tokenize="ptb"`` first applies coco-caption's
+PTBTokenizer (the Stanford jar it ships, run by Java; lower-cases and drops
+punctuation). The choice is part of every metric's signature, e.g.
+``BLEU|n=4|ref=closest|smooth=1e-9,1e-15|tok=none|coco-caption-1.2``.
+
+The metric interface (``base.Metric``)
+--------------------------------------
+``m = Bleu() | Meteor() | RougeL() | CiderD()`` (each takes ``tokenize=``):
+
+* ``m.signature`` — settings string;
+* ``m.prepare(refs)`` → ``Prepared``: the reference-side work (n-gram tables,
+  CIDEr-D document frequencies, LCS masks), cached per reference set;
+* ``m.stats(hyps, refs_or_prepared)`` → N × ``m.width`` float array;
+* ``m.segment_stats(hyp, refs)`` or ``m.segment_stats(hyp, prepared=p, index=i)``
+  → one row (CIDEr-D needs the prepared set: its weights depend on all references);
+* ``m.aggregate(stats, per_segment=False)`` → ``Score(name, value, values,
+  signature, n, per_segment, extra)``;
+* ``m.corpus_score(hyps, refs)`` → ``Score``;
+* ``m.resample(stats, weights)`` → corpus values for bootstrap resamples.
+
+Statistics rows: BLEU ``[testlen, closest reflen, guess_1..4, correct_1..4]``;
+METEOR the jar's 23 statistics; ROUGE-L and CIDEr-D the per-caption score
+(CIDEr-D's with the scored set's document frequencies fixed, which is exact
+because they depend on the references only).
+
+METEOR and Java
+---------------
+METEOR runs ``meteor-1.5.jar`` in long-lived processes (one per core, at most
+two; ``ANNOTATOR_METEOR_PROCESSES`` overrides), started on first use — call
+``meteor.warm_up()`` early, startup takes several seconds — thread-safe,
+restarted if they die, closed at exit. Without Java, ``Meteor`` raises
+``MetricUnavailable`` and ``rescore``/``IncrementalScorer``/``delta_table``
+report the other metrics with ``METEOR: None`` and a note.
+
+Bootstrap
+---------
+``bootstrap.paired_bootstrap(metric, stats_a, stats_b, resamples=1000,
+seed=…)`` resamples captions (paired) and re-aggregates statistics with numpy;
+it reports Δ, a percentile interval and a two-sided p-value (plus the one-sided
+share of resamples with Δ* ≤ 0). See :mod:`annotator.metrics.bootstrap`.
+
+Where we differ from pycocoevalcap (only where it fails or misaligns)
+---------------------------------------------------------------------
+* a caption with no references, or a corpus whose references are all empty
+  (CIDEr-D): pycocoevalcap asserts/crashes, we raise ``MetricInputError``;
+* line breaks inside a caption or reference (METEOR, PTB): pycocoevalcap's
+  stdio protocol or its line-per-caption tokeniser file gets out of step;
+  we turn them into spaces.
+Empty captions and references are scored exactly as pycocoevalcap scores them.
+"""
+
+from .base import COCO_CAPTION, Metric, MetricInputError, MetricUnavailable, Prepared, Score
+from .bleu import Bleu
+from .bootstrap import BootstrapResult, paired_bootstrap, resample_weights
+from .cider import CiderD
+from .meteor import Meteor, meteor_available, warm_up
+from .rouge import RougeL
+from .scoring import (DEFAULT_METRICS, RESULT_KEYS, IncrementalScorer, delta_table, make_metrics, merge_variants,
+                      rescore)
+from .tokenize import ptb_tokenize
+
+__all__ = [
+    "COCO_CAPTION", "Metric", "MetricInputError", "MetricUnavailable", "Prepared", "Score",
+    "Bleu", "Meteor", "RougeL", "CiderD", "meteor_available", "warm_up", "ptb_tokenize",
+    "BootstrapResult", "paired_bootstrap", "resample_weights",
+    "DEFAULT_METRICS", "RESULT_KEYS", "IncrementalScorer", "delta_table", "make_metrics", "merge_variants", "rescore",
+]

@@ -1,0 +1,166 @@
+"""METEOR 1.5 against pycocoevalcap's Meteor (same jar), plus the process manager.
+
+Needs Java; every test is skipped with that reason when ``java`` is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+
+import numpy as np
+import pytest
+
+from annotator.metrics import Meteor, MetricUnavailable, meteor
+from annotator.metrics.synthetic import synthetic_corpus
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="METEOR needs Java (no `java` on PATH)")
+
+pcc_meteor = pytest.importorskip("pycocoevalcap.meteor.meteor")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_process():
+    # one warm METEOR process is enough here (each start loads its tables for several seconds)
+    old = os.environ.get("ANNOTATOR_METEOR_PROCESSES")
+    os.environ["ANNOTATOR_METEOR_PROCESSES"] = "1"
+    yield
+    if old is None:
+        os.environ.pop("ANNOTATOR_METEOR_PROCESSES", None)
+    else:
+        os.environ["ANNOTATOR_METEOR_PROCESSES"] = old
+
+
+@pytest.fixture(scope="module")
+def coco_meteor():
+    m = pcc_meteor.Meteor()
+    yield m
+    del m
+
+
+def coco(m, hyps, refs):
+    gts = {i: list(r) for i, r in enumerate(refs)}
+    res = {i: [h] for i, h in enumerate(hyps)}
+    return m.compute_score(gts, res)
+
+
+def corpus(seed=0, n=200):
+    hyps, refs = synthetic_corpus(n, 5, seed, odd_rate=0.2)
+    hyps[0], hyps[1], hyps[2], hyps[-1] = "", "a ||| b  c   d", "dog", ""
+    refs[0] = ["", "a  b", "dog"]
+    hyps[3] = refs[3][0]  # a perfect match: its chunk does not count when METEOR sums statistics
+    hyps[4] = refs[4][2]
+    return hyps, refs
+
+
+@pytest.mark.slow
+def test_equals_pycocoevalcap(coco_meteor):
+    hyps, refs = corpus(0)
+    meteor.clear_cache()
+    want, segs = coco(coco_meteor, hyps, refs)
+    m = Meteor()
+    st = m.stats(hyps, refs)
+    full = m.aggregate(st, per_segment=True)
+    assert full.value == want
+    assert full.per_segment == segs
+    # the corpus score from one summed statistics row is the same number
+    assert m.aggregate(st).value == want
+
+
+def test_identical_caption_scores_one_and_perfect_chunks_are_not_summed(coco_meteor):
+    m = Meteor()
+    assert m.corpus_score(["a dog runs"], [["a dog runs"]]).value == 1.0
+    hyps = ["a dog runs", "a man rides a horse", "two cats sleep"]
+    refs = [["a dog runs"], ["a man rides a horse"], ["cats are sleeping on a bed"]]
+    st = m.stats(hyps, refs)
+    assert st[0, 20] == 1 and st[1, 20] == 1
+    summed = meteor.summable(st).sum(axis=0)
+    assert summed[20] == st[2, 20]  # only the imperfect segment's chunks
+    want, _ = coco(coco_meteor, hyps, refs)
+    assert m.aggregate(st).value == want
+
+
+def test_numpy_formula_matches_the_jar():
+    hyps, refs = corpus(1, 150)
+    m = Meteor()
+    st = m.stats(hyps, refs)
+    segs, total = meteor.eval_rows(st)
+    assert meteor.scores_from_stats(st) == pytest.approx(segs, abs=1e-15)
+    assert meteor.scores_from_stats(meteor.summable(st).sum(axis=0))[0] == pytest.approx(total, abs=1e-15)
+
+
+def test_segment_stats_equal_batch_rows():
+    hyps, refs = corpus(2, 60)
+    m = Meteor()
+    prep = m.prepare(refs)
+    batch = m.stats(hyps, prep)
+    meteor.clear_cache()
+    for i in (0, 1, 5, 59):
+        assert m.segment_stats(hyps[i], prepared=prep, index=i).tolist() == batch[i].tolist()
+        assert m.segment_stats(hyps[i], refs[i]).tolist() == batch[i].tolist()
+
+
+def test_pool_splits_batches_and_keeps_order(monkeypatch):
+    # two stand-in processes that echo each line back (cat) show the split and the reassembly
+    from annotator.metrics.java import JavaProcess
+    pool = meteor._Pool(lambda: JavaProcess("echo", lambda: ["cat"]))
+    monkeypatch.setenv("ANNOTATOR_METEOR_PROCESSES", "2")
+    lines = [f"line {i}" for i in range(333)]
+    try:
+        assert pool.score_lines(lines) == lines
+        assert len(pool.procs()) == 2 and all(p.running for p in pool.procs())
+    finally:
+        pool.close()
+
+
+def test_thread_safe():
+    hyps, refs = corpus(4, 40)
+    m = Meteor()
+    prep = m.prepare(refs)
+    meteor.clear_cache()
+    want = [m.segment_stats(h, prepared=prep, index=i).tolist() for i, h in enumerate(hyps)]
+    meteor.clear_cache()
+    got: dict[int, list] = {}
+
+    def work(part):
+        for i in part:
+            got[i] = m.segment_stats(hyps[i] + "", prepared=prep, index=i).tolist()
+    threads = [threading.Thread(target=work, args=(range(k, 40, 4),)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [got[i] for i in range(40)] == want
+
+
+def test_without_java_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(meteor, "POOL", meteor._Pool())
+    meteor.clear_cache()
+    assert not meteor.meteor_available()
+    with pytest.raises(MetricUnavailable, match="Java"):
+        Meteor().corpus_score(["a dog"], [["a dog"]])
+
+
+def test_resample_exact_and_numpy_agree():
+    hyps, refs = corpus(5, 120)
+    m = Meteor()
+    st = m.stats(hyps, refs)
+    rng = np.random.default_rng(0)
+    w = np.vstack([np.ones(120), rng.multinomial(120, [1 / 120] * 120, size=50)]).astype(float)
+    exact = m.resample(st, w)[:, 0]
+    assert exact[0] == m.aggregate(st).value
+    approx = meteor.scores_from_stats(w @ meteor.summable(st))
+    assert approx == pytest.approx(exact, abs=1e-15)
+
+
+def test_equals_pycocoevalcap_after_ptb_tokenisation(coco_meteor):
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+    hyps, refs = corpus(6, 100)
+    gts = {i: [{"caption": r} for r in rs] for i, rs in enumerate(refs)}
+    res = {i: [{"caption": h}] for i, h in enumerate(hyps)}
+    tok = PTBTokenizer()
+    want, segs = coco_meteor.compute_score(tok.tokenize(gts), tok.tokenize(res))
+    got = Meteor(tokenize="ptb").corpus_score(hyps, refs)
+    assert got.value == want and got.per_segment == segs
