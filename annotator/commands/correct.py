@@ -1,0 +1,210 @@
+"""``annotator corrections``: conservative corrections from the command line.
+
+Subcommands: ``list``, ``export``, ``queue``, ``save``, ``untouched``,
+``check``, ``history`` and ``delta`` (the per-type rescoring table, the same
+JSON as ``annotator rescore --by-type``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..cli import add_json_flag
+
+
+def register(sub) -> None:
+    p = sub.add_parser("corrections", help="conservative corrections: list, export, queue, save, check, delta table",
+                       description="Corrections fix one error type of a caption with as few changes as possible; "
+                                   "they are stored beside the original caption, with their history.")
+    csub = p.add_subparsers(dest="corrections_command", metavar="ACTION")
+
+    q = csub.add_parser("list", help="current corrections of a project (with word diff and override reasons)")
+    _scope(q)
+    add_json_flag(q)
+    q.set_defaults(func=_list)
+
+    q = csub.add_parser("export", help="write the current corrections to a table file")
+    _scope(q)
+    q.add_argument("--out", required=True, type=Path, help="output file")
+    q.add_argument("--format", default=None, help="csv, xlsx, latex, md or json (default: from the file extension)")
+    add_json_flag(q)
+    q.set_defaults(func=_export)
+
+    q = csub.add_parser("queue", help="captions whose judgement in a layer carries an error type")
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", required=True)
+    q.add_argument("--type", required=True, dest="error_type", help="error type id")
+    q.add_argument("--layer", required=True, help="'adjudicated' or 'annotator:NAME'")
+    q.add_argument("--user", default=None, help="show this user's existing corrections")
+    add_json_flag(q)
+    q.set_defaults(func=_queue)
+
+    q = csub.add_parser("save", help="store a correction of one caption for one error type (guards applied)")
+    _one(q)
+    q.add_argument("--text", required=True, help="the corrected caption")
+    q.add_argument("--override-reason", default=None, help="store despite a guard violation, for this reason")
+    q.add_argument("--max-changed-words", type=int, default=None, help="limit for types without a word rule (default: 3)")
+    add_json_flag(q)
+    q.set_defaults(func=_save)
+
+    q = csub.add_parser("untouched", help="record the decision to leave a caption as it is for one error type")
+    _one(q)
+    add_json_flag(q)
+    q.set_defaults(func=_untouched)
+
+    q = csub.add_parser("check", help="check a correction against the guard of a type without storing it")
+    q.add_argument("--type", required=True, dest="error_type")
+    q.add_argument("--original", required=True)
+    q.add_argument("--corrected", required=True)
+    q.add_argument("--max-changed-words", type=int, default=None)
+    add_json_flag(q)
+    q.set_defaults(func=_check)
+
+    q = csub.add_parser("history", help="every stored revision of one caption's corrections")
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", required=True)
+    q.add_argument("--line", required=True, type=int, help="0-based line of the caption in the system's file")
+    q.add_argument("--type", default=None, dest="error_type")
+    add_json_flag(q)
+    q.set_defaults(func=_history)
+
+    q = csub.add_parser("delta", help="rescoring table: baseline, one row per corrected type, all corrections")
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", required=True)
+    q.add_argument("--layer", default=None, help="count only corrections whose type the layer still gives the caption")
+    q.add_argument("--corrector", action="append", dest="correctors", metavar="USER",
+                   help="use only this user's corrections (repeatable)")
+    q.add_argument("--resamples", type=int, default=1000, help="paired bootstrap resamples (default: %(default)s)")
+    q.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    add_json_flag(q)
+    q.set_defaults(func=_delta)
+
+    p.set_defaults(func=lambda args, ctx: (p.print_help(), 1)[1])
+
+
+def _scope(q) -> None:
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", default=None)
+    q.add_argument("--type", default=None, dest="error_type", help="error type id")
+
+
+def _one(q) -> None:
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", required=True)
+    q.add_argument("--line", required=True, type=int, help="0-based line of the caption in the system's file")
+    q.add_argument("--type", required=True, dest="error_type", help="error type id")
+    q.add_argument("--user", required=True, help="who made the correction (an existing user)")
+
+
+def _caption_id(store, project: str, system: str, line: int) -> int:
+    from ..store.judgements import caption_id_for_line
+    from ..store.projects import project_id
+    with store.read() as conn:
+        return caption_id_for_line(conn, project_id(conn, project), system, line, source="--line")
+
+
+def _records(df) -> list[dict]:
+    return [{k: (None if v != v else v) if isinstance(v, float) else v for k, v in row.items()}
+            for row in df.to_dict(orient="records")]
+
+
+def _list(args, ctx) -> int:
+    from ..correction import corrections_table
+    df = corrections_table(ctx.store(), args.project, system=args.system, error_type=args.error_type)
+    rows = _records(df)
+    lines = []
+    for r in rows:
+        what = "left untouched" if r["untouched"] else r["diff"]
+        extra = f"  [override: {r['override_reason']}]" if r["override_reason"] else ""
+        lines.append(f"{r['system']}:{r['line_no']} {r['error_type']} by {r['user']} (rev {r['revision']}): {what}{extra}")
+    ctx.emit(rows, "\n".join(lines) or "no corrections")
+    return 0
+
+
+def _export(args, ctx) -> int:
+    from ..correction import corrections_table
+    from ..errors import InputError
+    from ..io.tables import FORMATS, write_table
+    fmt = args.format
+    if fmt is None:
+        ext = args.out.suffix.lstrip(".").lower()
+        fmt = {"tex": "latex", "markdown": "md"}.get(ext, ext)
+    if fmt not in FORMATS:
+        raise InputError(f"unknown table format {fmt!r}; choose one of {', '.join(FORMATS)}", str(args.out))
+    df = corrections_table(ctx.store(), args.project, system=args.system, error_type=args.error_type)
+    try:
+        args.out.write_bytes(write_table(df, fmt, name="corrections"))
+    except OSError as exc:
+        raise InputError(f"cannot write file ({exc.strerror or exc})", str(args.out)) from None
+    ctx.emit({"file": str(args.out), "format": fmt, "rows": len(df)}, f"wrote {len(df)} corrections to {args.out}")
+    return 0
+
+
+def _queue(args, ctx) -> int:
+    from ..correction import queue
+    rows = queue(ctx.store(), args.project, args.system, args.error_type, args.layer, user=args.user)
+    lines = []
+    for r in rows:
+        c = r["correction"]
+        state = "" if c is None else (" [untouched]" if c["corrected_text"] is None else f" → {c['corrected_text']}")
+        lines.append(f"{r['line_no']}\t{r['item_key']}\t{r['text']}{state}")
+    ctx.emit(rows, "\n".join(lines) or "nothing to correct")
+    return 0
+
+
+def _saved(s) -> dict:
+    return {"caption_id": s.caption_id, "error_type": s.error_type, "user": s.user, "revision": s.revision,
+            "corrected_text": s.corrected_text, "override_reason": s.override_reason,
+            "violations": list(s.report.violations) if s.report else []}
+
+
+def _save(args, ctx) -> int:
+    from ..correction import correct_caption
+    store = ctx.store()
+    cid = _caption_id(store, args.project, args.system, args.line)
+    s = correct_caption(store, cid, args.error_type, args.user, args.text, override_reason=args.override_reason,
+                        max_changed_words=args.max_changed_words)
+    text = (f"saved revision {s.revision} of {args.system}:{args.line} for {args.error_type}"
+            + (" (left untouched: text unchanged)" if s.corrected_text is None else "")
+            + (f" (guard overridden: {s.override_reason})" if s.override_reason else ""))
+    ctx.emit(_saved(s), text)
+    return 0
+
+
+def _untouched(args, ctx) -> int:
+    from ..correction import leave_untouched
+    store = ctx.store()
+    cid = _caption_id(store, args.project, args.system, args.line)
+    s = leave_untouched(store, cid, args.error_type, args.user)
+    ctx.emit(_saved(s), f"recorded {args.system}:{args.line} as left untouched for {args.error_type} (revision {s.revision})")
+    return 0
+
+
+def _check(args, ctx) -> int:
+    from ..correction import check_correction, diff_text
+    r = check_correction(args.error_type, args.original, args.corrected, max_changed_words=args.max_changed_words)
+    out = {"ok": r.ok, "rule": r.rule, "changed_words": r.changed_words, "violations": list(r.violations),
+           "diff": diff_text(args.original, args.corrected)}
+    text = out["diff"] + "\n" + ("allowed" if r.ok else "refused: " + "; ".join(r.violations))
+    ctx.emit(out, text)
+    return 0 if r.ok else 1
+
+
+def _history(args, ctx) -> int:
+    from ..correction import caption_corrections
+    store = ctx.store()
+    cid = _caption_id(store, args.project, args.system, args.line)
+    hist = caption_corrections(store, cid, args.error_type)
+    lines = [f"{h.error_type} {h.user} rev {h.revision} {h.created_at}: "
+             + ("left untouched" if h.untouched else h.corrected_text)
+             + (f"  [override: {h.override_reason}]" if h.override_reason else "") for h in hist]
+    ctx.emit(hist, "\n".join(lines) or "no corrections")
+    return 0
+
+
+def _delta(args, ctx) -> int:
+    from ..rescoring import by_type_table, format_by_type
+    out = by_type_table(ctx.store(), args.project, args.system, layer=args.layer, correctors=args.correctors,
+                        resamples=args.resamples, seed=args.seed)
+    ctx.emit(out, format_by_type(out))
+    return 0

@@ -1,0 +1,464 @@
+"""Rescoring glue: a project's references, a system's captions and its corrections → score tables.
+
+This module joins the store, the correction sets of :mod:`annotator.correction`
+and the metrics of :mod:`annotator.metrics`:
+
+* :func:`by_type_table` — the error-analysis study's Table 3 for one system:
+  the baseline scores, then one row per corrected error type with only that
+  type's corrections applied (every other caption as generated), then one row
+  with all corrections merged (see :func:`annotator.correction.merge_corrections`).
+  Every Δ comes with a paired-bootstrap 95% interval and p-value. It is the
+  core of ``annotator rescore --by-type`` and of the rescoring page.
+* :func:`rescore_lines` — score any line-aligned caption file against the
+  project's references (line *i* is a system's caption line *i*, or the
+  project's *i*-th item) and compare it with that system (same bootstrap).
+* :class:`LiveDelta` — the running score change of one type's corrections on
+  the correction page, kept up to date with the metrics' incremental scorer
+  instead of a full rescore per save.
+
+Scores are the metrics' own values (BLEU, METEOR, ROUGE-L in [0, 1], CIDEr-D
+in [0, 10]), under coco-caption's names (``Bleu_1`` … ``Bleu_4``, ``METEOR``,
+``ROUGE_L``, ``CIDEr``); pages and exported tables multiply by 100.
+Captions of items without references cannot be scored; they are left out and
+counted in ``meta.skipped_lines``. Without Java, METEOR is left out and
+``meta.unavailable`` says why; the other metrics are reported.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .correction import CorrectionSet, correction_set, parse_layer
+from .errors import InputError, NotFound
+from .taxonomy import taxonomy
+
+#: Metric keys in table order (coco-caption's names).
+METRICS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
+#: The metrics shown live while correcting.
+LIVE_METRICS = ("Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
+METRIC_LABELS = {"Bleu_1": "BLEU-1", "Bleu_2": "BLEU-2", "Bleu_3": "BLEU-3", "Bleu_4": "BLEU-4", "METEOR": "METEOR",
+                 "ROUGE_L": "ROUGE-L", "CIDEr": "CIDEr-D"}
+DEFAULT_RESAMPLES = 1000
+
+
+# --------------------------------------------------------------------------- data
+
+@dataclass
+class ScoringData:
+    """Captions of one system lined up with their references.
+
+    ``lines[k]`` is the system line scored at position k; lines whose item has
+    no reference are in ``skipped_lines`` and not scored.
+    """
+
+    project: str
+    system: str
+    refs: list[list[str]]
+    lines: list[int]
+    skipped_lines: list[int] = field(default_factory=list)
+
+    def pick(self, hyps_by_line: list[str]) -> list[str]:
+        """The scored subset of a full caption list (indexed by line)."""
+        return [hyps_by_line[line] for line in self.lines]
+
+
+def scoring_data(store, project: str, system: str) -> ScoringData:
+    """References of every caption of ``system`` (line order)."""
+    from .store.correction_queries import project_references, system_captions
+    from .store.projects import project_id
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        caps = system_captions(conn, pid, system)
+        refs = project_references(conn, pid)
+    data = ScoringData(project, system, [], [])
+    for c in caps:
+        r = refs.get(c.item_id)
+        if r:
+            data.refs.append(r)
+            data.lines.append(c.line_no)
+        else:
+            data.skipped_lines.append(c.line_no)
+    if not data.lines:
+        raise InputError(f"no caption of system {system!r} in project {project!r} has references to score against")
+    return data
+
+
+_METRIC_OF_KEY = {"Bleu_1": "bleu", "Bleu_2": "bleu", "Bleu_3": "bleu", "Bleu_4": "bleu", "METEOR": "meteor",
+                  "ROUGE_L": "rouge", "CIDEr": "cider"}
+JAVA_NOTE = "METEOR needs Java, which is not available here; the other metrics are reported without it."
+
+
+def _meteor_available() -> bool:
+    from .metrics import meteor_available
+    return meteor_available()
+
+
+_warm_lock = threading.Lock()
+_warm_done = threading.Event()
+_warm_thread: threading.Thread | None = None
+
+
+def meteor_state() -> str:
+    """"unavailable" (no Java), "warming" (its process is starting in the background) or "ready".
+
+    The first call starts METEOR's Java process in a background thread: its
+    start takes seconds (a minute on a busy machine), so an interactive page
+    can show the other metrics at once and add METEOR when it is ready.
+    """
+    global _warm_thread
+    if not _meteor_available():
+        return "unavailable"
+    if _warm_done.is_set():
+        return "ready"
+    with _warm_lock:
+        if _warm_thread is None:
+            def run():
+                from .metrics import warm_up
+                try:
+                    warm_up(background=False)
+                except Exception:  # noqa: BLE001 - a failed start shows up as a note when METEOR is used
+                    pass
+                finally:
+                    _warm_done.set()
+            _warm_thread = threading.Thread(target=run, name="meteor-warm-up", daemon=True)
+            _warm_thread.start()
+    return "ready" if _warm_done.is_set() else "warming"
+
+
+def available_metrics(keys=None) -> tuple[tuple[str, ...], str | None]:
+    """The requested score keys that can be computed here, and a note on those that cannot (METEOR needs Java)."""
+    keys = tuple(keys or METRICS)
+    unknown = [k for k in keys if k not in _METRIC_OF_KEY]
+    if unknown:
+        raise InputError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRICS)}")
+    if "METEOR" in keys and not _meteor_available():
+        return tuple(k for k in keys if k != "METEOR"), JAVA_NOTE
+    return keys, None
+
+
+def _metric_names(keys) -> list[str]:
+    return list(dict.fromkeys(_METRIC_OF_KEY[k] for k in keys))
+
+
+def _settle(keys, values: dict, notes, note: str | None) -> tuple[tuple[str, ...], str | None]:
+    """Drop keys the metrics could not compute (value None) and gather the reason."""
+    missing = [k for k in keys if values.get(k) is None]
+    if missing:
+        extra = "; ".join(notes) if notes else f"{', '.join(missing)} could not be computed"
+        note = f"{note} {extra}".strip() if note else extra
+    return tuple(k for k in keys if k not in missing), note
+
+
+# --------------------------------------------------------------------------- the by-type table
+
+def by_type_table(store, project: str, system: str, *, layer=None, correctors: list[str] | None = None,
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0, metrics=None, tokenize: str | None = None,
+                  corrections: CorrectionSet | None = None) -> dict:
+    """Table 3 for one system, as a JSON-ready dict.
+
+    ``{"baseline": {metric: score},
+       "types": {type_id: {"scores": {m: s}, "delta": {m: d}, "changed": n,
+                           "ci": {m: [low, high]}, "p": {m: p}}},
+       "all": {same fields, every type's corrections merged},
+       "meta": {project, system, layer, correctors, resamples, seed, metrics,
+                unavailable, skipped_lines, untouched, conflicts, overrides, dropped}}``
+
+    Types appear in taxonomy order and only when they have at least one
+    correction that changes a caption. ``layer`` ('adjudicated' or
+    'annotator:NAME') keeps only corrections whose type that layer still gives
+    the caption; ``correctors`` keeps only these users' corrections (when
+    several users corrected one caption for one type, the latest counts).
+    The bootstrap resamples captions with replacement (``resamples`` times,
+    ``seed``ed) and re-aggregates corpus scores for baseline and variant on
+    the same resample; see :func:`annotator.metrics.delta_table`. ``metrics``
+    limits the score keys (default: all of :data:`METRICS`); ``tokenize``
+    is passed to the metrics (None: raw text, "ptb": coco-caption's tokenizer).
+    """
+    from .metrics import delta_table
+    if resamples < 1:
+        raise InputError("the bootstrap needs at least one resample")
+    data = scoring_data(store, project, system)
+    cs = corrections if corrections is not None else correction_set(store, project, system, layer=layer, correctors=correctors)
+    keys, note = available_metrics(metrics)
+    variants = {t: data.pick(cs.variant(t)) for t in cs.types}
+    base = data.pick(cs.baseline)
+    variants = {t: v for t, v in variants.items() if v != base}  # corrections only on unscored lines
+    all_hyps = data.pick(cs.all_variant())
+    table = delta_table(base, data.refs, variants, seed=seed, resamples=resamples, metrics=_metric_names(keys),
+                        combined=all_hyps, tokenize=tokenize)
+    keys, note = _settle(keys, table["baseline"], table.get("notes"), note)
+    return {
+        "baseline": {m: float(table["baseline"][m]) for m in keys},
+        "types": {t: _row(table["types"][t], keys) for t in variants},
+        "all": _row(table["all"], keys),
+        "meta": {"project": project, "system": system, "layer": parse_layer(layer).label if layer else None,
+                 "correctors": list(correctors) if correctors else None, "resamples": resamples, "seed": seed,
+                 "tokenize": tokenize or "none", "metrics": list(keys), "unavailable": note, "scored": len(data.lines),
+                 "skipped_lines": data.skipped_lines, "untouched": dict(cs.untouched), "conflicts": cs.conflicts,
+                 "overrides": cs.overrides, "dropped": cs.dropped},
+    }
+
+
+def _row(block: dict, keys) -> dict:
+    return {"scores": {m: float(block["scores"][m]) for m in keys},
+            "delta": {m: float(block["delta"][m]) for m in keys},
+            "changed": int(block["changed"]),
+            "ci": {m: [float(block["ci"][m][0]), float(block["ci"][m][1])] for m in keys},
+            "p": {m: float(block["p"][m]) for m in keys}}
+
+
+def table_frame(result: dict, *, scale: float = 100.0, with_ci: bool = True) -> pd.DataFrame:
+    """The by-type result as a display/export table: one row per baseline / type / all.
+
+    Columns: ``row``, ``error_type`` (id; empty for baseline and all),
+    ``changed``, then per metric ``<label>``, ``<label> Δ`` and (with
+    ``with_ci``) ``<label> Δ low``, ``<label> Δ high``, ``<label> p``. Scores,
+    Δs and intervals are multiplied by ``scale`` (×100 like published tables).
+    """
+    metrics = [m for m in METRICS if m in result["baseline"]]
+    rows = []
+    base = {"row": "Baseline", "error_type": "", "changed": 0}
+    nan = float("nan")  # no Δ for the baseline: an empty cell in every export
+    for m in metrics:
+        lab = METRIC_LABELS[m]
+        base[lab] = result["baseline"][m] * scale
+        base[f"{lab} Δ"] = nan
+        if with_ci:
+            base[f"{lab} Δ low"] = base[f"{lab} Δ high"] = base[f"{lab} p"] = nan
+    rows.append(base)
+    named = [(taxonomy().get(t).name, t, r) for t, r in result["types"].items()]
+    named.append(("All corrections", "", result["all"]))
+    for name, tid, r in named:
+        row = {"row": name, "error_type": tid, "changed": int(r["changed"])}
+        for m in metrics:
+            lab = METRIC_LABELS[m]
+            row[lab] = r["scores"][m] * scale
+            row[f"{lab} Δ"] = r["delta"][m] * scale
+            if with_ci:
+                row[f"{lab} Δ low"] = r["ci"][m][0] * scale
+                row[f"{lab} Δ high"] = r["ci"][m][1] * scale
+                row[f"{lab} p"] = r["p"][m]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def format_by_type(result: dict) -> str:
+    """A readable text form of :func:`by_type_table`: scores ×100 with Δ, then each Δ's 95% interval and p."""
+    metrics = [m for m in METRICS if m in result["baseline"]]
+    rows = [(taxonomy().get(t).name, r) for t, r in result["types"].items()] + [("All corrections", result["all"])]
+    w = max(len(n) for n, _ in rows + [("Baseline", None)]) + 2
+    lines = [f"{'':{w}}{'changed':>8}" + "".join(f"{METRIC_LABELS[m]:>16}" for m in metrics),
+             f"{'Baseline':{w}}{'':>8}" + "".join(f"{100 * result['baseline'][m]:>16.2f}" for m in metrics)]
+    for name, r in rows:
+        cells = ["{:.2f} ({:+.2f})".format(100 * r["scores"][m], 100 * r["delta"][m]) for m in metrics]
+        lines.append(f"{name:{w}}{r['changed']:>8}" + "".join(f"{c:>16}" for c in cells))
+    meta = result.get("meta", {})
+    lines.append("")
+    lines.append(f"Paired bootstrap ({meta.get('resamples', '?')} resamples, seed {meta.get('seed', '?')}): Δ ×100 [95% interval] p")
+    for name, r in rows:
+        cells = [f"{METRIC_LABELS[m]} {100 * r['delta'][m]:+.2f} [{100 * r['ci'][m][0]:+.2f}, {100 * r['ci'][m][1]:+.2f}] p={r['p'][m]:.3f}"
+                 for m in metrics]
+        lines.append(f"  {name}: " + "; ".join(cells))
+    if meta.get("unavailable"):
+        lines.append(meta["unavailable"])
+    if meta.get("conflicts"):
+        lines.append(f"{len(meta['conflicts'])} caption(s) had overlapping corrections of several types; "
+                     "'All corrections' keeps the type that comes first in the taxonomy.")
+    if meta.get("overrides"):
+        lines.append(f"{len(meta['overrides'])} correction(s) were saved past a guard, with a reason.")
+    if meta.get("skipped_lines"):
+        lines.append(f"{len(meta['skipped_lines'])} caption(s) have no references and were not scored.")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- the `rescore --by-type` hook
+
+_KEYS_OF_METRIC = {"bleu": ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"), "meteor": ("METEOR",), "rouge": ("ROUGE_L",),
+                   "rouge_l": ("ROUGE_L",), "rouge-l": ("ROUGE_L",), "cider": ("CIDEr",), "cider_d": ("CIDEr",),
+                   "cider-d": ("CIDEr",)}
+
+
+def keys_for_metric_names(names) -> tuple[str, ...]:
+    """Score keys for metric names as the rescore CLI takes them (bleu, meteor, rouge, cider)."""
+    keys: list[str] = []
+    for n in names:
+        got = _KEYS_OF_METRIC.get(str(n).strip().lower())
+        if got is None:
+            raise InputError(f"unknown metric {n!r}; choose from bleu, meteor, rouge, cider")
+        keys.extend(k for k in got if k not in keys)
+    return tuple(k for k in METRICS if k in keys)
+
+
+def add_by_type_arguments(parser) -> None:
+    """Add ``--by-type`` and its options (``--layer``, ``--corrector``, ``--resamples``, ``--seed``) to a parser."""
+    parser.add_argument("--by-type", action="store_true",
+                        help="per-error-type table: baseline, each type's corrections alone, all corrections, "
+                             "with paired-bootstrap intervals and p-values")
+    parser.add_argument("--layer", default=None,
+                        help="with --by-type: count only corrections whose type this layer gives the caption "
+                             "('adjudicated' or 'annotator:NAME')")
+    parser.add_argument("--corrector", action="append", dest="correctors", metavar="USER",
+                        help="with --by-type: only this user's corrections (repeatable)")
+    parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+                        help="with --by-type: bootstrap resamples (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="with --by-type: bootstrap seed (default: %(default)s)")
+
+
+def run_by_type(args, ctx) -> int:
+    """CLI handler body of ``annotator rescore --by-type`` (prints the by-type table; JSON with ``--json``)."""
+    if getattr(args, "captions", None):
+        raise InputError("--by-type scores the stored captions and their corrections; it cannot be combined with --captions")
+    names = getattr(args, "metrics", None)
+    keys = keys_for_metric_names(names.split(",") if isinstance(names, str) else names) if names else None
+    result = by_type_table(ctx.store(), args.project, args.system, layer=getattr(args, "layer", None),
+                           correctors=getattr(args, "correctors", None),
+                           resamples=getattr(args, "resamples", DEFAULT_RESAMPLES), seed=getattr(args, "seed", 0),
+                           metrics=keys, tokenize=getattr(args, "tokenize", None))
+    ctx.emit(result, format_by_type(result))
+    return 0
+
+
+# --------------------------------------------------------------------------- any caption file
+
+def rescore_lines(store, project: str, captions: list[str], *, system: str | None = None, compare: bool = True,
+                  source: str = "captions", resamples: int = DEFAULT_RESAMPLES, seed: int = 0, metrics=None,
+                  tokenize: str | None = None) -> dict:
+    """Score a line-aligned caption list against the project's references.
+
+    With ``system``, line *i* stands for that system's caption line *i* (as in
+    ``annotator rescore --captions``) and, with ``compare``, the file is also
+    compared with the system's own captions (paired bootstrap, Δ = file −
+    system). Without ``system``, line *i* is the project's *i*-th item
+    (import order). The list must have exactly one line per caption/item
+    (InputError naming ``source`` otherwise); blank lines are refused with
+    their line number. Items without references are left out.
+
+    Returns ``{"scores": {m: s}, "n": scored, "skipped": [0-based lines],
+    "aligned_to": system or None, "compare": None | {"system", "baseline",
+    "delta", "ci", "p", "changed"}, "unavailable": note}``.
+    """
+    from .metrics import delta_table, rescore
+    from .store.correction_queries import project_items_in_order, project_references, system_captions
+    from .store.projects import project_id
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        refs = project_references(conn, pid)
+        if system is not None:
+            rows = system_captions(conn, pid, system)
+            slots = [(r.item_id, r.text) for r in rows]
+            what = f"system {system!r} has {len(rows)} captions"
+        else:
+            slots = [(r.id, None) for r in project_items_in_order(conn, pid)]
+            what = f"project {project!r} has {len(slots)} items"
+    if len(captions) != len(slots):
+        raise InputError(f"{len(captions)} lines but {what}; give exactly one caption per line, in that order",
+                         source, min(len(captions), len(slots)) + 1)
+    for n, text in enumerate(captions, start=1):
+        if not text.strip():
+            raise InputError("empty caption", source, n)
+    keep = [k for k, (item_id, _) in enumerate(slots) if refs.get(item_id)]
+    skipped = [k for k, (item_id, _) in enumerate(slots) if not refs.get(item_id)]
+    if not keep:
+        raise InputError(f"no item of project {project!r} has references to score against", source)
+    hyps = [captions[k] for k in keep]
+    rr = [refs[slots[k][0]] for k in keep]
+    keys, note = available_metrics(metrics)
+    out = {"n": len(keep), "skipped": skipped, "aligned_to": system, "compare": None}
+    if system is None or not compare:
+        scores = rescore(hyps, rr, metrics=_metric_names(keys), tokenize=tokenize)
+        keys, note = _settle(keys, scores, scores.get("notes"), note)
+        return {"scores": {m: float(scores[m]) for m in keys}, **out, "unavailable": note}
+    base = [slots[k][1] for k in keep]
+    table = delta_table(base, rr, {"file": hyps}, seed=seed, resamples=resamples, metrics=_metric_names(keys),
+                        combined=False, tokenize=tokenize)
+    keys, note = _settle(keys, table["baseline"], table.get("notes"), note)
+    row = _row(table["types"]["file"], keys)
+    out["compare"] = {"system": system, "baseline": {m: float(table["baseline"][m]) for m in keys},
+                      "delta": row["delta"], "ci": row["ci"], "p": row["p"], "changed": row["changed"]}
+    return {"scores": row["scores"], **out, "unavailable": note}
+
+
+# --------------------------------------------------------------------------- live Δ while correcting
+
+class LiveDelta:
+    """Running score change of one error type's corrections of one system.
+
+    Built once (a full score of the system), then kept current by
+    :meth:`apply` after each save and :meth:`sync` against the store, both of
+    which rescore only the captions that changed (the metrics' incremental
+    scorer). The corrections counted are the current ones of the type (the
+    latest per caption across users), restricted to ``layer`` when given —
+    the same set the rescoring table uses with those options.
+    """
+
+    def __init__(self, store, project: str, system: str, error_type: str, *, layer=None,
+                 correctors: list[str] | None = None, metrics=LIVE_METRICS):
+        from .metrics import IncrementalScorer
+        taxonomy().get(error_type)
+        self.project, self.system, self.error_type = project, system, error_type
+        self.layer = parse_layer(layer)
+        self.correctors = correctors
+        self.data = scoring_data(store, project, system)
+        keys, note = available_metrics(metrics)
+        cs = correction_set(store, project, system, types=[error_type])
+        self._baseline_text = list(cs.baseline)
+        self._index = {line: k for k, line in enumerate(self.data.lines)}
+        self._scorer = IncrementalScorer(self.data.pick(cs.baseline), self.data.refs, metrics=_metric_names(keys))
+        base = self._scorer.scores()
+        self.metrics, self.unavailable = _settle(keys, base, self._scorer.notes, note)
+        self.baseline = {m: float(base[m]) for m in self.metrics}
+        self._applied: dict[int, str] = {}
+        self._lock = threading.Lock()
+        self._version = None
+        self.sync(store)
+
+    def apply(self, line_no: int, text: str | None) -> None:
+        """Use ``text`` for caption ``line_no`` (None: back to the generated caption)."""
+        with self._lock:
+            self._apply(line_no, text)
+
+    def _apply(self, line_no: int, text: str | None) -> None:
+        k = self._index.get(line_no)
+        if k is None:
+            return  # no references: not scored
+        if text is None or text == self._baseline_text[line_no]:
+            if line_no in self._applied:
+                self._scorer.revert(k)
+                del self._applied[line_no]
+            return
+        if self._applied.get(line_no) != text:
+            self._scorer.replace(k, text)
+            self._applied[line_no] = text
+
+    def sync(self, store, *, force: bool = False) -> None:
+        """Bring the scorer in line with the stored corrections (rescoring only what differs).
+
+        Skipped when no judgement or correction of the project was saved since the last sync.
+        """
+        from .correction import state_version
+        version = state_version(store, self.project)
+        if version == self._version and not force:
+            return
+        cs = correction_set(store, self.project, self.system, layer=self.layer, correctors=self.correctors,
+                            types=[self.error_type])
+        wanted = cs.by_type.get(self.error_type, {})
+        with self._lock:
+            self._version = version
+            for line in list(self._applied):
+                if line not in wanted:
+                    self._apply(line, None)
+            for line, text in wanted.items():
+                self._apply(line, text)
+
+    def delta(self) -> dict:
+        """``{"metrics", "baseline", "scores", "delta", "changed", "unavailable"}`` for the current state."""
+        with self._lock:
+            raw = self._scorer.scores()
+            scores = {m: float(raw[m]) for m in self.metrics if raw.get(m) is not None}
+            changed = len(self._applied)
+        return {"metrics": list(self.metrics), "baseline": dict(self.baseline), "scores": scores,
+                "delta": {m: scores[m] - self.baseline[m] for m in scores}, "changed": changed,
+                "unavailable": self.unavailable}

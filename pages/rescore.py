@@ -1,0 +1,194 @@
+"""Rescoring: how much would the scores improve if one kind of error were fixed?"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from annotator import ui
+
+ctx = ui.page_setup("rescore")
+
+from annotator.correction import corrections_table  # noqa: E402
+from annotator.errors import AnnotatorError  # noqa: E402
+from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
+from annotator.rescoring import (  # noqa: E402
+    DEFAULT_RESAMPLES, METRIC_LABELS, METRICS, by_type_table, rescore_lines, table_frame,
+)
+from annotator.store.correction_queries import corrections_fingerprint, layer_choices, system_names  # noqa: E402
+from annotator.store.projects import project_id  # noqa: E402
+from annotator.taxonomy import taxonomy  # noqa: E402
+
+st.title("Rescoring")
+st.caption(
+    "The baseline row scores a system's captions as generated. Each further row applies the corrections of one "
+    "error type only, every other caption staying as generated, and the last row applies all corrections together. "
+    "Δ is the change against the baseline; its 95% interval and p-value come from a paired bootstrap over captions "
+    "(baseline and corrected captions resampled together). Scores are ×100.")
+
+if ctx.project is None:
+    st.info("There is no project yet.")
+    st.stop()
+
+store = ctx.store
+project = ctx.project
+try:
+    with store.read() as conn:
+        systems = system_names(conn, project_id(conn, project))
+except AnnotatorError as exc:
+    st.error(str(exc))
+    st.stop()
+
+
+
+def _layer_name(s: str) -> str:
+    if s == "any":
+        return "any judgement (all stored corrections)"
+    if s == "adjudicated":
+        return "the adjudicated judgements"
+    return f"{s.split(':', 1)[1]}'s annotations"
+
+
+tab_table, tab_file = st.tabs(["Corrections table", "Rescore a caption file"])
+
+with tab_table:
+    if not systems:
+        st.info(f"Project {project!r} has no system captions.")
+    else:
+        c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
+        system = c1.selectbox("System", systems, key="rescore_system")
+        with store.read() as conn:
+            pid = project_id(conn, project)
+            choices = layer_choices(conn, pid, system)
+            fingerprint = corrections_fingerprint(conn, pid)
+        layer_opts = ["any"] + (["adjudicated"] if choices["adjudicated"] else []) + [f"annotator:{n}" for n in choices["annotators"]]
+        layer = c2.selectbox("Count corrections whose type is given by", layer_opts, key="rescore_layer",
+                             format_func=_layer_name,
+                             help="With a layer chosen, a correction counts only while that layer still gives the caption its type.")
+        resamples = int(c3.number_input("Bootstrap resamples", min_value=1, max_value=100_000, value=DEFAULT_RESAMPLES,
+                                        step=100, key="rescore_resamples"))
+        seed = int(c4.number_input("Seed", min_value=0, value=0, step=1, key="rescore_seed"))
+        corr = corrections_table(store, project, system=system, with_diff=False)
+        correctors = sorted(corr["user"].unique()) if not corr.empty else []
+        chosen = st.multiselect("Corrections by", correctors, default=correctors, key="rescore_correctors",
+                                help="When several people corrected one caption for one type, the latest correction counts.")
+
+        @st.cache_data(show_spinner="Rescoring… (the first run starts METEOR's Java process, which can take a while)",
+                       max_entries=32)
+        def _table(url: str, project: str, system: str, layer: str | None, correctors: tuple, resamples: int, seed: int,
+                   fingerprint: tuple) -> dict:
+            return by_type_table(store, project, system, layer=layer, correctors=list(correctors) or None,
+                                 resamples=resamples, seed=seed)
+
+        if correctors and not chosen:
+            st.info("Choose whose corrections to use.")
+        else:
+            try:
+                result = _table(store.url, project, system, None if layer == "any" else layer,
+                                tuple(chosen) if chosen != correctors else (), resamples, seed, fingerprint)
+            except AnnotatorError as exc:
+                st.error(str(exc))
+                result = None
+            if result is not None:
+                meta = result["meta"]
+                if meta["unavailable"]:
+                    st.warning(meta["unavailable"])
+                if not result["types"]:
+                    st.info("No stored correction changes a caption of this system yet: only the baseline is shown. "
+                            "Corrections are made on the Correction page.")
+                metrics = [m for m in METRICS if m in result["baseline"]]
+                frame = table_frame(result)
+                shown = st.multiselect("Metrics shown", metrics, default=[m for m in ("Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
+                                                                         if m in metrics],
+                                       format_func=lambda m: METRIC_LABELS[m], key="rescore_shown",
+                                       help="The downloads always have every metric, with intervals and p-values.")
+                shown = [m for m in metrics if m in shown] or metrics
+                # Compact view: score and Δ per metric; the export has the intervals and p-values too.
+                view = frame[["row", "changed"] + [c for m in shown for c in (METRIC_LABELS[m], f"{METRIC_LABELS[m]} Δ")]]
+                st.dataframe(view, hide_index=True, width="stretch",
+                             column_config={c: st.column_config.NumberColumn(format="%.2f") for c in view.columns
+                                            if c not in ("row", "changed")})
+                detail = []
+                for name, r in [(taxonomy().get(t).name, r) for t, r in result["types"].items()] + [("All corrections", result["all"])]:
+                    for m in shown:
+                        lo, hi = r["ci"][m]
+                        detail.append({"row": name, "metric": METRIC_LABELS[m], "Δ": 100 * r["delta"][m],
+                                       "95% low": 100 * lo, "95% high": 100 * hi, "p": r["p"][m]})
+                with st.expander("Bootstrap intervals and p-values", expanded=False):
+                    st.dataframe(detail, hide_index=True, width="stretch",
+                                 column_config={"Δ": st.column_config.NumberColumn(format="%+.2f"),
+                                                "95% low": st.column_config.NumberColumn(format="%+.2f"),
+                                                "95% high": st.column_config.NumberColumn(format="%+.2f"),
+                                                "p": st.column_config.NumberColumn(format="%.3f")})
+                    st.caption(f"{meta['resamples']} resamples, seed {meta['seed']}.")
+                notes = []
+                if meta["conflicts"]:
+                    notes.append(f"{len(meta['conflicts'])} caption(s) have corrections of several types that touch the same "
+                                 "words; 'All corrections' keeps the type that comes first in the taxonomy for them.")
+                if meta["overrides"]:
+                    notes.append(f"{len(meta['overrides'])} correction(s) were saved past a guard, with a reason.")
+                if meta["skipped_lines"]:
+                    notes.append(f"{len(meta['skipped_lines'])} caption(s) have no references and are not scored.")
+                if meta["dropped"]:
+                    notes.append(f"{meta['dropped']} correction(s) are not counted because the chosen layer no longer gives "
+                                 "the caption that type.")
+                for n in notes:
+                    st.caption(n)
+                if meta["conflicts"]:
+                    with st.expander("Captions with overlapping corrections"):
+                        st.dataframe(meta["conflicts"], hide_index=True)
+                if meta["overrides"]:
+                    with st.expander("Corrections saved past a guard"):
+                        st.dataframe(meta["overrides"], hide_index=True)
+
+                e1, e2 = st.columns([1, 3])
+                fmt = e1.selectbox("Export format", list(FORMATS), key="rescore_fmt")
+                stem = f"{project}_{system}_rescoring"
+                e2.download_button(f"Download table ({fmt})", write_table(frame, fmt, name="rescoring", float_format="{:.2f}",
+                                                                           caption=f"Rescoring of {system} after corrections (scores ×100)"),
+                                   file_name=file_name(stem, fmt), mime=mime_type(fmt), key="rescore_download")
+                st.download_button("Download raw result (JSON)", json.dumps(result, indent=2, ensure_ascii=False),
+                                   file_name=file_name(f"{stem}_raw", "json"), mime="application/json", key="rescore_download_raw")
+
+with tab_file:
+    st.caption("Upload a UTF-8 text file with one caption per line. Line i stands for caption line i of the chosen "
+               "system (or for the project's i-th item); the file is scored against the project's references and "
+               "compared with that system's own captions on the same items.")
+    align_opts = systems + ["(project item order)"]
+    align = st.selectbox("Lines follow", align_opts, key="rescore_align")
+    up = st.file_uploader("Caption file", type=["txt"], key="rescore_upload")
+    if up is not None:
+        try:
+            raw = up.getvalue().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            st.error(f"{up.name}: the file is not UTF-8 text.")
+            raw = None
+        if raw is not None:
+            lines = raw.split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+            system_for = None if align == "(project item order)" else align
+            try:
+                res = rescore_lines(store, project, lines, system=system_for, source=up.name, resamples=DEFAULT_RESAMPLES)
+            except AnnotatorError as exc:
+                st.error(str(exc))
+                res = None
+            if res is not None:
+                if res["unavailable"]:
+                    st.warning(res["unavailable"])
+                ms = [m for m in METRICS if m in res["scores"]]
+                cols = st.columns(len(ms))
+                for col, m in zip(cols, ms):
+                    delta = f"{100 * res['compare']['delta'][m]:+.2f}" if res["compare"] else None
+                    col.metric(METRIC_LABELS[m], f"{100 * res['scores'][m]:.2f}", delta)
+                st.caption(f"{res['n']} captions scored"
+                           + (f"; {len(res['skipped'])} without references left out" if res["skipped"] else "")
+                           + (f"; {res['compare']['changed']} differ from {system_for}" if res["compare"] else ""))
+                if res["compare"]:
+                    cmp = res["compare"]
+                    st.dataframe([{"metric": METRIC_LABELS[m], cmp["system"]: 100 * cmp["baseline"][m],
+                                   up.name: 100 * res["scores"][m], "Δ": 100 * cmp["delta"][m],
+                                   "95% low": 100 * cmp["ci"][m][0], "95% high": 100 * cmp["ci"][m][1], "p": cmp["p"][m]}
+                                  for m in ms], hide_index=True, width="stretch")
