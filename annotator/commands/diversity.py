@@ -1,0 +1,265 @@
+"""``annotator diversity``, ``annotator correlate`` and ``annotator human-scores``.
+
+* ``diversity``: lexical-diversity measures of the references and of each
+  system, with the lexical diversity ratio (ld) and the lexical gap (Lg);
+* ``human-scores import|list|clear``: per-caption human judgements;
+* ``correlate``: correlations of metrics, weighted metrics, ld and Lg with the
+  human scores (optionally importing a file of them first).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ..cli import add_json_flag
+
+_MTLD_CHOICES = ("lexicalrichness", "mccarthy-jarvis", "taaled-mean-length")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "diversity", help="lexical diversity of references and systems, with ld and the lexical gap",
+        description="Tokenise the project's references and each system's captions once, compute TTR, root TTR, "
+                    "log TTR, HD-D, MTLD and MATTR, and each system's lexical diversity ratio ld = L(system) / "
+                    "L(references) and lexical gap Lg = 1 / (1 + exp(-alpha (ld - mu))).")
+    p.add_argument("--project", required=True)
+    p.add_argument("--system", action="append", default=[], metavar="S", help="only this system (repeatable; default: all)")
+    _gap_args(p)
+    _measure_args(p)
+    p.add_argument("--curves", action="store_true", help="also compute TTR curves (in --output tables and JSON)")
+    p.add_argument("--shuffles", type=int, default=10, help="random caption orders averaged in a TTR curve (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the caption orders (default 0)")
+    _output_args(p)
+    add_json_flag(p)
+    p.set_defaults(func=_diversity)
+
+    hs = sub.add_parser("human-scores", help="import, list or clear per-caption human judgement scores")
+    hsub = hs.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = hsub.add_parser("import", help="import a CSV/TSV of scores, or one score per line for one system",
+                        description="CSV/TSV: a header with 'system' and 'item' (item key) or 'line' (0-based caption "
+                                    "line) columns, then one column per score name (or 'name' and 'value' columns). "
+                                    "With --system and --name: one score per line, aligned with the system's captions. "
+                                    "All-or-nothing: any error leaves the store unchanged.")
+    p.add_argument("--project", required=True)
+    p.add_argument("file", metavar="FILE")
+    _human_file_args(p)
+    add_json_flag(p)
+    p.set_defaults(func=_hs_import)
+    p = hsub.add_parser("list", help="the stored human scores of a project (summary per name and system)")
+    p.add_argument("--project", required=True)
+    add_json_flag(p)
+    p.set_defaults(func=_hs_list)
+    p = hsub.add_parser("clear", help="delete stored human scores")
+    p.add_argument("--project", required=True)
+    p.add_argument("--name", action="append", default=[], help="only scores with this name (repeatable)")
+    add_json_flag(p)
+    p.set_defaults(func=_hs_clear)
+
+    p = sub.add_parser(
+        "correlate", help="correlate metrics, M·ld, M·Lg, ld and Lg with human scores",
+        description="Spearman, Pearson and Kendall correlations (with p-values) of per-caption metric scores, the "
+                    "metrics weighted by the lexical diversity ratio and by the lexical gap, and ld and Lg "
+                    "themselves, with human scores: overall, over system means, and per system.")
+    p.add_argument("--project", required=True)
+    p.add_argument("--human", metavar="FILE", help="import this human-score file first (same forms as human-scores import)")
+    _human_file_args(p)
+    p.add_argument("--score", action="append", default=[], metavar="NAME", help="correlate only this human score (repeatable)")
+    mg = p.add_mutually_exclusive_group()
+    mg.add_argument("--metric", action="append", default=[], metavar="M",
+                    help="metric to compute per caption: bleu, meteor, rouge, cider (repeatable; default bleu, rouge, cider)")
+    mg.add_argument("--metric-scores", metavar="FILE", help="per-caption metric values from a CSV keyed like human scores")
+    mg.add_argument("--no-metrics", action="store_true", help="only ld and Lg")
+    p.add_argument("--tokenize", choices=["none", "ptb"], default=None, help="metric tokenisation (default none)")
+    _gap_args(p)
+    _measure_args(p)
+    p.add_argument("--overall-only", action="store_true", help="only the pooled correlations (no system means, no per-system rows)")
+    _output_args(p)
+    add_json_flag(p)
+    p.set_defaults(func=_correlate)
+
+
+def _gap_args(p) -> None:
+    from ..diversity import RATIO_MEASURES
+    p.add_argument("--measure", default="hdd", choices=RATIO_MEASURES, help="measure L of the diversity ratio (default hdd)")
+    p.add_argument("--mu", type=float, default=0.81, help="µ of the lexical gap (default 0.81)")
+    p.add_argument("--alpha", type=float, default=5.0, help="α of the lexical gap (default 5)")
+
+
+def _measure_args(p) -> None:
+    p.add_argument("--hdd-draws", type=int, default=42, help="HD-D sample size (default 42)")
+    p.add_argument("--mattr-window", type=int, default=50, help="MATTR window (default 50; lexicalrichness uses 100)")
+    p.add_argument("--mtld", choices=_MTLD_CHOICES, default="lexicalrichness",
+                   help="MTLD variant (default lexicalrichness: TTR <= threshold, no minimum factor length)")
+    p.add_argument("--mtld-threshold", type=float, default=0.72, help="MTLD factor threshold (default 0.72)")
+    p.add_argument("--keep-case", action="store_true", help="do not lower-case tokens")
+    p.add_argument("--keep-punctuation", action="store_true", help="split on whitespace only, keep punctuation")
+
+
+def _human_file_args(p) -> None:
+    p.add_argument("--system", dest="lines_system", metavar="S",
+                   help="the file has one score per line for this system's captions (needs --name)")
+    p.add_argument("--name", dest="lines_name", metavar="NAME", help="score name of a one-score-per-line file")
+    p.add_argument("--columns", metavar="A,B", help="CSV: read only these score columns")
+    p.add_argument("--replace", action="store_true", help="first delete the stored scores of the imported names")
+
+
+def _output_args(p) -> None:
+    p.add_argument("--output", metavar="FILE", help="also write the tables to FILE")
+    p.add_argument("--format", dest="table_format", default=None,
+                   help="format of --output: csv, xlsx, latex, md, json (default: from the file extension)")
+
+
+def _settings(args):
+    from dataclasses import replace
+
+    from ..diversity import MTLD_PRESETS, DiversitySettings, GapSettings
+    from ..errors import InputError
+    from ..tokenize import TokenSettings
+    try:
+        mtld = replace(MTLD_PRESETS[args.mtld], threshold=args.mtld_threshold)
+        settings = DiversitySettings(tokens=TokenSettings(lowercase=not args.keep_case, strip_punctuation=not args.keep_punctuation),
+                                     hdd_draws=args.hdd_draws, mattr_window=args.mattr_window, mtld=mtld)
+        gap = GapSettings(measure=args.measure, mu=args.mu, alpha=args.alpha)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return settings, gap
+
+
+def _write_output(args, tables) -> None:
+    if not args.output:
+        return
+    from ..errors import InputError
+    from ..io.tables import FORMATS, write_table
+    fmt = args.table_format
+    if fmt is None:
+        ext = Path(args.output).suffix.lower().lstrip(".")
+        fmt = {"tex": "latex", "markdown": "md"}.get(ext, ext)
+        if fmt not in FORMATS:
+            raise InputError(f"cannot tell the table format from {args.output!r}; give --format", "--output")
+    Path(args.output).write_bytes(write_table(tables, fmt))
+
+
+def _num(v, digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "–"
+    if isinstance(v, int):
+        return str(v)
+    return f"{v:.{digits}f}"
+
+
+def _diversity(args, ctx) -> int:
+    from ..diversity import project_diversity
+    settings, gap = _settings(args)
+    if args.shuffles < 1:
+        from ..errors import InputError
+        raise InputError("--shuffles must be at least 1", "--shuffles")
+    report = project_diversity(ctx.store(), args.project, systems=args.system or None, settings=settings, gap=gap,
+                               curves=args.curves, curve_shuffles=args.shuffles, seed=args.seed)
+    _write_output(args, report)
+    out = report.to_dict()
+    if args.curves:
+        out["curves"] = {name: {"tokens": c.tokens.tolist(), "ttr": c.ttr.tolist(), "sd": c.sd.tolist()}
+                         for name, c in report.curves.items()}
+    ctx.emit(out, _readable_diversity(report))
+    return 0
+
+
+def _readable_diversity(report) -> str:
+    cols = ["texts", "tokens", "types", "ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld", "lexical_gap"]
+    heads = ["texts", "tokens", "types", "TTR", "RTTR", "LogTTR", "HD-D", "MTLD", "MATTR", "ld", "Lg"]
+    frame = report.to_frame()
+    width = max(12, *(len(str(c)) for c in frame["corpus"]))
+    lines = [f"{'corpus':{width}s} " + " ".join(f"{h:>8s}" for h in heads)]
+    for rec in frame.to_dict("records"):
+        lines.append(f"{str(rec['corpus']):{width}s} " + " ".join(
+            f"{_num(rec[c], 2 if c in ('rttr', 'mtld') else 3):>8s}" for c in cols))
+    lines.append("")
+    lines.append(f"ld = {report.gap.measure}(system) / {report.gap.measure}(references); "
+                 f"Lg = 1 / (1 + exp(-{report.gap.alpha:g} (ld - {report.gap.mu:g})))")
+    return "\n".join(lines)
+
+
+def _import_file(args, ctx, path):
+    from ..human_scores import import_human_scores
+    if args.lines_system and not args.lines_name:
+        from ..errors import InputError
+        raise InputError("--system needs --name (the score name of a one-score-per-line file)", path)
+    columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
+    return import_human_scores(ctx.store(), args.project, path, system=args.lines_system, name=args.lines_name,
+                               columns=columns, replace=args.replace)
+
+
+def _hs_import(args, ctx) -> int:
+    summary = _import_file(args, ctx, args.file)
+    ctx.emit(summary, f"imported {summary.values} score(s) ({', '.join(summary.names)}) for {summary.captions} caption(s) "
+                      f"of {', '.join(summary.systems)} into project {summary.project!r}"
+                      + (f"; {summary.replaced} old score(s) replaced" if summary.replaced else ""))
+    return 0
+
+
+def _hs_list(args, ctx) -> int:
+    from ..store.human_scores import scores_frame
+    df = scores_frame(ctx.store(), args.project)
+    summary = []
+    if not df.empty:
+        for (name, system), g in df.groupby(["name", "system"], sort=False):
+            summary.append({"name": name, "system": system, "captions": int(len(g)), "mean": float(g["value"].mean()),
+                            "min": float(g["value"].min()), "max": float(g["value"].max())})
+    text = "\n".join(f"{r['name']:20s} {r['system']:20s} {r['captions']:6d} captions  mean {r['mean']:.3f}  "
+                     f"range {r['min']:g}..{r['max']:g}" for r in summary) or f"project {args.project!r} has no human scores"
+    ctx.emit({"project": args.project, "scores": summary}, text)
+    return 0
+
+
+def _hs_clear(args, ctx) -> int:
+    from ..store.human_scores import delete_scores
+    from ..store.projects import project_id
+    store = ctx.store()
+    with store.transaction() as conn:
+        n = delete_scores(conn, project_id(conn, args.project), args.name or None)
+    ctx.emit({"project": args.project, "deleted": n}, f"deleted {n} human score(s)")
+    return 0
+
+
+def _correlate(args, ctx) -> int:
+    from ..human_scores import project_correlations, read_metric_scores
+    settings, gap = _settings(args)
+    store = ctx.store()
+    imported = None
+    if args.human:
+        imported = _import_file(args, ctx, args.human)
+    elif args.lines_system or args.lines_name:
+        from ..errors import InputError
+        raise InputError("--system/--name describe a --human file; give --human FILE")
+    metrics = None
+    compute = None
+    if args.metric_scores:
+        metrics = read_metric_scores(store, args.project, args.metric_scores)
+    elif not args.no_metrics:
+        compute = tuple(args.metric) or ("bleu", "rouge", "cider")
+    report = project_correlations(store, args.project, metrics=metrics, compute_metrics=compute, humans=args.score or None,
+                                  settings=settings, gap=gap, per_system=not args.overall_only,
+                                  system_means=not args.overall_only, tokenize=args.tokenize)
+    _write_output(args, report)
+    out = report.to_dict()
+    if imported is not None:
+        out["imported"] = {"names": list(imported.names), "captions": imported.captions, "values": imported.values}
+    ctx.emit(out, _readable_correlations(report))
+    return 0
+
+
+def _readable_correlations(report) -> str:
+    lines = []
+    for h in report.humans:
+        for scope in report.scopes():
+            table = report.table(scope, h)
+            if table.empty:
+                continue
+            lines.append(f"== {h} · {scope}")
+            lines.append(table.to_string(float_format=lambda v: f"{v:.3f}", na_rep="–"))
+            lines.append("")
+    if report.systems:
+        lines.append("systems: " + ", ".join(f"{s} ld={_num(ld)} Lg={_num(lg)}" for s, (ld, lg) in report.systems.items()))
+    lines.extend(f"note: {n}" for n in report.notes)
+    return "\n".join(lines)

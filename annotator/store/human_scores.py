@@ -1,0 +1,116 @@
+"""Human judgement scores per caption (table ``human_scores``: caption_id, name, value).
+
+A caption has at most one value per score name (e.g. ``correctness``,
+``completeness``); writing a value for an existing (caption, name) replaces it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from sqlalchemy import Connection, delete, func, select
+
+from . import Store
+from .projects import project_id
+from .schema import captions, human_scores, items, systems
+
+_CHUNK = 2000
+
+
+@dataclass(frozen=True)
+class CaptionKeys:
+    """The ways an import file may name a caption of one project.
+
+    ``by_item_system``: (item key, system) → caption id;
+    ``by_system_line``: (system, 0-based line) → caption id;
+    ``lines``: system → number of captions.
+    """
+
+    by_item_system: dict
+    by_system_line: dict
+    lines: dict
+    item_keys: frozenset
+
+
+def caption_keys(conn: Connection, pid: int) -> CaptionKeys:
+    """Every caption key of project ``pid``."""
+    by_item_system, by_system_line, lines = {}, {}, {}
+    q = (select(captions.c.id, items.c.key, systems.c.name, captions.c.line_no)
+         .select_from(captions.join(systems, captions.c.system_id == systems.c.id).join(items, items.c.id == captions.c.item_id))
+         .where(systems.c.project_id == pid))
+    for cid, key, system, line_no in conn.execute(q):
+        by_item_system[(key, system)] = cid
+        by_system_line[(system, line_no)] = cid
+        lines[system] = lines.get(system, 0) + 1
+    for (name,) in conn.execute(select(systems.c.name).where(systems.c.project_id == pid)):
+        lines.setdefault(name, 0)
+    item_keys = frozenset(r[0] for r in conn.execute(select(items.c.key).where(items.c.project_id == pid)))
+    return CaptionKeys(by_item_system, by_system_line, lines, item_keys)
+
+
+def write_scores(conn: Connection, rows: list[tuple[int, str, float]]) -> int:
+    """Insert or replace (caption_id, name, value) rows inside the caller's transaction; return the count."""
+    if not rows:
+        return 0
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    for start in range(0, len(rows), _CHUNK):
+        chunk = [{"caption_id": c, "name": n, "value": float(v)} for c, n, v in rows[start:start + _CHUNK]]
+        stmt = insert(human_scores).values(chunk)
+        conn.execute(stmt.on_conflict_do_update(index_elements=["caption_id", "name"], set_={"value": stmt.excluded.value}))
+    return len(rows)
+
+
+def _project_caption_ids(pid: int):
+    return (select(captions.c.id).select_from(captions.join(systems, captions.c.system_id == systems.c.id))
+            .where(systems.c.project_id == pid))
+
+
+def delete_scores(conn: Connection, pid: int, names: list[str] | None = None) -> int:
+    """Delete the project's human scores (only those called ``names`` when given); return rows deleted."""
+    q = delete(human_scores).where(human_scores.c.caption_id.in_(_project_caption_ids(pid)))
+    if names:
+        q = q.where(human_scores.c.name.in_(list(names)))
+    return conn.execute(q).rowcount
+
+
+def scores_frame(store: Store, project: str, names: list[str] | None = None) -> pd.DataFrame:
+    """The project's human scores, one row per (caption, name).
+
+    Columns: caption_id, item_key, system, line_no, name, value; ordered by
+    system, line and name.
+    """
+    cols = ["caption_id", "item_key", "system", "line_no", "name", "value"]
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        q = (select(human_scores.c.caption_id, items.c.key.label("item_key"), systems.c.name.label("system"),
+                    captions.c.line_no, human_scores.c.name, human_scores.c.value)
+             .select_from(human_scores.join(captions, captions.c.id == human_scores.c.caption_id)
+                          .join(systems, systems.c.id == captions.c.system_id).join(items, items.c.id == captions.c.item_id))
+             .where(systems.c.project_id == pid)
+             .order_by(systems.c.id, captions.c.line_no, human_scores.c.name))
+        if names:
+            q = q.where(human_scores.c.name.in_(list(names)))
+        rows = conn.execute(q).all()
+    return pd.DataFrame([tuple(r) for r in rows], columns=cols)
+
+
+def score_names(store: Store, project: str) -> list[str]:
+    """Names of the human scores stored for the project, sorted."""
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        q = (select(human_scores.c.name).distinct().where(human_scores.c.caption_id.in_(_project_caption_ids(pid)))
+             .order_by(human_scores.c.name))
+        return [r[0] for r in conn.execute(q)]
+
+
+def scores_fingerprint(store: Store, project: str) -> tuple:
+    """Changes whenever the project's human scores change (count, largest id, sum of values)."""
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        row = conn.execute(select(func.count(), func.max(human_scores.c.id), func.sum(human_scores.c.value))
+                           .where(human_scores.c.caption_id.in_(_project_caption_ids(pid)))).one()
+    return (pid, *tuple(row))

@@ -1,0 +1,233 @@
+"""Lexical diversity: how varied is each system's vocabulary next to the references, and does it track human judgement?"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from annotator import ui
+
+ctx = ui.page_setup("diversity")
+
+from annotator.access import LEADS  # noqa: E402
+from annotator.diversity import (  # noqa: E402
+    MEASURE_LABELS, MTLD_PRESETS, RATIO_MEASURES, DiversitySettings, GapSettings, lexical_gap, project_diversity,
+)
+from annotator.errors import AnnotatorError  # noqa: E402
+from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
+from annotator.tokenize import TokenSettings  # noqa: E402
+
+st.title("Lexical diversity")
+st.caption(
+    "Every caption and reference is split into tokens once (settings below) and each corpus gets the usual diversity "
+    "measures. A system's lexical diversity ratio ld divides its value of the chosen measure by that of the project's "
+    "references: 1 means as varied as the human descriptions. The lexical gap Lg maps ld onto 0–1 with a logistic "
+    "curve centred on µ, and caption metrics can be weighted by ld or Lg before correlating them with human scores.")
+
+if ctx.project is None:
+    st.info("There is no project yet. Import references and system captions first.")
+    st.stop()
+
+project = ctx.project
+store = ctx.store
+url = store.url
+
+# --------------------------------------------------------------------------- settings
+
+mtld_labels = {"lexicalrichness": "TTR ≤ threshold, no minimum length (lexicalrichness)",
+               "mccarthy-jarvis": "TTR < threshold, factors ≥ 10 tokens (McCarthy & Jarvis; taaled, lexical-diversity)",
+               "taaled-mean-length": "as McCarthy & Jarvis, mean factor length (taaled's default)"}
+with st.expander("Settings", expanded=False):
+    c1, c2, c3 = st.columns(3)
+    measure = c1.selectbox("Measure for ld", RATIO_MEASURES, index=0, key="div_measure",
+                           format_func=lambda m: MEASURE_LABELS.get(m, m))
+    mu = c2.number_input("µ (ld where Lg = 0.5)", value=0.81, step=0.01, format="%.2f", key="div_mu")
+    alpha = c3.number_input("α (steepness)", value=5.0, step=0.5, min_value=0.1, key="div_alpha")
+    c1, c2, c3 = st.columns(3)
+    draws = c1.number_input("HD-D sample size", value=42, min_value=1, step=1, key="div_draws")
+    window = c2.number_input("MATTR window", value=50, min_value=1, step=10, key="div_window")
+    threshold = c3.number_input("MTLD threshold", value=0.72, min_value=0.05, max_value=0.95, step=0.01, key="div_thr")
+    variant = st.selectbox("MTLD variant", list(MTLD_PRESETS), format_func=lambda v: mtld_labels[v], key="div_mtld")
+    c1, c2, c3 = st.columns(3)
+    lowercase = c1.checkbox("Lower-case", value=True, key="div_lower")
+    strip = c2.checkbox("Strip punctuation", value=True, key="div_punct")
+    shuffles = c3.number_input("Caption orders per TTR curve", value=10, min_value=1, max_value=100, key="div_shuffles")
+
+settings_key = json.dumps({"measure": measure, "mu": float(mu), "alpha": float(alpha), "draws": int(draws),
+                           "window": int(window), "threshold": float(threshold), "variant": variant,
+                           "lower": bool(lowercase), "strip": bool(strip)}, sort_keys=True)
+
+
+def _settings(key: str) -> tuple[DiversitySettings, GapSettings]:
+    s = json.loads(key)
+    from dataclasses import replace
+    mtld = replace(MTLD_PRESETS[s["variant"]], threshold=s["threshold"])
+    return (DiversitySettings(tokens=TokenSettings(lowercase=s["lower"], strip_punctuation=s["strip"]),
+                              hdd_draws=s["draws"], mattr_window=s["window"], mtld=mtld),
+            GapSettings(measure=s["measure"], mu=s["mu"], alpha=s["alpha"]))
+
+
+@st.cache_data(show_spinner="Measuring lexical diversity…", max_entries=16)
+def _report(url: str, name: str, fingerprint: tuple, key: str, shuffles: int):
+    settings, gap = _settings(key)
+    return project_diversity(ctx.store, name, settings=settings, gap=gap, curves=True, curve_shuffles=shuffles)
+
+
+try:
+    from annotator.store.diversity import texts_fingerprint
+    fp = texts_fingerprint(store, project)
+    report = _report(url, project, fp, settings_key, int(shuffles))
+except (AnnotatorError, ValueError) as exc:
+    st.error(str(exc))
+    st.stop()
+
+if not report.systems:
+    st.info("This project has no system captions yet, so there is nothing to compare with the references.")
+if report.references.measures["tokens"] == 0:
+    st.warning("This project has no reference descriptions: the ratio ld and the lexical gap cannot be computed.")
+
+# --------------------------------------------------------------------------- tables
+
+st.subheader("Measures per corpus")
+frame = report.to_frame()
+shown = frame.rename(columns={"corpus": "Corpus", **MEASURE_LABELS})
+st.dataframe(shown, hide_index=True, width="stretch",
+             column_config={MEASURE_LABELS[m]: st.column_config.NumberColumn(format="%.3f")
+                            for m in ("ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld", "lexical_gap")})
+st.caption(f"Tokens: {report.settings.tokens.describe()}. HD-D with samples of {report.settings.hdd_draws} tokens "
+           f"(empty when a corpus is shorter); {report.settings.mtld.describe()}, forwards and backwards averaged; "
+           f"MATTR over windows of {report.settings.mattr_window} tokens.")
+
+if report.systems:
+    st.subheader("Diversity ratio and lexical gap")
+    gap_df = report.gap_frame().rename(columns={"system": "System", measure: MEASURE_LABELS[measure],
+                                                "ld": "ld", "lexical_gap": "Lg"})
+    left, right = st.columns([2, 3])
+    left.dataframe(gap_df, hide_index=True, width="stretch",
+                   column_config={c: st.column_config.NumberColumn(format="%.3f") for c in gap_df.columns if c != "System"})
+    left.caption(f"ld = {MEASURE_LABELS[measure]}(system) / {MEASURE_LABELS[measure]}(references) = "
+                 f"{report.references.measures[measure]:.3f} for the references; "
+                 f"Lg = 1 / (1 + exp(−{report.gap.alpha:g} (ld − {report.gap.mu:g}))).")
+    xs = np.linspace(0.0, 1.5, 151)
+    curve = pd.DataFrame({"ld": xs, "Lg": lexical_gap(xs, report.gap.mu, report.gap.alpha)})
+    pts = gap_df.dropna(subset=["ld"])
+    chart = alt.Chart(curve).mark_line(color="#888").encode(x=alt.X("ld:Q", title="ld"), y=alt.Y("Lg:Q", title="Lg"))
+    if not pts.empty:
+        chart = chart + alt.Chart(pts).mark_point(size=80, filled=True).encode(
+            x="ld:Q", y="Lg:Q", color=alt.Color("System:N"), tooltip=["System", "ld", "Lg"])
+    right.altair_chart(chart.properties(height=220), width="stretch")
+
+st.subheader("TTR curves")
+curves = report.curves_frame()
+if curves.empty:
+    st.info("No tokens to draw.")
+else:
+    lengths = {n: int(c.tokens[-1]) for n, c in report.curves.items() if len(c.tokens)}
+    equal = st.checkbox("Only up to the length of the shortest corpus", value=False, key="div_equal",
+                        help="TTR falls as a text grows, so corpora are best compared at the same number of tokens.")
+    if equal and lengths:
+        curves = curves[curves["tokens"] <= min(lengths.values())]
+    line = alt.Chart(curves).mark_line().encode(
+        x=alt.X("tokens:Q", title="tokens read"), y=alt.Y("ttr:Q", title="TTR"),
+        color=alt.Color("corpus:N", title="Corpus"), tooltip=["corpus", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
+    band = alt.Chart(curves.assign(lo=curves["ttr"] - curves["sd"], hi=curves["ttr"] + curves["sd"])).mark_area(
+        opacity=0.15).encode(x="tokens:Q", y="lo:Q", y2="hi:Q", color="corpus:N")
+    st.altair_chart((band + line).properties(height=320), width="stretch")
+    st.caption(f"Mean TTR over {report.curves['references'].shuffles} random orders of the captions (seed 0); the band is "
+               "± one standard deviation. Steeper, lower curves mean more repeated words.")
+
+# --------------------------------------------------------------------------- correlations
+
+st.subheader("Correlation with human judgements")
+from annotator.store.human_scores import score_names, scores_fingerprint  # noqa: E402
+
+names = score_names(store, project)
+if ctx.user.role in LEADS:
+    with st.expander("Import human scores", expanded=not names):
+        st.markdown(
+            "A CSV (or `.tsv`) with a header: a `system` column and either `item` (the item key) or `line` (the "
+            "caption's 0-based line in the system's file), then one column per score — or `name` and `value` columns. "
+            "Or a plain file with one number per line for one system's captions. The import is all-or-nothing.")
+        up = st.file_uploader("Scores file", type=["csv", "tsv", "txt"], key="div_upload")
+        c1, c2 = st.columns(2)
+        lines_system = c1.selectbox("One score per line for system", ["(CSV with key columns)", *report.systems],
+                                    key="div_lines_system")
+        lines_name = c2.text_input("Score name (one-per-line files)", value="human", key="div_lines_name")
+        replace_old = st.checkbox("Replace stored scores with the same names", key="div_replace")
+        if st.button("Import", disabled=up is None, key="div_import"):
+            from annotator.human_scores import import_human_scores
+            try:
+                per_line = lines_system != "(CSV with key columns)"
+                summary = import_human_scores(store, project, up.getvalue(), source=up.name,
+                                              system=lines_system if per_line else None,
+                                              name=lines_name if per_line else None, replace=replace_old)
+                st.success(f"Imported {summary.values} score(s) for {summary.captions} caption(s).")
+                names = score_names(store, project)
+            except AnnotatorError as exc:
+                st.error(str(exc))
+
+if not names:
+    st.info("No human scores are stored for this project yet"
+            + ("." if ctx.user.role in LEADS else "; a lead or admin can import them here or with "
+               "`annotator human-scores import`."))
+    correlation = None
+else:
+    from annotator.metrics import meteor_available  # noqa: E402
+    c1, c2 = st.columns(2)
+    human = c1.selectbox("Human score", names, key="div_human")
+    options = ["bleu", "rouge", "cider"] + (["meteor"] if meteor_available() else [])
+    labels = {"bleu": "BLEU-1…4", "rouge": "ROUGE-L", "cider": "CIDEr-D", "meteor": "METEOR"}
+    chosen = c2.multiselect("Metrics", options, default=["bleu", "rouge", "cider"], format_func=labels.get,
+                            key="div_metrics")
+
+    @st.cache_data(show_spinner="Scoring captions and correlating…", max_entries=16)
+    def _correlations(url: str, name: str, fp: tuple, hfp: tuple, key: str, metrics: tuple):
+        from annotator.human_scores import project_correlations
+        settings, gap = _settings(key)
+        return project_correlations(ctx.store, name, compute_metrics=metrics or None, settings=settings, gap=gap)
+
+    try:
+        correlation = _correlations(url, project, fp, scores_fingerprint(store, project), settings_key, tuple(chosen))
+    except AnnotatorError as exc:
+        st.error(str(exc))
+        correlation = None
+    if correlation is not None:
+        fmt_cfg = {"format": "%.3f"}
+        scopes = correlation.scopes()
+        scope = st.radio("Scope", scopes, horizontal=True, key="div_scope",
+                         format_func=lambda s: {"overall": "All captions", "system means": "System means"}.get(s, f"Within {s}"))
+        table = correlation.table(scope, human)
+        table.columns = [f"{a} · {b}" for a, b in table.columns]
+        st.dataframe(table, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(**fmt_cfg) for c in table.columns})
+        sub = correlation.rows[(correlation.rows["scope"] == scope) & (correlation.rows["human"] == human)]
+        n_used = int(sub["n"].max()) if len(sub) else 0
+        st.caption(
+            f"n = {n_used} {'systems' if scope == 'system means' else 'captions'}. Standard: the metric as it is; "
+            "M·ld and M·Lg: the metric times its system's ratio or gap. ld and Lg belong to a whole system, so every "
+            "caption carries its system's value; within one system they are constant (empty cells) and weighting "
+            "changes nothing. Kendall's τ is τ-b. Empty: fewer than three pairs or a constant column.")
+        with st.expander("p-values and counts"):
+            st.dataframe(sub, hide_index=True, width="stretch")
+        for note in correlation.notes:
+            st.caption(note)
+
+# --------------------------------------------------------------------------- export
+
+st.subheader("Export")
+fmt = st.selectbox("Format", list(FORMATS), key="div_format", format_func=lambda f: f"{f} — {FORMATS[f].description}")
+tables = report.to_tables()
+if correlation is not None:
+    tables.update(correlation.to_tables())
+st.download_button("Download the diversity tables" + (" and correlations" if correlation is not None else ""),
+                   data=write_table(tables, fmt), file_name=file_name(f"{project}-diversity", fmt),
+                   mime=mime_type(fmt), key="div_download")
+st.download_button("Download the measures as CSV", data=write_table(report.to_frame(), "csv"),
+                   file_name=file_name(f"{project}-diversity-measures", "csv"), mime=mime_type("csv"), key="div_csv")
+if math.isnan(report.references.measures.get("hdd", math.nan)) and report.references.measures["tokens"]:
+    st.caption("HD-D is empty for corpora with fewer tokens than the sample size.")
