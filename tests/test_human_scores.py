@@ -275,3 +275,20 @@ def test_cli_correlate_and_human_scores(store, capsys, tmp_path):
     assert table_counts(store) == before
     rc, out, _ = run(store, capsys, "human-scores", "clear", "--project", "hs", "--json")
     assert rc == 0 and json.loads(out)["deleted"] == 60
+
+
+def test_import_verb_alias_for_human_scores(store, capsys, tmp_path):
+    """``annotator import human-scores`` is the same command as ``annotator human-scores import``."""
+    seed(store)
+    good = tmp_path / "h.csv"
+    good.write_text("item,system,quality\n" + "".join(f"im{i:02d}.jpg,A,{i % 5}\n" for i in range(20)))
+    rc, out, err = run(store, capsys, "import", "human-scores", "--project", "hs", str(good), "--json")
+    assert rc == 0, err
+    rc, out, _ = run(store, capsys, "human-scores", "list", "--project", "hs", "--json")
+    assert {(r["name"], r["system"], r["captions"]) for r in json.loads(out)["scores"]} == {("quality", "A", 20)}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item,system,quality\nim00.jpg,A,not-a-number\n")
+    before = table_counts(store)
+    rc, _, err = run(store, capsys, "import", "human-scores", "--project", "hs", str(bad), "--replace")
+    assert rc == 2 and "bad.csv, line 2" in err
+    assert table_counts(store) == before

@@ -17,6 +17,21 @@ from ..cli import add_json_flag
 _MTLD_CHOICES = ("lexicalrichness", "mccarthy-jarvis", "taaled-mean-length")
 
 
+def add_human_scores_import_parser(subparsers, name: str):
+    """The human-score import command; registered as ``human-scores import`` and ``import human-scores``."""
+    p = subparsers.add_parser(name, help="import a CSV/TSV of human scores, or one score per line for one system",
+                              description="CSV/TSV: a header with 'system' and 'item' (item key) or 'line' (0-based caption "
+                                          "line) columns, then one column per score name (or 'name' and 'value' columns). "
+                                          "With --system and --name: one score per line, aligned with the system's captions. "
+                                          "All-or-nothing: any error leaves the store unchanged.")
+    p.add_argument("--project", required=True)
+    p.add_argument("file", metavar="FILE")
+    _human_file_args(p)
+    add_json_flag(p)
+    p.set_defaults(func=_hs_import)
+    return p
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "diversity", help="lexical diversity of references and systems, with ld and the lexical gap",
@@ -36,16 +51,7 @@ def register(sub) -> None:
 
     hs = sub.add_parser("human-scores", help="import, list or clear per-caption human judgement scores")
     hsub = hs.add_subparsers(dest="action", metavar="ACTION", required=True)
-    p = hsub.add_parser("import", help="import a CSV/TSV of scores, or one score per line for one system",
-                        description="CSV/TSV: a header with 'system' and 'item' (item key) or 'line' (0-based caption "
-                                    "line) columns, then one column per score name (or 'name' and 'value' columns). "
-                                    "With --system and --name: one score per line, aligned with the system's captions. "
-                                    "All-or-nothing: any error leaves the store unchanged.")
-    p.add_argument("--project", required=True)
-    p.add_argument("file", metavar="FILE")
-    _human_file_args(p)
-    add_json_flag(p)
-    p.set_defaults(func=_hs_import)
+    add_human_scores_import_parser(hsub, "import")
     p = hsub.add_parser("list", help="the stored human scores of a project (summary per name and system)")
     p.add_argument("--project", required=True)
     add_json_flag(p)

@@ -72,6 +72,9 @@ def register(sub) -> None:
     add_json_flag(p)
     p.set_defaults(func=_corrections)
 
+    from .diversity import add_human_scores_import_parser
+    add_human_scores_import_parser(fmt, "human-scores")
+
     p = sub.add_parser("export", help="export a project")
     p.add_argument("--project", required=True)
     p.add_argument("--format", required=True, choices=["jsonl"])
