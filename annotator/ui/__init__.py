@@ -124,7 +124,7 @@ def page_setup(page_id: str) -> PageContext:
 
 #: Session key of the cached progress: {(user, project): (Progress, monotonic time)}.
 PROGRESS_KEY = "annotator_progress"
-PROGRESS_MAX_AGE = 30.0  # seconds; the annotate page updates it on every save anyway
+PROGRESS_MAX_AGE = 120.0  # seconds; the annotate page updates it on every save anyway
 
 
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=")

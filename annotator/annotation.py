@@ -1,0 +1,450 @@
+"""The annotation workflow without a user interface: rules, queue, save and next.
+
+The annotate page is a thin shell around :class:`Queue`::
+
+    q = Queue.open(store, user, role, project)
+    pos = q.first_todo()                   # where a new session starts
+    task = q.task(pos)                     # caption, item, boxes, references, own judgement
+    q.save(task, label, types, note, seconds)   # one committed revision
+    pos = q.next_todo(after=pos)
+
+Rules (:func:`validate`): a coarse label is required; *inaccurate* needs at
+least one error type, *accurate* has none; in the coarse stage of a staged
+second pass no types are given; "Other" needs a note saying what it is.
+:func:`suggests_unrelated` tells when ticking many types suggests
+"Generally unrelated" instead.
+
+What comes next: captions never seen, in queue order, starting after the
+current one and wrapping round; then captions waiting for their fine pass;
+then skipped ones. A skip is stored as a revision without a label, so the
+time spent and the fact are kept, and the caption comes back at the end.
+
+Privacy: a queue only ever reads its own user's judgements. Reading someone
+else's goes through :func:`judgements_of` / :func:`judgement_history`, which
+refuse annotators.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .access import REVIEW, require_role
+from .errors import InputError, NotFound, PermissionDenied
+from .model import Judgement, JudgementKind, Label, Role
+from .taxonomy import GUIDELINES_DIR, Taxonomy, taxonomy
+
+STAGE_FULL = "full"      # both tasks at once
+STAGE_COARSE = "coarse"  # staged second pass: accurate / inaccurate only
+STAGE_FINE = "fine"      # staged second pass: error types of a caption both found inaccurate
+MAX_NOTE_LENGTH = 2000
+
+
+# --------------------------------------------------------------------------- rules
+
+def validate(label: Label | str | None, error_types=(), *, note: str = "", stage: str = STAGE_FULL,
+             tax: Taxonomy | None = None) -> tuple[str, ...]:
+    """Check a judgement against the annotation rules; return its types in taxonomy order.
+
+    Raises InputError with a message meant for the annotator.
+    """
+    tax = tax or taxonomy()
+    if label is None or label == "":
+        raise InputError("choose Accurate or Inaccurate first")
+    try:
+        label = Label(label)
+    except ValueError:
+        raise InputError(f"unknown label {label!r}") from None
+    types = tax.validate_ids(error_types or ())
+    if len(note or "") > MAX_NOTE_LENGTH:
+        raise InputError(f"the note is longer than {MAX_NOTE_LENGTH} characters")
+    if label is Label.ACCURATE:
+        if types:
+            raise InputError("an accurate caption has no error types; untick them or choose Inaccurate")
+        return ()
+    if stage == STAGE_COARSE:
+        if types:
+            raise InputError("this caption only needs the accurate/inaccurate judgement for now; "
+                             "error types are asked later if both annotators find it inaccurate")
+        return ()
+    if not types:
+        raise InputError("an inaccurate caption needs at least one error type")
+    if "other" in types and not (note or "").strip():
+        raise InputError("describe the 'Other' error in the note")
+    return types
+
+
+def suggests_unrelated(error_types, tax: Taxonomy | None = None) -> bool:
+    """True when so many types are ticked that "Generally unrelated" is probably the better label."""
+    tax = tax or taxonomy()
+    ticked = set(error_types or ()) - {"unrelated"}
+    return "unrelated" not in set(error_types or ()) and len(ticked) >= tax.unrelated_suggestion_threshold
+
+
+#: Page keys besides the taxonomy's: they must not collide with a type's key.
+PAGE_KEYS = {"k": "skip", "h": "boxes", "t": "references"}
+
+
+def keyboard_map(tax: Taxonomy | None = None) -> dict[str, str]:
+    """Key → action: ``accurate``, ``inaccurate``, ``type:<id>`` (from the taxonomy), ``skip``,
+    ``boxes``, ``references``. InputError when a taxonomy key collides with a page key."""
+    tax = tax or taxonomy()
+    keys = dict(PAGE_KEYS)
+    for key, action in [(tax.accurate_key, "accurate"), (tax.inaccurate_key, "inaccurate"),
+                        *((t.key, f"type:{t.id}") for t in tax.types)]:
+        if key in keys:
+            raise InputError(f"keyboard key {key!r} of {action!r} is taken by {keys[key]!r}", "guidelines/taxonomy.toml")
+        keys[key] = action
+    return keys
+
+
+# --------------------------------------------------------------------------- queue
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a user is in a project: ``done`` of ``assigned`` (fine passes still open count as not done)."""
+
+    done: int
+    assigned: int
+    fine_waiting: int = 0
+
+    @property
+    def fraction(self) -> float:
+        """done / assigned (1.0 for an empty queue)."""
+        return self.done / self.assigned if self.assigned else 1.0
+
+
+@dataclass(frozen=True)
+class Task:
+    """Everything the annotate page shows for one position of a queue.
+
+    ``current`` is the user's own latest judgement (never anyone else's).
+    """
+
+    position: int
+    caption_id: int
+    is_second: bool
+    stage: str
+    context: object  # annotator.store.tasks.CaptionContext
+    current: Judgement | None
+
+    @property
+    def item(self):
+        """The item (image, boxes, references)."""
+        return self.context.item
+
+    @property
+    def caption(self):
+        """The generated caption being judged."""
+        return self.context.caption
+
+    @property
+    def image_root(self) -> str | None:
+        """The project's image root."""
+        return self.context.image_root
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """What a save stored."""
+
+    caption_id: int
+    revision: int
+    label: str | None
+    error_types: tuple[str, ...]
+    was_done: bool  # the caption counted as done before this save
+
+
+@dataclass(frozen=True)
+class Queue:
+    """One user's queue in one project. Cheap to build; holds ids only."""
+
+    store: object
+    user: str
+    role: Role
+    project: str
+    user_id: int
+    project_id: int
+    second_pass: str
+    has_second: bool
+
+    @classmethod
+    def open(cls, store, user: str, role: Role | str, project: str, *, create_user: bool = False) -> "Queue":
+        """The queue of ``user`` in ``project`` (NotFound if either is unknown).
+
+        ``create_user`` makes a password-less account row for a user that has
+        none yet (the local user of single-user mode).
+        """
+        from .assignment import DEFAULT_SECOND_PASS, SECOND_PASS_KEY
+        from .store.assignments import has_second_assignments
+        from .store.project_settings import get_setting
+        from .store.projects import project_id
+        from .store.users import user_id
+        role = Role(role)
+        if create_user:
+            from .auth import ensure_user_id
+            uid = ensure_user_id(store, user, role)
+        with store.read() as conn:
+            pid = project_id(conn, project)
+            if not create_user:
+                uid = user_id(conn, user)
+            mode = get_setting(conn, pid, SECOND_PASS_KEY, DEFAULT_SECOND_PASS)
+            has_second = has_second_assignments(conn, uid, pid)
+        return cls(store, user, role, project, uid, pid, mode, has_second)
+
+    @property
+    def staged(self) -> bool:
+        """True when this user has second-annotator captions under a staged second pass."""
+        return self.has_second and self.second_pass == "staged"
+
+    # -- where am I --------------------------------------------------------
+
+    def progress(self) -> Progress:
+        """Done / assigned for this queue."""
+        from .store.assignments import fine_pass_ready, queue_counts
+        with self.store.read() as conn:
+            assigned, labelled, _ = queue_counts(conn, self.user_id, self.project_id)
+            waiting = len(fine_pass_ready(conn, self.user_id, self.project_id)) if self.staged else 0
+        return Progress(labelled - waiting, assigned, waiting)
+
+    def size(self) -> int:
+        """Number of captions in the queue."""
+        from .store.assignments import queue_size
+        with self.store.read() as conn:
+            return queue_size(conn, self.user_id, self.project_id)
+
+    def first_todo(self) -> int | None:
+        """Where a new session starts: the first caption still to do (None when all are done)."""
+        return self.next_todo(after=-1)
+
+    def next_todo(self, after: int = -1) -> int | None:
+        """The next position to work on after ``after`` (see the module docstring for the order)."""
+        from .store.assignments import fine_pass_ready, first_skipped, first_unseen
+        with self.store.read() as conn:
+            uid, pid = self.user_id, self.project_id
+            pos = first_unseen(conn, uid, pid, after)
+            if pos is None and after >= 0:
+                pos = first_unseen(conn, uid, pid, -1)
+            if pos is not None:
+                return pos
+            if self.staged:
+                ready = fine_pass_ready(conn, uid, pid)
+                if ready:
+                    return next((p for p in ready if p > after), ready[0])
+            pos = first_skipped(conn, uid, pid, after)
+            if pos is None and after >= 0:
+                pos = first_skipped(conn, uid, pid, -1)
+            return pos
+
+    def neighbour(self, position: int, step: int) -> int | None:
+        """The previous (step=-1) or next (step=+1) position in queue order, or None."""
+        from .store.assignments import neighbour_position
+        with self.store.read() as conn:
+            return neighbour_position(conn, self.user_id, self.project_id, position, step)
+
+    # -- one caption -------------------------------------------------------
+
+    def task(self, position: int) -> Task:
+        """The task at ``position`` (NotFound if the queue has no such position)."""
+        from .store.assignments import assignment_at, first_annotator_label
+        from .store.judgements import current_judgement
+        from .store.tasks import caption_context
+        with self.store.read() as conn:
+            row = assignment_at(conn, self.user_id, self.project_id, position)
+            if row is None:
+                raise NotFound(f"{self.user!r} has no caption at position {position} of project {self.project!r}")
+            ctx = caption_context(conn, row.caption_id)
+            current = current_judgement(conn, row.caption_id, self.user_id)
+            stage = STAGE_FULL
+            if self.second_pass == "staged" and row.is_second and not ctx.item.is_practice:
+                stage = STAGE_COARSE
+                if current is not None and current.label is Label.INACCURATE:
+                    if current.error_types or first_annotator_label(conn, row.caption_id, self.user_id) == "inaccurate":
+                        stage = STAGE_FINE
+        return Task(position=row.position, caption_id=row.caption_id, is_second=bool(row.is_second), stage=stage,
+                    context=ctx, current=current)
+
+    def save(self, task: Task, label: Label | str | None, error_types=(), note: str = "", seconds: float = 0.0) -> SaveResult:
+        """Validate and store one revision of the user's judgement of ``task`` (committed on return)."""
+        from .store.judgements import save_judgement
+        types = validate(label, error_types, note=note, stage=task.stage)
+        label = Label(label)
+        self._check_assigned(task.caption_id)
+        revision = save_judgement(self.store, task.caption_id, self.user_id, label=label, error_types=types,
+                                  note=(note or "").strip(), seconds=max(0.0, float(seconds or 0.0)),
+                                  kind=JudgementKind.ANNOTATION)
+        return SaveResult(task.caption_id, revision, label.value, types, _is_done(task))
+
+    def skip(self, task: Task, note: str = "", seconds: float = 0.0) -> SaveResult | None:
+        """Put a caption aside for later: stored as a revision without label, unless it is judged already
+        (then nothing is written, so a skip never erases a judgement)."""
+        from .store.judgements import save_judgement
+        if task.current is not None and task.current.label is not None:
+            return None
+        self._check_assigned(task.caption_id)
+        revision = save_judgement(self.store, task.caption_id, self.user_id, label=None, error_types=(),
+                                  note=(note or "").strip()[:MAX_NOTE_LENGTH], seconds=max(0.0, float(seconds or 0.0)))
+        return SaveResult(task.caption_id, revision, None, (), False)
+
+    def history(self, caption_id: int) -> list[Judgement]:
+        """Every revision of this user's own judgement of a caption, oldest first."""
+        from .store.judgements import history
+        with self.store.read() as conn:
+            return history(conn, caption_id, self.user_id, "annotation")
+
+    def _check_assigned(self, caption_id: int) -> None:
+        from .store.assignments import assignment_of_caption
+        with self.store.read() as conn:
+            row = assignment_of_caption(conn, self.user_id, caption_id)
+        if row is None or row.project_id != self.project_id:
+            raise PermissionDenied(f"caption {caption_id} is not assigned to {self.user!r} in project {self.project!r}")
+
+
+def _is_done(task: Task) -> bool:
+    cur = task.current
+    if cur is None or cur.label is None:
+        return False
+    return not (task.stage == STAGE_FINE and not cur.error_types)
+
+
+# --------------------------------------------------------------------------- images
+
+#: JPEG quality of the displayed image: small enough to reach the browser fast, sharp box labels.
+IMAGE_QUALITY = 90
+
+
+@lru_cache(maxsize=128)
+def _item_jpeg(root, image, boxes: tuple, width, height, show_boxes: bool) -> tuple[bytes, str | None]:
+    from PIL import Image
+
+    from .images import render_boxes_png
+    hidden = () if show_boxes else tuple(b.box_id for b in boxes)
+    note = None
+    try:
+        png = render_boxes_png(root, image, list(boxes), width=width, height=height, hidden=hidden)
+    except InputError as exc:
+        # A path the image root does not allow (or no root at all): keep the boxes usable on a blank canvas.
+        png = render_boxes_png(None, None, list(boxes), width=width, height=height, hidden=hidden)
+        note = f"The photo cannot be shown: {exc.detail}."
+    # JPEG instead of PNG: a tenth of the bytes for a photo, so the next item appears sooner.
+    with Image.open(io.BytesIO(png)) as im:
+        out = io.BytesIO()
+        im.convert("RGB").save(out, format="JPEG", quality=IMAGE_QUALITY, subsampling=0)
+    return out.getvalue(), note
+
+
+def task_image(task: Task, show_boxes: bool = True) -> tuple[bytes, str | None]:
+    """JPEG bytes of the task's image with its gold boxes (cached), and a note when the photo
+    itself cannot be used (the boxes are then drawn on a blank canvas)."""
+    item = task.item
+    return _item_jpeg(task.image_root, item.image, tuple(item.boxes), item.width, item.height, bool(show_boxes))
+
+
+def prefetch(queue: Queue, position: int, *, delay: float = 0.0) -> threading.Thread:
+    """Render, in a background thread, the images of the captions likely to come after ``position``
+    (the next one to do and the next in queue order), so "Save & next" finds them ready.
+
+    ``delay`` (seconds) lets the current page run finish first, so the prefetch does not compete
+    with it for the processor."""
+    def _work():
+        try:
+            seen = set()
+            for pos in (queue.next_todo(after=position), queue.neighbour(position, 1)):
+                if pos is None or pos in seen or pos == position:
+                    continue
+                seen.add(pos)
+                task_image(queue.task(pos))
+        except Exception:  # noqa: BLE001 - a failed prefetch only means a slower next item
+            pass
+
+    thread = threading.Timer(delay, _work) if delay > 0 else threading.Thread(target=_work)
+    thread.name, thread.daemon = "annotator-prefetch", True
+    thread.start()
+    return thread
+
+
+# --------------------------------------------------------------------------- reading judgements
+
+def judgements_of(store, actor: str, actor_role: Role | str, project: str, user: str | None = None):
+    """Current judgements of a project as a DataFrame (see store.judgements.current_frame).
+
+    An annotator may read only their own (``user`` must be themselves);
+    leads, analysts and admins may read anyone's.
+    """
+    from .store.judgements import current_frame
+    if Role(actor_role) not in REVIEW:
+        if user != actor:
+            raise PermissionDenied("annotators can read only their own judgements")
+    return current_frame(store, project, users_=[user] if user else None)
+
+
+def judgement_history(store, actor: str, actor_role: Role | str, caption_id: int, user: str) -> list[Judgement]:
+    """Every revision of ``user``'s judgement of a caption (annotators: only their own)."""
+    from .store.judgements import history
+    from .store.users import user_id
+    if user != actor:
+        require_role(actor_role, REVIEW, "reading another user's judgements")
+    with store.read() as conn:
+        return history(conn, caption_id, user_id(conn, user), "annotation")
+
+
+# --------------------------------------------------------------------------- guidelines
+
+@dataclass(frozen=True)
+class Contrast:
+    """Two easily confused error types and how to tell them apart."""
+
+    id: str
+    title: str
+    types: tuple[str, ...]
+    rule: str
+    examples: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Guidelines:
+    """The annotation guidelines: instructions, per-type guidance and contrasts."""
+
+    instructions: str
+    type_notes: dict
+    contrasts: tuple[Contrast, ...]
+
+
+def _split_sections(markdown: str) -> dict[str, str]:
+    """``## id`` sections of a markdown file → {id: body}."""
+    out: dict[str, list[str]] = {}
+    current = None
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+            out[current] = []
+        elif current is not None:
+            out[current].append(line)
+    return {k: "\n".join(v).strip() for k, v in out.items()}
+
+
+def load_guidelines(directory: Path | str = GUIDELINES_DIR, tax: Taxonomy | None = None) -> Guidelines:
+    """Read guidelines/instructions.md, error_types.md and contrasts.toml (InputError names a bad file)."""
+    tax = tax or taxonomy()
+    directory = Path(directory)
+    try:
+        instructions = (directory / "instructions.md").read_text(encoding="utf-8")
+        notes = _split_sections((directory / "error_types.md").read_text(encoding="utf-8"))
+        raw = tomllib.loads((directory / "contrasts.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"cannot read the guidelines: {exc}", str(directory)) from exc
+    unknown = [k for k in notes if k not in tax.ids]
+    if unknown:
+        raise InputError(f"error_types.md has a section for unknown type {unknown[0]!r}", str(directory / "error_types.md"))
+    contrasts = []
+    for n, c in enumerate(raw.get("contrast", []), start=1):
+        try:
+            tax.validate_ids(c["types"], str(directory / "contrasts.toml"), f"contrast #{n}")
+            contrasts.append(Contrast(c["id"], c["title"], tuple(c["types"]), c["rule"], tuple(c.get("examples", ()))))
+        except KeyError as exc:
+            raise InputError(f"missing field {exc.args[0]!r}", str(directory / "contrasts.toml"), f"contrast #{n}") from None
+    return Guidelines(instructions=instructions, type_notes=notes, contrasts=tuple(contrasts))

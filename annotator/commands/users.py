@@ -1,0 +1,105 @@
+"""``annotator users add|list|passwd|unlock|role``: accounts and roles."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+
+from ..cli import add_json_flag
+from ..errors import InputError
+from ..model import Role
+
+
+def register(sub) -> None:
+    """Add ``users add|list|passwd|unlock|role`` to the CLI."""
+    users = sub.add_parser("users", help="manage accounts: add, list, passwd, unlock, role")
+    inner = users.add_subparsers(dest="users_command", metavar="ACTION")
+
+    p = inner.add_parser("add", help="create an account (asks for its password)")
+    p.add_argument("name")
+    p.add_argument("--role", required=True, choices=[r.value for r in Role])
+    p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    p.add_argument("--no-password", action="store_true",
+                   help="create the account without a password (it cannot log in until `users passwd`)")
+    add_json_flag(p)
+    p.set_defaults(func=_add)
+
+    p = inner.add_parser("list", help="list accounts, their roles and log-in state")
+    add_json_flag(p)
+    p.set_defaults(func=_list)
+
+    p = inner.add_parser("passwd", help="set a new password (also unlocks the account)")
+    p.add_argument("name")
+    p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    add_json_flag(p)
+    p.set_defaults(func=_passwd)
+
+    p = inner.add_parser("unlock", help="clear failed log-ins and a lock")
+    p.add_argument("name")
+    add_json_flag(p)
+    p.set_defaults(func=_unlock)
+
+    p = inner.add_parser("role", help="change an account's role")
+    p.add_argument("name")
+    p.add_argument("role", choices=[r.value for r in Role])
+    add_json_flag(p)
+    p.set_defaults(func=_role)
+
+    users.set_defaults(func=lambda args, ctx: (users.print_help(), 1)[1])
+
+
+def _read_password(args) -> str:
+    """The new password from stdin (--password-stdin) or typed twice at a prompt."""
+    if args.password_stdin:
+        line = sys.stdin.readline()
+        password = line.rstrip("\r\n")
+        if not password:
+            raise InputError("no password on stdin", "stdin", 1)
+        return password
+    if not sys.stdin.isatty():
+        raise InputError("no terminal to ask for a password; use --password-stdin")
+    first = getpass.getpass("Password: ")
+    second = getpass.getpass("Password again: ")
+    if first != second:
+        raise InputError("the two passwords differ")
+    return first
+
+
+def _add(args, ctx) -> int:
+    from ..auth import add_user
+    password = None if args.no_password else _read_password(args)
+    user = add_user(ctx.store(), args.name, args.role, password)
+    ctx.emit({"name": user.name, "role": user.role.value, "can_log_in": password is not None},
+             f"created {user.role.value} {user.name!r}" + ("" if password is not None else " (no password yet)"))
+    return 0
+
+
+def _list(args, ctx) -> int:
+    from ..auth import list_users
+    rows = list_users(ctx.store())
+    lines = [f"{u.name:<20} {u.role:<10} {'can log in' if u.can_log_in else 'no password'}"
+             + (f", {u.failed_logins} failed log-ins" if u.failed_logins else "")
+             + (f", locked until {u.locked_until:%Y-%m-%d %H:%M} UTC" if u.locked_until else "") for u in rows]
+    ctx.emit(rows, "\n".join(lines) or "no users")
+    return 0
+
+
+def _passwd(args, ctx) -> int:
+    from ..auth import set_password
+    set_password(ctx.store(), args.name, _read_password(args))
+    ctx.emit({"name": args.name, "password": "changed"}, f"password of {args.name!r} changed")
+    return 0
+
+
+def _unlock(args, ctx) -> int:
+    from ..auth import unlock
+    unlock(ctx.store(), args.name)
+    ctx.emit({"name": args.name, "unlocked": True}, f"{args.name!r} unlocked")
+    return 0
+
+
+def _role(args, ctx) -> int:
+    from ..auth import set_role
+    set_role(ctx.store(), args.name, args.role)
+    ctx.emit({"name": args.name, "role": args.role}, f"{args.name!r} is now {args.role}")
+    return 0

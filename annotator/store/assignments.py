@@ -1,0 +1,183 @@
+"""Assignment rows and the queue queries of the annotate page.
+
+Every query of one annotator's queue goes through the index
+``ix_assignments_user_position (user_id, project_id, position)`` and looks
+judgements up by the primary key of ``current_judgements``, so the cost of
+"what comes next" does not grow with the size of the project.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, Integer, and_, delete, false, func, select, true
+from sqlalchemy.orm import aliased
+
+from .schema import assignments, captions, current_judgements, items, systems, users
+
+_ANN = "annotation"
+_CHUNK = 5000
+
+
+def project_captions(conn: Connection, pid: int, system_names: list[str] | None = None) -> list:
+    """Rows (caption_id, item_id, is_practice, system) of a project in item order, then system order."""
+    q = (select(captions.c.id.label("caption_id"), captions.c.item_id, items.c.is_practice, systems.c.name.label("system"))
+         .select_from(captions.join(items, items.c.id == captions.c.item_id).join(systems, systems.c.id == captions.c.system_id))
+         .where(items.c.project_id == pid))
+    if system_names:
+        q = q.where(systems.c.name.in_(list(system_names)))
+    return conn.execute(q.order_by(items.c.position, systems.c.id)).all()
+
+
+def count_project_assignments(conn: Connection, pid: int) -> int:
+    """How many assignment rows a project has."""
+    return conn.execute(select(func.count()).select_from(assignments).where(assignments.c.project_id == pid)).scalar()
+
+
+def replace_assignments(conn: Connection, pid: int, rows: list[dict]) -> int:
+    """Delete the project's assignments and insert ``rows`` (caption_id, user_id, position, is_second)."""
+    conn.execute(delete(assignments).where(assignments.c.project_id == pid))
+    payload = [{"project_id": pid, **r} for r in rows]
+    for start in range(0, len(payload), _CHUNK):
+        conn.execute(assignments.insert(), payload[start:start + _CHUNK])
+    return len(payload)
+
+
+def _own_current():
+    # The user's own current annotation of the assigned caption (outer-joined).
+    return and_(current_judgements.c.caption_id == assignments.c.caption_id,
+                current_judgements.c.user_id == assignments.c.user_id,
+                current_judgements.c.kind == _ANN)
+
+
+def queue_counts(conn: Connection, uid: int, pid: int) -> tuple[int, int, int]:
+    """(assigned, judged with a label, of which second-annotator assignments) for one user's queue."""
+    q = (select(func.count(), func.count(current_judgements.c.label),
+                func.coalesce(func.sum(assignments.c.is_second.cast(Integer)), 0))
+         .select_from(assignments.outerjoin(current_judgements, _own_current()))
+         .where(assignments.c.user_id == uid, assignments.c.project_id == pid))
+    n, done, second = conn.execute(q).one()
+    return int(n), int(done), int(second)
+
+
+def queue_size(conn: Connection, uid: int, pid: int) -> int:
+    """Length of one user's queue (answered from the index alone)."""
+    return conn.execute(select(func.count()).select_from(assignments)
+                        .where(assignments.c.user_id == uid, assignments.c.project_id == pid)).scalar()
+
+
+def has_second_assignments(conn: Connection, uid: int, pid: int) -> bool:
+    """True when the user is the second (blind) annotator of at least one caption of the project."""
+    return conn.execute(select(assignments.c.id).where(
+        assignments.c.user_id == uid, assignments.c.project_id == pid, assignments.c.is_second == true()).limit(1)).first() is not None
+
+
+def assignment_at(conn: Connection, uid: int, pid: int, position: int):
+    """The row (position, caption_id, is_second) at ``position`` of a queue, or None."""
+    return conn.execute(select(assignments.c.position, assignments.c.caption_id, assignments.c.is_second)
+                        .where(assignments.c.user_id == uid, assignments.c.project_id == pid,
+                               assignments.c.position == position)).first()
+
+
+def assignment_of_caption(conn: Connection, uid: int, caption_id: int):
+    """The user's assignment row (project_id, position, is_second) for a caption, or None."""
+    return conn.execute(select(assignments.c.project_id, assignments.c.position, assignments.c.is_second)
+                        .where(assignments.c.user_id == uid, assignments.c.caption_id == caption_id)).first()
+
+
+def neighbour_position(conn: Connection, uid: int, pid: int, position: int, step: int) -> int | None:
+    """The next (step > 0) or previous (step < 0) position in the queue, or None at either end."""
+    col = assignments.c.position
+    q = select(col).where(assignments.c.user_id == uid, assignments.c.project_id == pid)
+    q = q.where(col > position).order_by(col) if step > 0 else q.where(col < position).order_by(col.desc())
+    return conn.execute(q.limit(1)).scalar()
+
+
+def first_unseen(conn: Connection, uid: int, pid: int, after: int = -1) -> int | None:
+    """First position after ``after`` whose caption the user has not judged or skipped yet."""
+    q = (select(assignments.c.position)
+         .select_from(assignments.outerjoin(current_judgements, _own_current()))
+         .where(assignments.c.user_id == uid, assignments.c.project_id == pid, assignments.c.position > after,
+                current_judgements.c.caption_id.is_(None))
+         .order_by(assignments.c.position).limit(1))
+    return conn.execute(q).scalar()
+
+
+def first_skipped(conn: Connection, uid: int, pid: int, after: int = -1) -> int | None:
+    """First position after ``after`` whose current judgement is a skip (no label)."""
+    q = (select(assignments.c.position)
+         .select_from(assignments.join(current_judgements, _own_current()))
+         .where(assignments.c.user_id == uid, assignments.c.project_id == pid, assignments.c.position > after,
+                current_judgements.c.label.is_(None))
+         .order_by(assignments.c.position).limit(1))
+    return conn.execute(q).scalar()
+
+
+def fine_pass_ready(conn: Connection, uid: int, pid: int) -> list[int]:
+    """Positions of second-annotator captions that both annotators judged inaccurate and
+    this user has not given error types yet (the staged fine-grained pass)."""
+    mine = current_judgements
+    first = aliased(assignments)
+    theirs = aliased(current_judgements)
+    q = (select(assignments.c.position)
+         .select_from(assignments
+                      .join(mine, _own_current())
+                      .join(captions, captions.c.id == assignments.c.caption_id)
+                      .join(items, items.c.id == captions.c.item_id)
+                      .join(first, and_(first.c.caption_id == assignments.c.caption_id, first.c.is_second == false(),
+                                        first.c.user_id != assignments.c.user_id))
+                      .join(theirs, and_(theirs.c.caption_id == first.c.caption_id, theirs.c.user_id == first.c.user_id,
+                                         theirs.c.kind == _ANN)))
+         .where(assignments.c.user_id == uid, assignments.c.project_id == pid, assignments.c.is_second == true(),
+                items.c.is_practice == false(),
+                mine.c.label == "inaccurate", mine.c.error_types == "", theirs.c.label == "inaccurate")
+         .order_by(assignments.c.position))
+    return [r[0] for r in conn.execute(q)]
+
+
+def first_annotator_label(conn: Connection, caption_id: int, uid: int) -> str | None:
+    """Current label of the caption's first (non-second) annotator other than ``uid``, or None."""
+    q = (select(current_judgements.c.label)
+         .select_from(assignments.join(current_judgements, _own_current()))
+         .where(assignments.c.caption_id == caption_id, assignments.c.is_second == false(),
+                assignments.c.user_id != uid)
+         .limit(1))
+    return conn.execute(q).scalar()
+
+
+def overview(conn: Connection, pid: int) -> list[dict]:
+    """Per assigned user: name, assigned, done (labelled), second (blind double), practice."""
+    q = (select(users.c.name, func.count().label("assigned"), func.count(current_judgements.c.label).label("done"),
+                func.coalesce(func.sum(assignments.c.is_second.cast(Integer)), 0).label("second"),
+                func.coalesce(func.sum(items.c.is_practice.cast(Integer)), 0).label("practice"))
+         .select_from(assignments.join(users, users.c.id == assignments.c.user_id)
+                      .join(captions, captions.c.id == assignments.c.caption_id)
+                      .join(items, items.c.id == captions.c.item_id)
+                      .outerjoin(current_judgements, _own_current()))
+         .where(assignments.c.project_id == pid)
+         .group_by(users.c.name).order_by(users.c.name))
+    return [dict(r._mapping) for r in conn.execute(q)]
+
+
+def double_annotated_pairs(conn: Connection, pid: int) -> list[tuple[int, str, str]]:
+    """(caption_id, first annotator, second annotator) of every blind double assignment."""
+    first = aliased(assignments)
+    u1 = aliased(users)
+    u2 = aliased(users)
+    q = (select(assignments.c.caption_id, u1.c.name, u2.c.name)
+         .select_from(assignments
+                      .join(first, and_(first.c.caption_id == assignments.c.caption_id, first.c.is_second == false()))
+                      .join(u1, u1.c.id == first.c.user_id).join(u2, u2.c.id == assignments.c.user_id))
+         .where(assignments.c.project_id == pid, assignments.c.is_second == true())
+         .order_by(assignments.c.caption_id))
+    return [(r[0], r[1], r[2]) for r in conn.execute(q)]
+
+
+def user_queue(conn: Connection, uid: int, pid: int) -> list:
+    """All rows (position, caption_id, is_second) of a queue in order (for tests and exports)."""
+    return conn.execute(select(assignments.c.position, assignments.c.caption_id, assignments.c.is_second)
+                        .where(assignments.c.user_id == uid, assignments.c.project_id == pid)
+                        .order_by(assignments.c.position)).all()
+
+
+def project_system_names(conn: Connection, pid: int) -> list[str]:
+    """Names of a project's systems in creation order."""
+    return [r[0] for r in conn.execute(select(systems.c.name).where(systems.c.project_id == pid).order_by(systems.c.id))]

@@ -1,0 +1,21 @@
+"""Small per-project settings (key → text value), e.g. how the second pass of
+double annotation runs. The table arrives with migration 2."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, select
+
+from .schema import project_settings
+
+
+def get_setting(conn: Connection, pid: int, key: str, default: str | None = None) -> str | None:
+    """The value of setting ``key`` of project ``pid``, or ``default``."""
+    value = conn.execute(select(project_settings.c.value).where(
+        project_settings.c.project_id == pid, project_settings.c.key == key)).scalar()
+    return default if value is None else value
+
+
+def set_setting(conn: Connection, pid: int, key: str, value: str) -> None:
+    """Set ``key`` of project ``pid`` inside the caller's (write) transaction."""
+    from .judgements import _upsert
+    _upsert(conn, project_settings, {"project_id": pid, "key": key, "value": str(value)}, ["project_id", "key"])

@@ -1,0 +1,39 @@
+"""The log-in form (used by app.py for every URL while nobody is logged in, and by pages/login.py)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..auth import authenticate
+from ..errors import AccountLocked, AuthenticationFailed
+from . import current_user, log_in, md_escape
+
+
+def render(store) -> None:
+    """Show the form; on success mark the session logged in and rerun into the app."""
+    _, middle, _ = st.columns([1, 1.3, 1])
+    with middle:
+        _render(store)
+
+
+def _render(store) -> None:
+    st.title("annotator")
+    user = current_user(store)
+    if user is not None:
+        st.success(f"You are logged in as {md_escape(user.name)}.")
+        return
+    st.caption("Find out what image-captioning models get wrong.")
+    with st.form("login", clear_on_submit=False, enter_to_submit=True):
+        name = st.text_input("User name", key="login_name", autocomplete="username")
+        password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
+        submitted = st.form_submit_button("Log in", type="primary")
+    if submitted:
+        try:
+            account = authenticate(store, name, password)
+        except AccountLocked as exc:
+            st.error(str(exc), icon=":material/lock:")
+        except AuthenticationFailed as exc:
+            st.error(str(exc))
+        else:
+            log_in(account.name, account.role)
+            st.rerun()

@@ -1,0 +1,64 @@
+"""The app's entry point (`streamlit run app.py`): page config, login gate, navigation by role.
+
+Every page file that exists is registered so that any URL resolves; the menu
+lists only the pages the user's role may open (annotator.access.PAGES), and
+each page guards itself again with ui.page_setup. While nobody is logged in,
+every URL shows the log-in form and, once logged in, the page asked for.
+"""
+
+from pathlib import Path
+
+import streamlit as st
+
+from annotator import ui
+from annotator.config import load_settings
+from annotator.ui import login
+
+ROOT = Path(__file__).resolve().parent
+
+st.set_page_config(page_title="annotator", page_icon=":material/edit_note:", layout="wide")
+
+store = ui.get_store()
+
+
+@st.cache_resource(show_spinner=False)
+def _sample_loaded(url: str) -> bool:
+    # Load the sample project once per process and database, if that module exists yet.
+    try:
+        from annotator.sample import ensure_sample
+    except ImportError:
+        return False
+    ensure_sample(store)
+    return True
+
+
+if load_settings().load_sample:
+    _sample_loaded(store.url)
+
+user = ui.current_user(store)
+menu = ui.menu_pages(user.role if user else None, ROOT)
+
+if user is None:
+    login_page = st.Page(str(ROOT / "pages" / "login.py"), title="Log in", icon=":material/login:", url_path="login",
+                         default=True)
+    hidden = [st.Page(str(ROOT / s.path), title=s.title, url_path=s.page_id, visibility="hidden") for s, _ in menu]
+    page = st.navigation([login_page, *hidden], position="hidden")
+    if page is login_page:
+        page.run()
+    else:
+        login.render(store)  # any other URL: log in first, then that page opens
+    st.stop()
+
+sections: dict[str, list] = {}
+for spec, allowed in menu:
+    sections.setdefault(spec.section, []).append(
+        st.Page(str(ROOT / spec.path), title=spec.title, icon=spec.icon, url_path=spec.page_id,
+                default=spec.page_id == "annotate", visibility="visible" if allowed else "hidden"))
+if not sections:
+    st.error("No page exists yet.")
+    st.stop()
+page = st.navigation(sections)
+if user.local_mode:
+    ui.local_mode_banner()
+ui.sidebar(store, user)
+page.run()

@@ -1,0 +1,210 @@
+"""Browser-test fixtures: a real ``streamlit run app.py`` server and headless Chromium (reusable by everyone).
+
+Fixtures
+--------
+``app_server``   a factory: ``app_server(db_url, port=None, env=None)`` starts the app on a free port
+                 against ``db_url`` and returns a :class:`Server` (``.url``, ``.port``, ``.stop()``,
+                 ``.kill()``, ``.log()``); every server started is stopped after the test.
+``server``       one server on a fresh temporary SQLite file (``server.db_url``, ``server.store()``).
+``browser``      headless Debian Chromium through Playwright (one per test session).
+``page``         a fresh browser context and page (1400x1000), closed after the test.
+
+Helpers
+-------
+``wait_for_app(page)``  wait until Streamlit has finished its current run.
+``login(page, base_url, name, password)``  log in through the form.
+
+Tests here are marked ``@pytest.mark.browser``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("ANNOTATOR_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+STARTUP_TIMEOUT = 60.0
+#: Playwright waits (ms). Generous: CI machines are small and busy, and a rerun is a server round trip.
+WAIT_MS = 30_000
+
+
+def _configure_expect() -> None:
+    from playwright.sync_api import expect
+    expect.set_options(timeout=WAIT_MS)
+
+
+_configure_expect()
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """A running ``streamlit run app.py`` process."""
+
+    port: int
+    db_url: str
+    proc: subprocess.Popen
+    log_path: Path
+    env: dict = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        """Base URL of the app."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def store(self):
+        """A Store on the same database (for checking rows); dispose it when done."""
+        from annotator.store import open_store
+        return open_store(self.db_url)
+
+    def log(self) -> str:
+        """Everything the server printed so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self) -> None:
+        """Terminate politely (then kill)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+    def kill(self) -> None:
+        """Kill -9, as a crash would."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def start_server(db_url: str, log_dir: Path, *, port: int | None = None, env: dict | None = None) -> Server:
+    """Start the app and wait until /_stcore/health answers."""
+    port = port or free_port()
+    full_env = dict(os.environ)
+    full_env.update({"ANNOTATOR_DATABASE_URL": db_url, "ANNOTATOR_SAMPLE": "0", "PYTHONPATH": str(ROOT)})
+    full_env.update(env or {})
+    log_path = log_dir / f"streamlit-{port}-{int(time.time() * 1000)}.log"
+    out = open(log_path, "w")
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+           "--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT)
+    server = Server(port, db_url, proc, log_path, env or {})
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{server.log()}")
+        try:
+            with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return server
+        except OSError:
+            pass
+        time.sleep(0.2)
+    server.kill()
+    raise RuntimeError(f"streamlit did not become healthy in {STARTUP_TIMEOUT}s:\n{server.log()}")
+
+
+@pytest.fixture
+def app_server(tmp_path):
+    """Factory fixture: start app servers; all are stopped at the end of the test."""
+    started: list[Server] = []
+
+    def factory(db_url: str, *, port: int | None = None, env: dict | None = None) -> Server:
+        server = start_server(db_url, tmp_path, port=port, env=env)
+        started.append(server)
+        return server
+
+    yield factory
+    for s in started:
+        s.stop()
+
+
+@pytest.fixture
+def server(app_server, tmp_path):
+    """The app on a fresh temporary SQLite database."""
+    return app_server(f"sqlite:///{tmp_path / 'browser.db'}")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium (Debian's), shared by the session."""
+    from playwright.sync_api import sync_playwright
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM} (set ANNOTATOR_CHROMIUM)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh context and page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(WAIT_MS)
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+def wait_for_app(page, timeout: float = WAIT_MS) -> None:
+    """Wait until Streamlit is connected and no script run is in progress."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            if (!app) return false;
+            const state = app.getAttribute('data-test-script-state');
+            return state !== 'running' && state !== 'rerun'
+                && !document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
+        }""",
+        timeout=timeout,
+    )
+
+
+def wait_until_settled(page, quiet_ms: int = 500, timeout: float = WAIT_MS) -> None:
+    """Wait until Streamlit has been idle for ``quiet_ms`` in a row (a page load can chain
+    several runs, e.g. the first request after a server start reruns once into app.py)."""
+    wait_for_app(page, timeout)
+    page.wait_for_function(
+        """(quiet) => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const state = app && app.getAttribute('data-test-script-state');
+            const now = Date.now();
+            if (!app || state === 'running' || state === 'rerun') { window.__stIdleSince = null; return false; }
+            window.__stIdleSince = window.__stIdleSince || now;
+            return now - window.__stIdleSince >= quiet;
+        }""",
+        arg=quiet_ms, polling=50, timeout=timeout,
+    )
+
+
+def login(page, base_url: str, name: str, password: str, *, path: str = "/") -> None:
+    """Open the app (at ``path``) and log in through the form."""
+    page.goto(base_url + path)
+    wait_until_settled(page)
+    page.get_by_label("User name").fill(name)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_selector('[data-testid="stSidebar"]')
+    wait_for_app(page)

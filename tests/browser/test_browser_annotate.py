@@ -1,0 +1,184 @@
+"""The annotate workflow in headless Chromium against a real server: mouse, keyboard only, reload, crash."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from annotator.assignment import assign
+from annotator.auth import add_user
+from annotator.model import Label
+from annotator.store.judgements import history
+from tests.apptest_helpers import seed_project
+from tests.browser.conftest import login, wait_for_app, wait_until_settled
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PW = "correct horse battery"
+
+
+@pytest.fixture
+def project(server, tmp_path):
+    store = server.store()
+    caps = seed_project(store, "demo", n_items=8, image_root=str(tmp_path / "img"), with_images=True)
+    add_user(store, "alice", "annotator", PW)
+    assign(store, "demo", ["alice"], double_fraction=0)
+    yield store, caps
+    store.dispose()
+
+
+def caption(page):
+    return page.locator('[data-testid="ann-caption"]')
+
+
+def rows(store, caption_id):
+    with store.read() as conn:
+        return history(conn, caption_id)
+
+
+def unfocus(page):
+    """Keys go to the page itself, as after opening it (no widget has the focus)."""
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+
+
+def keys_settled(page):
+    """Wait until the page's key handler has nothing in flight, then until Streamlit is idle."""
+    page.wait_for_function("() => !window.__annotatorKeyState || (!window.__annotatorKeyState.busy"
+                           " && window.__annotatorKeyState.queue.length === 0)")
+    wait_for_app(page)
+
+
+def press(page, key):
+    page.keyboard.press(key)
+    page.wait_for_timeout(30)  # let the handler start before checking that it settled
+    keys_settled(page)
+
+
+def test_login_and_annotate_with_the_mouse(server, project, page):
+    store, caps = project
+    page.goto(server.url + "/")
+    wait_until_settled(page)
+    page.get_by_label("User name").fill("alice")
+    page.get_by_label("Password", exact=True).fill("wrong password!")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_text("Unknown user name or wrong password.")).to_be_visible()
+    login(page, server.url, "alice", PW)
+    expect(caption(page)).to_contain_text("number 0")
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("Logged in as alice")
+
+    page.locator(".st-key-ann_label label").filter(has_text=re.compile(r"^Accurate")).click()
+    wait_for_app(page)
+    page.locator(".st-key-ann_save button").click()
+    expect(caption(page)).to_contain_text("number 1")
+
+    page.locator(".st-key-ann_type_gender label").click()
+    wait_for_app(page)
+    expect(page.locator('.st-key-ann_label input[type="radio"]').nth(1)).to_be_checked()  # implied inaccurate
+    page.locator(".st-key-ann_type_scene label").click()
+    wait_for_app(page)
+    page.locator(".st-key-ann_save button").click()
+    expect(caption(page)).to_contain_text("number 2")
+
+    assert [(j.label, j.error_types) for j in rows(store, caps[0])] == [(Label.ACCURATE, ())]
+    (j,) = rows(store, caps[1])
+    assert j.label is Label.INACCURATE and j.error_types == ("gender", "scene") and j.seconds > 0
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("2 / 8")
+
+
+def test_keyboard_only(server, project, page):
+    store, caps = project
+    login(page, server.url, "alice", PW)
+    expect(caption(page)).to_contain_text("number 0")
+    unfocus(page)
+    radios = page.locator('.st-key-ann_label input[type="radio"]')
+
+    press(page, "y")
+    expect(radios.nth(0)).to_be_checked()
+    press(page, "Enter")
+    expect(caption(page)).to_contain_text("number 1")
+
+    press(page, "2")   # Gender: ticks the box and implies Inaccurate
+    press(page, "b")   # Scene / event / location
+    expect(page.locator(".st-key-ann_type_gender input")).to_be_checked()
+    expect(page.locator(".st-key-ann_type_scene input")).to_be_checked()
+    expect(radios.nth(1)).to_be_checked()
+    press(page, "b")   # untick again
+    expect(page.locator(".st-key-ann_type_scene input")).not_to_be_checked()
+    press(page, "Enter")
+    expect(caption(page)).to_contain_text("number 2")
+
+    press(page, "k")   # skip
+    expect(caption(page)).to_contain_text("number 3")
+    press(page, "h")   # boxes off and on again
+    expect(page.locator(".st-key-ann_show_boxes input")).not_to_be_checked()
+    press(page, "h")
+
+    press(page, "ArrowLeft")
+    expect(caption(page)).to_contain_text("number 2")
+    press(page, "ArrowLeft")
+    expect(caption(page)).to_contain_text("number 1")
+    expect(page.locator(".st-key-ann_type_gender input")).to_be_checked()  # own earlier judgement
+
+    # Typing in the note does not trigger shortcuts; Esc leaves the field, Enter saves.
+    page.locator(".st-key-ann_note input").click()
+    page.keyboard.type("young boy, not a girl")
+    press(page, "Escape")
+    press(page, "1")   # Age
+    press(page, "Enter")
+    expect(caption(page)).to_contain_text("number 3")  # back to the first caption still to do
+
+    assert [j.label for j in rows(store, caps[0])] == [Label.ACCURATE]
+    revs = rows(store, caps[1])
+    assert [(j.revision, j.error_types) for j in revs] == [(1, ("gender",)), (2, ("age", "gender"))]
+    assert revs[1].note == "young boy, not a girl"
+    assert [j.label for j in rows(store, caps[2])] == [None]  # the skip is recorded
+
+
+def test_fast_typing_keeps_every_judgement(server, project, page):
+    # Keys pressed without waiting for the page: each save must still carry its own label.
+    store, caps = project
+    login(page, server.url, "alice", PW)
+    expect(caption(page)).to_contain_text("number 0")
+    unfocus(page)
+    for key in ["y", "n", "y", "n", "y"]:
+        page.keyboard.press(key)
+        if key == "n":
+            page.keyboard.press("x")  # Activity
+        page.keyboard.press("Enter")
+    expect(caption(page)).to_contain_text("number 5")
+    keys_settled(page)
+    got = [[(j.label, j.error_types) for j in rows(store, c)] for c in caps[:5]]
+    acc, inacc = [(Label.ACCURATE, ())], [(Label.INACCURATE, ("activity",))]
+    assert got == [acc, inacc, acc, inacc, acc]  # one revision each, in order
+
+
+def test_reload_and_server_crash_lose_nothing(server, project, page, app_server):
+    store, caps = project
+    login(page, server.url, "alice", PW)
+    unfocus(page)
+    for key in ("y", "y"):
+        press(page, key)
+        press(page, "Enter")
+    expect(caption(page)).to_contain_text("number 2")
+    press(page, "n")
+    press(page, "v")  # ticked but not saved: may be lost, saved judgements may not
+
+    # A reload starts a new Streamlit session: log in again, land on the first caption still to do.
+    page.reload()
+    wait_until_settled(page)
+    login(page, server.url, "alice", PW, path="/annotate")
+    expect(caption(page)).to_contain_text("number 2")
+    assert len(rows(store, caps[0])) == 1 and len(rows(store, caps[1])) == 1 and rows(store, caps[2]) == []
+
+    # The server dies (kill -9) and comes back on the same port and database.
+    server.kill()
+    again = app_server(server.db_url, port=server.port)
+    # The session is gone: log in again (at the page's own URL), then resume at the first caption still to do.
+    login(page, again.url, "alice", PW, path="/annotate")
+    expect(caption(page)).to_contain_text("number 2")
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text("Logged in as alice")
+    assert store.integrity_check() == "ok"
+    assert [j.label for j in rows(store, caps[0])] == [Label.ACCURATE]
+    assert [j.label for j in rows(store, caps[1])] == [Label.ACCURATE]

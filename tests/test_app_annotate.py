@@ -1,0 +1,210 @@
+"""The annotate page through AppTest: both tasks, the rules, revising, history, skip, resume, escaping."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.assignment import assign
+from annotator.auth import add_user
+from annotator.model import Caption, Item, Label, Project
+from annotator.store.judgements import history
+from annotator.store.projects import write_project
+from tests.apptest_helpers import page_test, seed_project, texts
+
+
+@pytest.fixture
+def demo(sqlite_store, tmp_path):
+    caps = seed_project(sqlite_store, "demo", n_items=5, image_root=str(tmp_path / "img"), with_images=True)
+    add_user(sqlite_store, "ann1", "annotator")
+    add_user(sqlite_store, "ann2", "annotator")
+    assign(sqlite_store, "demo", ["ann1"], double_fraction=0)
+    return sqlite_store, caps
+
+
+def _open(store, user="ann1"):
+    at = page_test("annotate", store.url, user=user, role="annotator", project="demo", create_user=False).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _caption(at) -> str:
+    return next(h.value for h in at.html if 'data-testid="ann-caption"' in h.value)
+
+
+def _rows(store, caption_id):
+    with store.read() as conn:
+        return history(conn, caption_id)
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_accurate_then_inaccurate_with_types(demo, monkeypatch):
+    store, caps = demo
+    clock = FakeClock()
+    monkeypatch.setattr("annotator.ui.annotate.time.monotonic", clock)
+    at = _open(store)
+    assert "number 0" in _caption(at)
+    assert len(at.checkbox) == 20 and at.radio(key="ann_label").value is None
+    assert at.get("imgs") or at.get("image"), "the item image is shown"
+    clock.now += 7.5
+    at.radio(key="ann_label").set_value("accurate").run()
+    at.button(key="ann_save").click().run()
+    assert not at.exception
+    (j,) = _rows(store, caps[0])
+    assert j.label is Label.ACCURATE and j.error_types == () and j.seconds == pytest.approx(7.5)
+    # The next caption is shown, with fresh widgets.
+    assert "number 1" in _caption(at) and at.radio(key="ann_label").value is None
+    # Task 2: ticking a type marks the caption inaccurate.
+    at.checkbox(key="ann_type_gender").check().run()
+    assert at.radio(key="ann_label").value == "inaccurate"
+    at.checkbox(key="ann_type_scene").check().run()
+    at.text_input(key="ann_note").input("two mistakes").run()
+    at.button(key="ann_save").click().run()
+    (j,) = _rows(store, caps[1])
+    assert j.label is Label.INACCURATE and j.error_types == ("gender", "scene") and j.note == "two mistakes"
+    assert "number 2" in _caption(at)
+    assert at.sidebar is not None
+    assert "2 of 5 judged" in " ".join(str(p.proto.text) for p in at.get("progress"))
+
+
+def test_rules_are_enforced_on_the_page(demo):
+    store, caps = demo
+    at = _open(store)
+    at.button(key="ann_save").click().run()
+    assert "Choose Accurate or Inaccurate first." in [e.value for e in at.error]
+    at.radio(key="ann_label").set_value("inaccurate").run()
+    at.button(key="ann_save").click().run()
+    assert "An inaccurate caption needs at least one error type." in [e.value for e in at.error]
+    at.checkbox(key="ann_type_other").check().run()
+    at.button(key="ann_save").click().run()
+    assert any("'Other'" in e.value for e in at.error)
+    assert _rows(store, caps[0]) == []  # nothing stored by refused saves
+    assert "number 0" in _caption(at)
+    # Choosing Accurate unticks the types, so an accurate caption never carries types.
+    at.radio(key="ann_label").set_value("accurate").run()
+    assert not at.checkbox(key="ann_type_other").value
+    at.button(key="ann_save").click().run()
+    assert _rows(store, caps[0])[0].error_types == ()
+
+
+def test_unrelated_suggestion(demo):
+    store, caps = demo
+    at = _open(store)
+    for t in ("age", "gender"):
+        at.checkbox(key=f"ann_type_{t}").check().run()
+    assert not any("generally unrelated" in w.value for w in at.warning)
+    at.checkbox(key="ann_type_stance").check().run()
+    assert any("generally unrelated" in w.value for w in at.warning)
+    at.button(key="ann_use_unrelated").click().run()
+    ticked = [c.key for c in at.checkbox if c.value]
+    assert ticked == ["ann_type_unrelated"]
+    at.button(key="ann_save").click().run()
+    assert _rows(store, caps[0])[0].error_types == ("unrelated",)
+
+
+def test_revise_an_earlier_item_keeps_history(demo):
+    store, caps = demo
+    at = _open(store)
+    at.radio(key="ann_label").set_value("accurate").run()
+    at.button(key="ann_save").click().run()
+    at.radio(key="ann_label").set_value("accurate").run()
+    at.button(key="ann_save").click().run()
+    assert "number 2" in _caption(at)
+    at.button(key="ann_prev").click().run()
+    at.button(key="ann_prev").click().run()
+    assert "number 0" in _caption(at)
+    assert at.radio(key="ann_label").value == "accurate"  # own earlier judgement is loaded
+    assert any("judged this caption before" in c.value for c in at.caption)
+    at.checkbox(key="ann_type_age").check().run()
+    at.button(key="ann_save").click().run()
+    revisions = _rows(store, caps[0])
+    assert [(j.revision, j.label, j.error_types) for j in revisions] == [
+        (1, Label.ACCURATE, ()), (2, Label.INACCURATE, ("age",))]
+    # Save & next after a revision returns to the first caption still to do.
+    assert "number 2" in _caption(at)
+    # Next → / ← Previous move without saving.
+    at.button(key="ann_next").click().run()
+    assert "number 3" in _caption(at)
+    assert _rows(store, caps[2]) == []
+
+
+def test_skip_and_resume_in_a_new_session(demo):
+    store, caps = demo
+    at = _open(store)
+    at.button(key="ann_skip").click().run()
+    assert "number 1" in _caption(at)
+    (j,) = _rows(store, caps[0])
+    assert j.label is None
+    at.radio(key="ann_label").set_value("accurate").run()
+    at.button(key="ann_save").click().run()
+    # A reload / new login is a new session: it starts at the first caption never judged.
+    again = _open(store)
+    assert "number 2" in _caption(again)
+    for _ in range(3):
+        again.radio(key="ann_label").set_value("accurate").run()
+        again.button(key="ann_save").click().run()
+    # Only the skipped caption is left.
+    assert "number 0" in _caption(again)
+    again.radio(key="ann_label").set_value("accurate").run()
+    again.button(key="ann_save").click().run()
+    assert any("Every caption in your queue is judged" in s.value for s in again.success)
+    again.button(key="ann_prev").click().run()
+    assert "number 4" in _caption(again)
+
+
+def test_caption_is_shown_verbatim_never_as_markup(sqlite_store):
+    nasty = "<script>alert(1)</script> **bold** <img src=x onerror=alert(2)> [link](http://x)"
+    with sqlite_store.transaction() as conn:
+        write_project(conn, Project("demo", items=[Item(key="k1", captions=[Caption("s", nasty)])]))
+    add_user(sqlite_store, "ann1", "annotator")
+    assign(sqlite_store, "demo", ["ann1"], double_fraction=0)
+    at = _open(sqlite_store)
+    shown = _caption(at)
+    assert "<script>" not in shown and "&lt;script&gt;alert(1)&lt;/script&gt;" in shown
+    assert "&lt;img src=x onerror=alert(2)&gt;" in shown and "**bold**" in shown
+    assert not any("alert(1)" in m.value for m in at.markdown)
+
+
+def test_blind_second_annotator_never_sees_the_first(sqlite_store):
+    caps = seed_project(sqlite_store, "demo", n_items=2)
+    add_user(sqlite_store, "ann1", "annotator")
+    add_user(sqlite_store, "ann2", "annotator")
+    assign(sqlite_store, "demo", ["ann1", "ann2"], double_fraction=1.0, second_pass="staged")
+    first = _open(sqlite_store, "ann1")
+    first.checkbox(key="ann_type_gender").check().run()
+    first.text_input(key="ann_note").input("SECRET-NOTE-OF-ANN1").run()
+    first.button(key="ann_save").click().run()
+    assert _rows(sqlite_store, caps[0])[0].user == "ann1"
+    second = _open(sqlite_store, "ann2")
+    assert "number 0" in _caption(second)
+    everything = texts(second) + " ".join(h.value for h in second.html)
+    assert "SECRET-NOTE" not in everything
+    assert second.radio(key="ann_label").value is None
+    # Staged second pass: the coarse judgement only, no error-type checkboxes.
+    assert len(second.checkbox) == 0
+    assert any("Second annotation" in m.value for m in second.markdown)
+    second.radio(key="ann_label").set_value("inaccurate").run()
+    second.button(key="ann_save").click().run()
+    assert not second.exception and not second.error
+    # Both found it inaccurate: it comes back (after the unseen one) for the fine pass.
+    second.radio(key="ann_label").set_value("accurate").run()
+    second.button(key="ann_save").click().run()
+    assert "number 0" in _caption(second) and len(second.checkbox) == 20
+    assert any("Fine pass" in m.value for m in second.markdown)
+    second.checkbox(key="ann_type_age").check().run()
+    second.button(key="ann_save").click().run()
+    mine = [j for j in _rows(sqlite_store, caps[0]) if j.user == "ann2"]
+    assert [(j.revision, j.error_types) for j in mine] == [(1, ()), (2, ("age",))]
+
+
+def test_nothing_assigned(demo):
+    store, _ = demo
+    at = _open(store, "ann2")
+    assert "Nothing is assigned to you" in texts(at)
+    assert not [b for b in at.button if b.key == "ann_save"]

@@ -1,0 +1,55 @@
+"""The assignment page through AppTest (leads and admins only)."""
+
+from __future__ import annotations
+
+from annotator.assignment import assignment_overview, second_pass_mode
+from annotator.auth import add_user
+from tests.apptest_helpers import page_test, seed_project, texts
+
+
+def test_lead_assigns_a_project(sqlite_store):
+    seed_project(sqlite_store, "demo", n_items=20)
+    for n in ("ann1", "ann2", "ann3"):
+        add_user(sqlite_store, n, "annotator")
+    at = page_test("assign", sqlite_store.url, user="lea", role="lead", project="demo").run()
+    assert not at.exception
+    assert "Nothing in this project is assigned yet." in texts(at)
+    # Annotator accounts are preselected; the lead is not.
+    assert at.multiselect(key="assign_annotators").value == ["ann1", "ann2", "ann3"]
+    at.number_input(key="assign_fraction").set_value(0.25)
+    at.number_input(key="assign_seed").set_value(4)
+    at.radio(key="assign_second_pass").set_value("full")
+    at.form_submit_button[0].click().run()
+    assert not at.exception and not at.error
+    assert any("5 are double-annotated" in s.value for s in at.success)
+    rows = {r["name"]: r for r in assignment_overview(sqlite_store, "demo")}
+    assert sum(r["second"] for r in rows.values()) == 5
+    assert sum(r["assigned"] for r in rows.values()) == 25
+    assert second_pass_mode(sqlite_store, "demo") == "full"
+    # A second run without "replace" is refused with an explanation.
+    at.form_submit_button[0].click().run()
+    assert any("has assignments already" in e.value for e in at.error)
+    at.checkbox(key="assign_replace").check()
+    at.multiselect(key="assign_annotators").set_value(["ann1", "ann2"])
+    at.form_submit_button[0].click().run()
+    assert not at.error
+    assert set(r["name"] for r in assignment_overview(sqlite_store, "demo")) == {"ann1", "ann2"}
+
+
+def test_practice_items_from_the_page(sqlite_store):
+    seed_project(sqlite_store, "demo", n_items=4)
+    at = page_test("assign", sqlite_store.url, user="adm", role="admin", project="demo").run()
+    at.text_area(key="assign_practice_keys").input("img0.jpg\nimg1.jpg")
+    at.button(key="assign_practice_True").click().run()
+    assert any("2 items changed" in s.value for s in at.success)
+    at.text_area(key="assign_practice_keys").input("nope.jpg")
+    at.button(key="assign_practice_True").click().run()
+    assert any("nope.jpg" in e.value for e in at.error)
+
+
+def test_annotator_and_analyst_cannot_assign(sqlite_store):
+    seed_project(sqlite_store, "demo", n_items=4)
+    for role in ("annotator", "analyst"):
+        at = page_test("assign", sqlite_store.url, user=f"u_{role}", role=role, project="demo").run()
+        assert any("Not allowed" in e.value for e in at.error)
+        assert not at.form_submit_button
