@@ -72,19 +72,25 @@ Speed
 HD-D uses the closed form of the hypergeometric probability of zero hits,
 evaluated once per distinct frequency (and more precisely than scipy's pmf);
 MATTR a sliding distinct-count built from previous/next-occurrence arrays (a
-radix sort of the token ids). MTLD is sequential by nature — where a factor
-ends decides where the next one starts — so it is one tight pure-Python pass
-per direction over small integers (the distance back to the previous
-occurrence, clipped at 255 and read from a bytes object), with factors longer
-than that finished in numpy.
-Vectorised alternatives were measured: speculative factor chains started at
-many points and advanced in numpy lockstep merge too slowly (two chains out of
-step need a few hundred tokens to meet), so either the lockstep runs long or a
-sequential repair pass does most of the work again. ``bench/diversity_bench.py`` prints times against lexicalrichness.
+radix sort of the token ids). MTLD looks sequential — where a factor ends
+decides where the next one starts — but where a factor ends depends only on
+where it starts, so two factor chains that share one boundary share all later
+ones. Long texts are therefore cut into chunks and one speculative chain
+started at every chunk; all chains advance together, one token per numpy round,
+through a small automaton (state = tokens and repeats of the open factor, input
+= the distance back to the previous occurrence of the token's type, clipped),
+and each chain runs on into the next chunk until it meets that chunk's chain.
+Stitching follows the true chain from chain to chain; where two chains never
+met, a plain sequential walk bridges the gap. Short texts, and texts whose
+factors are too long for the automaton, are walked sequentially (a tight loop
+over the clipped distances, stored as bytes, with over-long factors finished in
+numpy). The distances come from one pass of pandas' group-shift kernel instead
+of a sort. ``bench/diversity_bench.py`` prints times against lexicalrichness.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
@@ -378,9 +384,20 @@ class _Direction:
     tokens: int
 
 
-#: Gaps are clipped to this and stored as bytes (iterating bytes yields cached small ints, faster than a
-#: list); factors longer than this are finished by the exact (vectorised) fallback.
+#: Gaps (distance back to the previous occurrence of the same type) are clipped to at most this and stored
+#: as bytes: iterating bytes yields cached small ints, faster than a list. The sequential walker finishes
+#: factors longer than the clip in numpy.
 _GAP_CAP = 255
+#: Texts shorter than this are walked sequentially: the lockstep's fixed cost (a few numpy calls per row
+#: of the chunk) only pays on long texts. So are texts whose factors are too long for an automaton of
+#: ``_LOCKSTEP_MAX_CAP`` tokens (its table grows with the cube of that).
+_LOCKSTEP_MIN_TOKENS = 50_000
+_LOCKSTEP_MAX_CAP = 160
+#: Overlap of consecutive chains in mean factor lengths; cost of one lockstep round in token-steps.
+_OVERLAP_FACTORS = 16
+_ROUND_COST = 600
+#: Tokens read sequentially at the start to size the lockstep to the text's factor lengths.
+_PILOT_TOKENS = 2048
 
 
 def _repeat_need(threshold: float, min_len: int, size: int) -> list[int]:
@@ -421,23 +438,38 @@ def _exact_factor_end(prev: np.ndarray, start: int, threshold: float, min_len: i
         block *= 4
 
 
-def _factor_pass(gaps: bytes, exact_prev, threshold: float, min_len: int) -> tuple[int, int, int, int, int]:
-    """One left-to-right pass over a direction's tokens.
+@dataclass
+class _Walk:
+    """Result of :func:`_walk`: factors closed, the open factor at the stop, the last closed factor."""
 
-    ``gaps[x]`` (a byte) is x minus the position of the previous occurrence of
-    token x's type (x + 1 if none), clipped to ``_GAP_CAP``: token x is a repeat inside a
-    factor that already holds n − 1 tokens exactly when its gap is < n. A factor
-    can only close on a repeat (a new token never lowers the TTR), except at its
-    minimum length. ``exact_prev()`` returns the unclipped previous-occurrence
-    array of the direction; it is only called when a factor outgrows the clip.
-    Returns ``(full factors, start of the final factor, its types, start and
-    types of the last completed factor)``.
+    full: int
+    start: int          # where the open factor starts (the stop position when ``stopped``)
+    types: int          # types of the open factor (0 when stopped)
+    closed_start: int   # start and types of the last closed factor (−1 if none closed)
+    closed_types: int
+    stopped: bool       # stopped on a marked boundary before the end
+
+
+def _walk(gaps, start: int, need: list[int], threshold: float, min_len: int, exact_prev, marks=None) -> _Walk:
+    """Walk factors sequentially from ``start`` (a factor boundary) to the end of the text.
+
+    ``gaps[x]`` is x minus the position of the previous occurrence of token
+    x's type, clipped to ``cap = len(need) − 1`` (anything ≥ the factor length
+    means "new here"): token x is a repeat inside a factor that already holds
+    n − 1 tokens exactly when its gap is < n. A factor can only close on a
+    repeat (a new token never lowers the TTR), except at its minimum length.
+    A factor that outgrows the clip is finished in numpy on the exact
+    previous-occurrence array ``exact_prev()`` (called only then). With
+    ``marks`` (indexable by position), the walk stops at the first boundary
+    after ``start`` where ``marks`` is true.
     """
-    import itertools
-    need = _repeat_need(threshold, min_len, _GAP_CAP + 1)
+    n_total = len(gaps)
+    mv = memoryview(gaps)
+    it = iter(mv[start:])
     prev = None
-    it = iter(gaps)
-    seg = n = reps = full = closed_start = closed_types = 0
+    seg = start
+    n = reps = full = 0
+    closed_start = closed_types = -1
     while True:
         try:
             if min_len <= 1:
@@ -450,48 +482,320 @@ def _factor_pass(gaps: bytes, exact_prev, threshold: float, min_len: int) -> tup
                             closed_start, closed_types = seg, n - reps
                             seg += n
                             n = reps = 0
+                            if marks is not None and marks[seg]:
+                                return _Walk(full, seg, 0, closed_start, closed_types, True)
             else:
                 for g in it:
                     n += 1
                     if g < n:
                         reps += 1
-                        if reps >= need[n]:
-                            full += 1
-                            closed_start, closed_types = seg, n - reps
-                            seg += n
-                            n = reps = 0
-                    elif n == min_len and reps >= need[n]:
-                        full += 1
-                        closed_start, closed_types = seg, n - reps
-                        seg += n
-                        n = reps = 0
-            break
+                        if reps < need[n]:
+                            continue
+                    elif n != min_len or reps < need[n]:
+                        continue
+                    full += 1
+                    closed_start, closed_types = seg, n - reps
+                    seg += n
+                    n = reps = 0
+                    if marks is not None and marks[seg]:
+                        return _Walk(full, seg, 0, closed_start, closed_types, True)
+            return _Walk(full, seg, n - reps, closed_start, closed_types, False)
         except IndexError:
-            # The factor reached _GAP_CAP tokens: clipped gaps are no longer exact. Finish it in numpy.
+            # The factor outgrew the clip: clipped gaps are no longer exact. Finish it in numpy.
             if prev is None:
                 prev = exact_prev()
             end = _exact_factor_end(prev, seg, threshold, min_len)
             if end < 0:
-                final_types = int(np.count_nonzero(prev[seg:] < seg))
-                return full, seg, final_types, closed_start, closed_types
-            consumed = seg + n  # tokens read so far (the current one included)
+                return _Walk(full, seg, int(np.count_nonzero(prev[seg:] < seg)), closed_start, closed_types, False)
             full += 1
             closed_start, closed_types = seg, int(np.count_nonzero(prev[seg:end + 1] < seg))
-            next(itertools.islice(it, end + 1 - consumed, end + 1 - consumed), None)  # skip to end + 1
             seg = end + 1
             n = reps = 0
-    return full, seg, n - reps, closed_start, closed_types
+            it = iter(mv[seg:])
+            if seg < n_total and marks is not None and marks[seg]:
+                return _Walk(full, seg, 0, closed_start, closed_types, True)
 
 
-def _direction(gaps: bytes, exact_prev, opts: MTLDOptions) -> _Direction:
-    n_total = len(gaps)
+def _previous_occurrences(p: Profile) -> np.ndarray:
+    """``p.prev`` (previous occurrence of each token's type, −1 if none), computed in one pass if need be.
+
+    Unless the Profile already holds it, pandas' group-shift kernel (one C pass
+    with a last-seen table per type) computes it several times faster than the
+    sort behind ``Profile.prev``. The kernel is internal to pandas, so any
+    failure falls back to the Profile.
+    """
+    ids = p.ids
+    # The kernel does not check bounds: only ids in [0, n_types) may go in.
+    if p._prev is None and p.n and ids.min() >= 0 and ids.max() < p.n_types:
+        try:
+            from pandas._libs.groupby import group_shift_indexer
+            prev = np.empty(p.n, np.int64)
+            group_shift_indexer(prev, ids.astype(np.intp), p.n_types, 1)
+            return prev
+        except Exception:  # noqa: BLE001 - a changed private API: use the public path
+            pass
+    return p.prev
+
+
+def _clipped_gaps(prev: np.ndarray, cap: int, forward: np.ndarray, backward: np.ndarray) -> None:
+    """Write both readings' gaps, clipped to ``cap``, into the uint8 arrays ``forward`` and ``backward``.
+
+    The forward gap of token i is i − prev[i] (i + 1 for a first occurrence).
+    ``backward`` is in backward reading order: its element r belongs to token
+    N−1−r, whose previous occurrence in that reading is its next one in the
+    text; the gap to the next occurrence of j = prev[i] is the forward gap of i.
+    """
+    n = prev.shape[0]
+    np.minimum(np.arange(n) - prev, cap, out=forward, casting="unsafe")
+    by_position = backward[::-1]
+    by_position.fill(cap)
+    # First occurrences (prev = −1) all land on the last token, which has no next occurrence anyway.
+    by_position[prev] = forward
+    by_position[n - 1] = cap
+
+
+def _exact_prevs(prev: np.ndarray):
+    """Lazy exact previous-occurrence arrays of the forward and the backward reading."""
+    def backward():
+        n = prev.shape[0]
+        nxt = np.full(n, n, np.int64)
+        nxt[prev] = np.arange(n)          # first occurrences (prev = −1) land on the last token: reset below
+        nxt[n - 1] = n
+        return np.ascontiguousarray(np.where(nxt < n, n - 1 - nxt, -1)[::-1])
+
+    return (lambda: prev), backward
+
+
+def _pilot(ids: np.ndarray, threshold: float, min_len: int, tokens: int) -> tuple[int, float]:
+    """Longest factor (the open one included) and mean factor length among the first ``tokens`` tokens.
+
+    (0, 0.0) when no factor closes there.
+    """
+    head = ids[:tokens].tolist()
+    need = _repeat_need(threshold, min_len, len(head) + 2)
+    last: dict = {}
+    seg = n = reps = longest = closed = 0
+    for i, t in enumerate(head):
+        n += 1
+        if last.get(t, -1) >= seg:
+            reps += 1
+        last[t] = i
+        if reps >= need[n]:
+            longest = max(longest, n)
+            closed += 1
+            seg = i + 1
+            n = reps = 0
+    return (max(longest, n), seg / closed) if closed else (0, 0.0)
+
+
+def _lockstep_geometry(n: int, threshold: float, min_len: int, ids: np.ndarray) -> tuple[int, int, int] | None:
+    """(chunk, overlap, cap) of the lockstep for a text of ``n`` tokens, or None to walk it sequentially.
+
+    A pilot walk over the first tokens sizes the automaton (room for factors
+    well beyond the longest seen) and the overlap (two chains typically meet
+    within a dozen factors). The chunk balances the per-round cost of numpy
+    calls (fewer, longer chains) against the overlap every chain repeats.
+    """
+    if n < _LOCKSTEP_MIN_TOKENS:
+        return None
+    longest, mean = _pilot(ids, threshold, min_len, _PILOT_TOKENS)
+    cap = max(64, longest * 3 // 2 + 16)
+    if not longest or cap > _LOCKSTEP_MAX_CAP or min_len >= cap:
+        return None
+    overlap = max(64, int(_OVERLAP_FACTORS * mean))
+    chunk = max(overlap, int(math.sqrt(n * overlap / _ROUND_COST)))
+    return chunk, overlap, cap
+
+
+@functools.lru_cache(maxsize=4)
+def _factor_automaton(threshold: float, min_len: int, cap: int) -> np.ndarray:
+    """Transition table of one factor in progress, for the lockstep.
+
+    A state is (tokens n < cap, repeats r) of an open factor; state 0 is the
+    empty factor, which a closing token also leads to; a factor reaching
+    ``cap`` tokens goes to an absorbing dead state (its chain is abandoned).
+    States are stored multiplied by the row width W = cap + 1, so that
+    ``table[state + gap]`` (gap clipped to cap) is the next state, again
+    times W: one addition and one gather per token.
+    """
+    need = np.asarray(_repeat_need(threshold, min_len, cap + 1), dtype=np.int64)
+    width = cap + 1
+    n = np.arange(cap)
+    per_n = np.minimum(np.maximum(n, 1), need[:cap])  # repeats possible: 0 .. min(n − 1, need − 1)
+    offsets = np.concatenate(([0], np.cumsum(per_n)))
+    n_states = int(offsets[-1])
+    ns = np.repeat(n, per_n)
+    rs = np.arange(n_states) - offsets[ns]
+    n1 = ns + 1
+    r1 = rs[:, None] + (np.arange(width)[None, :] <= ns[:, None])  # a repeat: gap < n + 1
+    nxt = offsets[np.minimum(n1, cap - 1)][:, None] + r1
+    nxt = np.where(r1 >= need[n1][:, None], 0, np.where((n1 >= cap)[:, None], n_states, nxt))
+    table = np.empty((n_states + 1, width), np.intp)
+    table[:n_states] = nxt * width
+    table[n_states] = n_states * width
+    table = table.ravel()
+    table.flags.writeable = False
+    return table
+
+
+def _lockstep(buf: np.ndarray, table: np.ndarray, chunk: int, rows: int, cols: int) -> np.ndarray:
+    """Run ``cols`` factor chains at once, chain j from position j·chunk of ``buf`` for ``rows`` tokens.
+
+    Returns the (rows, cols) boolean array "chain j closes a factor on its
+    token r". Every chain starts at a (speculative) factor boundary; whether it
+    is the true chain is decided by :func:`_stitch`.
+    """
+    step = buf.strides[0]
+    gaps = np.lib.stride_tricks.as_strided(buf, shape=(rows, cols), strides=(step, chunk * step), writeable=False)
+    closes = np.empty((rows, cols), bool)
+    state = np.zeros(cols, np.intp)
+    idx = np.empty(cols, np.intp)
+    take = table.take
+    for r in range(rows):
+        np.add(state, gaps[r], out=idx)
+        take(idx, out=state, mode="clip")
+        np.equal(state, 0, out=closes[r])
+    return closes
+
+
+def _stitch(closes: np.ndarray, found: tuple[np.ndarray, np.ndarray], col0: int, ncols: int, chunk: int,
+            overlap: int, n: int, walk) -> _Walk:
+    """Follow the true factor chain of one reading through the lockstep chains ``col0 .. col0+ncols−1``.
+
+    Chain j starts at j·chunk (chain 0 at the true start 0). Two chains that
+    share a boundary coincide from there on, since where a factor ends depends
+    only on where it starts. So the true chain is chain j from the point where
+    it met chain j−1 up to where it meets chain j+1 (found in their overlap);
+    where two chains never meet, or a chain died on an over-long factor, the
+    true chain is walked sequentially (``walk(start, marks)``) until it reaches
+    a boundary of some chain. The end of the text is always walked, which
+    yields the open factor. ``found`` holds the (row, column) of every true
+    entry of ``closes``, column by column, each column's in row order.
+    """
+    sub = closes[:, col0:col0 + ncols]
+    rows = sub.shape[0]
+    r_idx, c_idx = found
+    lo, hi = np.searchsorted(c_idx, [col0, col0 + ncols])
+    c_idx = c_idx[lo:hi] - col0
+    pos = c_idx * chunk + r_idx[lo:hi] + 1               # the boundary after each closing token
+    usable = pos < n
+    c_idx, pos = c_idx[usable], pos[usable]
+    by_chain = np.searchsorted(c_idx, np.arange(ncols + 1)).tolist()
+    # First boundary shared by chains j and j+1: rows [0, overlap) of j+1, rows [chunk, chunk+overlap) of j.
+    if ncols > 1:
+        meet = sub[:overlap, 1:] & sub[chunk:chunk + overlap, :-1]
+        first = meet.argmax(axis=0)
+        met = meet[first, np.arange(ncols - 1)]
+        handoff = np.where(met, np.arange(1, ncols) * chunk + first + 1, n)
+        handoff[handoff >= n] = -1
+    else:
+        handoff = np.zeros(0, np.int64)
+    handoff = np.concatenate((handoff, [-1]))            # handoff[j]: where chain j hands over to j+1
+    entry = np.concatenate(([0], handoff[:-1]))          # where chain j takes over from j−1 (−1: it does not)
+    # Boundaries each chain contributes between its entry and its handoff (used where both exist), summed
+    # over runs of chains that hand over one to the next.
+    counts = np.bincount(c_idx[(pos > entry[c_idx]) & (pos <= handoff[c_idx])], minlength=ncols)
+    before = np.concatenate(([0], np.cumsum(counts))).tolist()
+    stuck = np.flatnonzero(handoff < 0)
+    next_stuck = stuck[np.searchsorted(stuck, np.arange(ncols))].tolist()
+    handoff_l, entry_l = handoff.tolist(), entry.tolist()
+
+    def chain_after(j, frm):
+        """Usable boundaries of chain j after ``frm``, in order."""
+        b = pos[by_chain[j]:by_chain[j + 1]]
+        return b[b.searchsorted(frm, side="right"):]
+
+    marks = None
+    full = 0
+    j, frm = 0, 0
+    while True:
+        if entry_l[j] == frm:
+            # Entered by a handoff: follow the run of handoffs to the next chain that has none.
+            k = next_stuck[j]
+            full += before[k] - before[j]
+            j, frm = k, entry_l[k] if k > j else frm
+        elif handoff_l[j] > frm:
+            full += int(chain_after(j, frm).searchsorted(handoff_l[j], side="right"))
+            frm = handoff_l[j]
+            j += 1
+            continue
+        # No usable handoff: follow chain j to its last boundary, then walk.
+        after = chain_after(j, frm)
+        if after.shape[0]:
+            full += int(after.shape[0])
+            frm = int(after[-1])
+        if marks is None:
+            marks = np.zeros(n + 1, np.uint8)
+            marks[pos] = 1
+            marks = marks.tobytes()
+        w = walk(frm, marks)
+        full += w.full
+        if not w.stopped:
+            return _Walk(full, w.start, w.types, w.closed_start, w.closed_types, False)
+        frm = w.start
+        # Continue with the latest chain that has a boundary there.
+        j = min((frm - 1) // chunk, ncols - 1)
+        while not (0 <= frm - 1 - j * chunk < rows and sub[frm - 1 - j * chunk, j]):
+            j -= 1
+
+
+def _factor_passes(p: Profile, opts: MTLDOptions, *, chunk: int | None = None, overlap: int | None = None,
+                   cap: int | None = None) -> tuple[_Direction, _Direction]:
+    """The forward and the backward factor pass of MTLD.
+
+    Long texts run as many chains in numpy lockstep (see :func:`_lockstep`),
+    stitched into the true chain; short ones, or texts whose factors are
+    too long for the lockstep automaton, are walked sequentially. ``chunk``,
+    ``overlap`` and ``cap`` force the lockstep with that geometry (tests).
+    """
+    n = p.n
     # "TTR < t" on floats is "TTR <= the largest float below t".
     thr = math.nextafter(opts.threshold, -math.inf) if opts.strict else float(opts.threshold)
-    full, start, types, closed_start, closed_types = _factor_pass(gaps, exact_prev, thr, int(opts.min_factor_length))
-    if start == n_total and full and not opts.last_token_closes:
-        # The factor that closed on the very last token is scored as the partial one instead.
-        return _Direction(full - 1, n_total - closed_start, closed_types, n_total)
-    return _Direction(full, n_total - start, types if start < n_total else 0, n_total)
+    min_len = int(opts.min_factor_length)
+    prev = _previous_occurrences(p)
+    exact_fw, exact_bw = _exact_prevs(prev)
+    if chunk is not None:
+        overlap = min(int(overlap if overlap is not None else chunk), int(chunk))
+        cap = min(max(int(cap), 1), _GAP_CAP) if cap is not None else _GAP_CAP
+    else:
+        geometry = _lockstep_geometry(n, thr, min_len, p.ids)
+        if geometry is not None:
+            chunk, overlap, cap = geometry
+    if chunk is None:
+        buf = np.empty(2 * n, np.uint8)
+        _clipped_gaps(prev, _GAP_CAP, buf[:n], buf[n:])
+        need = _repeat_need(thr, min_len, _GAP_CAP + 1)
+        walks = [_walk(buf[:n], 0, need, thr, min_len, exact_fw), _walk(buf[n:], 0, need, thr, min_len, exact_bw)]
+    else:
+        chunk = max(int(chunk), 1)
+        overlap = max(int(overlap), 1)
+        cols = -(-n // chunk)
+        padded = cols * chunk
+        rows = chunk + overlap
+        buf = np.empty(2 * padded + rows, np.uint8)
+        buf[n:padded] = cap
+        buf[padded + n:] = cap
+        _clipped_gaps(prev, cap, buf[:n], buf[padded:padded + n])
+        table = _factor_automaton(thr, min_len, cap)
+        closes = _lockstep(buf, table, chunk, rows, 2 * cols)
+        need = _repeat_need(thr, min_len, cap + 1)
+        r_idx, c_idx = np.divmod(np.flatnonzero(closes), 2 * cols)
+        # Column by column (a stable radix sort on 16-bit keys keeps each column's rows in order).
+        by_col = np.argsort(c_idx.astype(np.uint16) if 2 * cols <= 1 << 16 else c_idx, kind="stable")
+        found = (r_idx[by_col], c_idx[by_col])
+        walks = []
+        for col0, gaps, exact in ((0, buf[:n], exact_fw), (cols, buf[padded:padded + n], exact_bw)):
+            def walk(start, marks, gaps=gaps, exact=exact):
+                return _walk(gaps, start, need, thr, min_len, exact, marks)
+            walks.append(_stitch(closes, found, col0, cols, chunk, overlap, n, walk))
+    out = []
+    for w in walks:
+        if w.start == n and w.full and not opts.last_token_closes:
+            # The factor that closed on the very last token is scored as the partial one instead.
+            out.append(_Direction(w.full - 1, n - w.closed_start, w.closed_types, n))
+        else:
+            out.append(_Direction(w.full, n - w.start, w.types if w.start < n else 0, n))
+    return out[0], out[1]
 
 
 def _partial_weight(d: _Direction, opts: MTLDOptions) -> float:
@@ -510,35 +814,15 @@ def _direction_value(d: _Direction, opts: MTLDOptions, n_types: int) -> float:
     return d.tokens / factors
 
 
-def _directions(p: Profile):
-    """(clipped gaps, lazy exact previous-occurrence array) of the forward and the backward reading."""
-    n = p.n
-    pos = np.arange(n)
-    prev = p.prev
-    nxt = p.next
-    fw_gaps = np.minimum(pos - prev, _GAP_CAP).astype(np.uint8).tobytes()
-    # Reading backwards, position r = n−1−i; its previous occurrence is the next one of i,
-    # so its gap is next[i] − i (n − i when there is none, like a first occurrence).
-    bw_gaps = np.minimum(nxt - pos, _GAP_CAP)[::-1].astype(np.uint8).tobytes()
-
-    def bw_prev():
-        return np.ascontiguousarray(np.where(nxt < n, n - 1 - nxt, -1)[::-1])
-
-    return (fw_gaps, lambda: prev), (bw_gaps, bw_prev)
-
-
 def mtld_factors(data, options: MTLDOptions = MTLD_LEXICALRICHNESS) -> dict:
     """MTLD with its parts: per direction the full factors, the partial factor's weight and the score."""
     p = Profile.of(data)
     opts = options
     if p.n == 0:
         return {"mtld": math.nan, "forward": None, "backward": None}
-    fw, bw = _directions(p)
     out = {}
-    dirs = {}
-    for name, (gaps, prev) in (("forward", fw), ("backward", bw)):
-        d = _direction(gaps, prev, opts)
-        dirs[name] = d
+    dirs = dict(zip(("forward", "backward"), _factor_passes(p, opts)))
+    for name, d in dirs.items():
         out[name] = {"full_factors": d.full, "partial_tokens": d.partial_tokens, "partial_types": d.partial_types,
                      "partial_weight": _partial_weight(d, opts), "value": _direction_value(d, opts, p.n_types)}
     out["mtld"] = _combine(dirs["forward"], dirs["backward"], opts, p.n_types)
@@ -568,9 +852,7 @@ def mtld(data, options: MTLDOptions = MTLD_LEXICALRICHNESS) -> float:
     p = Profile.of(data)
     if p.n == 0:
         return math.nan
-    (fw_gaps, fw_prev), (bw_gaps, bw_prev) = _directions(p)
-    fw = _direction(fw_gaps, fw_prev, options)
-    bw = _direction(bw_gaps, bw_prev, options)
+    fw, bw = _factor_passes(p, options)
     return _combine(fw, bw, options, p.n_types)
 
 
