@@ -19,9 +19,9 @@ from typing import Iterator
 
 from sqlalchemy import Connection, create_engine, event, text
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 
-from ..errors import StoreUnavailable
+from ..errors import InputError, StoreUnavailable
 from . import schema
 from .migrations import migrate
 
@@ -46,20 +46,28 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """One write transaction: committed on normal exit, rolled back on error."""
-        try:
-            with self.engine.begin() as conn:
-                yield conn
-        except OperationalError as exc:
-            raise _unavailable(self, exc) from exc
+        with self._errors(), self.engine.begin() as conn:
+            yield conn
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
         """A connection for reading (a transaction that is never written to)."""
+        with self._errors(), self.engine.connect().execution_options(annotator_read=True) as conn:
+            yield conn
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        # Database failures become the core's errors (after the rollback), so callers show a message, not a traceback.
         try:
-            with self.engine.connect().execution_options(annotator_read=True) as conn:
-                yield conn
+            yield
         except OperationalError as exc:
             raise _unavailable(self, exc) from exc
+        except DataError as exc:
+            raise _refused_value(exc) from exc
+        except OverflowError as exc:
+            if "SQLite INTEGER" not in str(exc):
+                raise  # a programming error, not a value from the input
+            raise _refused_value(exc) from exc
 
     def migrate(self) -> list[int]:
         """Apply pending migrations; return the versions applied."""
@@ -103,8 +111,26 @@ class Store:
 
 def _unavailable(store: Store, exc: Exception) -> StoreUnavailable:
     where = make_url(store.url).render_as_string(hide_password=True)
-    reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(getattr(exc, "orig", exc)).strip() else type(exc).__name__
+    reason = _first_line(exc)
     return StoreUnavailable(f"the database at {where} is not available ({reason}); your last unsaved change was not stored — try again when it is back")
+
+
+def _refused_value(exc: Exception) -> InputError:
+    """A value the database cannot hold (too long, out of range, a NUL byte) → InputError; the transaction rolled back.
+
+    PostgreSQL enforces column widths, integer ranges and text without NUL
+    (DataError); SQLite's driver cannot bind integers beyond 64 bits
+    (OverflowError). Readers should refuse such values first, with file and
+    line; this is the net under them, so the user gets a message, not a
+    traceback.
+    """
+    return InputError(f"the database cannot store a value of this input ({_first_line(exc)}); nothing was saved")
+
+
+def _first_line(exc: Exception) -> str:
+    # The driver's own message without SQLAlchemy's statement dump (which may hold input values).
+    text = str(getattr(exc, "orig", exc)).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _create_engine(url: str) -> Engine:
