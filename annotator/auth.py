@@ -14,6 +14,7 @@ change resets the counters.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -92,6 +93,7 @@ def _safe_verify(password_hash: str, password: str) -> bool:
 #: messages do not reveal which names exist.
 _UNKNOWN_NAMES: dict[str, tuple[int, datetime | None, datetime | None]] = {}
 _UNKNOWN_NAMES_MAX = 10_000
+_UNKNOWN_LOCK = threading.Lock()
 
 
 def _gate(failures: int, last_failed_at, locked_until, now: datetime, policy: LoginPolicy) -> tuple[int, bool, float]:
@@ -116,32 +118,41 @@ def authenticate(store, name: str, password: str, *, now: datetime | None = None
     Unknown users and wrong passwords get the same message, the same
     throttling and take the same time. Counters of real accounts live in the
     user row, so they hold across server restarts and app processes.
+
+    The attempt is counted as a failure *before* the password is checked, in a
+    short write transaction that locks the user row: parallel guesses are
+    counted one by one and reach the lock-out. The (slow) hash comparison runs
+    outside any transaction, so a flood of log-ins never holds the write lock
+    that annotators' saves need; a right password then resets the counters.
     """
     from .store.users import get_user_row, update_user
     now = now or datetime.now(timezone.utc)
     name = (name or "").strip()
     with store.transaction() as conn:
-        row = get_user_row(conn, name) if name else None
+        row = get_user_row(conn, name, for_update=True) if name else None
         known = row is not None and bool(row.password_hash)
         if known:
             state = (int(row.failed_logins or 0), row.last_failed_at, row.locked_until)
         else:
-            state = _UNKNOWN_NAMES.get(name.lower(), (0, None, None))
+            with _UNKNOWN_LOCK:
+                state = _UNKNOWN_NAMES.get(name.lower(), (0, None, None))
         failures, too_early, wait = _gate(*state, now, policy)
-        ok = (not too_early) and verify_password(row.password_hash if known else None, password) and known
-        if ok:
-            update_user(conn, name, failed_logins=0, last_failed_at=None, locked_until=None)
-            if _HASHER.check_needs_rehash(row.password_hash):
-                update_user(conn, name, password_hash=_HASHER.hash(password))
-            return User(name=row.name, role=Role(row.role), password_hash=None, user_id=row.id)
         failures += 1
         locked_until = now + timedelta(minutes=policy.lock_minutes) if failures >= policy.max_failures else None
         if known:
             update_user(conn, name, failed_logins=failures, last_failed_at=now, locked_until=locked_until)
         else:
-            if len(_UNKNOWN_NAMES) >= _UNKNOWN_NAMES_MAX:
-                _UNKNOWN_NAMES.pop(next(iter(_UNKNOWN_NAMES)))
-            _UNKNOWN_NAMES[name.lower()] = (failures, now, locked_until)
+            with _UNKNOWN_LOCK:
+                if len(_UNKNOWN_NAMES) >= _UNKNOWN_NAMES_MAX:
+                    _UNKNOWN_NAMES.pop(next(iter(_UNKNOWN_NAMES)))
+                _UNKNOWN_NAMES[name.lower()] = (failures, now, locked_until)
+    ok = (not too_early) and verify_password(row.password_hash if known else None, password) and known
+    if ok:
+        with store.transaction() as conn:
+            update_user(conn, name, failed_logins=0, last_failed_at=None, locked_until=None)
+            if _HASHER.check_needs_rehash(row.password_hash):
+                update_user(conn, name, password_hash=_HASHER.hash(password))
+        return User(name=row.name, role=Role(row.role), password_hash=None, user_id=row.id)
     # Log the fact, never the name typed (it may be a password typed in the wrong field).
     log.info("failed log-in (%d in a row)", failures)
     if locked_until is not None:

@@ -44,9 +44,17 @@ def get_user(conn: Connection, name: str) -> User:
     return _row_to_user(r)
 
 
-def get_user_row(conn: Connection, name: str):
-    """The raw row (with lock-out fields) of user ``name``, or None."""
-    return conn.execute(select(users).where(users.c.name == name)).first()
+def get_user_row(conn: Connection, name: str, *, for_update: bool = False):
+    """The raw row (with lock-out fields) of user ``name``, or None.
+
+    ``for_update`` locks the row until the transaction ends (PostgreSQL; SQLite's
+    write transactions are serialised already), so concurrent log-in attempts
+    count their failures one after another instead of overwriting each other.
+    """
+    q = select(users).where(users.c.name == name)
+    if for_update and conn.dialect.name != "sqlite":
+        q = q.with_for_update()
+    return conn.execute(q).first()
 
 
 def list_users(conn: Connection) -> list[User]:

@@ -112,10 +112,6 @@ def test_streamlit_config_is_local_and_xsrf_protected():
     assert cfg.get("browser", {}).get("gatherUsageStats") is False
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "`showErrorDetails = false` is deprecated in the installed Streamlit (1.67) and means \"stacktrace\": an exception's type and "
-    "traceback (file paths, source lines) are shown in the browser. Set `showErrorDetails = \"type\"` (or \"none\") "
-    "in .streamlit/config.toml; remove this marker then."))
 def test_streamlit_config_keeps_tracebacks_in_the_server_log():
     cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     # Tracebacks (paths, SQL, maybe URLs) belong in the server log, not in the browser.
@@ -166,11 +162,6 @@ def test_parallel_wrong_passwords_lock_the_account_sqlite(sqlite_store):
         auth.authenticate(sqlite_store, "victim", PW)  # even the right password, until unlocked
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "lost update in annotator.auth.authenticate on PostgreSQL: the user row is read without FOR UPDATE, so "
-    "parallel attempts all see the same failed_logins, all get their password checked and write back the same "
-    "count; the account is never locked. Fix: lock the row (SELECT ... FOR UPDATE) or count the attempt with an "
-    "atomic UPDATE before verifying. Remove this marker when fixed."))
 def test_parallel_wrong_passwords_lock_the_account_postgres(pg_store):
     auth.add_user(pg_store, "victim", "annotator", PW)
     errors = _parallel_wrong_logins(pg_store, 12)
@@ -180,12 +171,6 @@ def test_parallel_wrong_passwords_lock_the_account_postgres(pg_store):
         auth.authenticate(pg_store, "victim", PW)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "annotator.auth.authenticate verifies the Argon2 hash inside store.transaction(); on SQLite that is "
-    "BEGIN IMMEDIATE, so every log-in attempt (even for an unknown name) holds the database-wide write lock "
-    "for the whole hash time and all annotators' saves wait behind it — a flood of log-ins stalls the team. "
-    "Fix: count the attempt in a short write transaction, verify outside it, reset counters in another. "
-    "Remove this marker when fixed."))
 def test_login_does_not_hold_the_write_lock_while_hashing(sqlite_store, monkeypatch):
     db = sqlite_store.url.removeprefix("sqlite:///")
     auth.add_user(sqlite_store, "victim", "annotator", PW)
