@@ -9,12 +9,17 @@ one reference). The corpus score sums the rows and applies coco-caption's
 formula: precisions with the small/tiny smoothing constants 1e-9 and 1e-15,
 geometric means of the first k orders, and the brevity penalty
 ``exp(1 - reflen/testlen)`` when the corpus is shorter than its references.
+
+All rows are computed at once with numpy from the n-gram tables of
+:mod:`._ngrams` (the counts are integers, so the order of the sums does not
+matter); the per-image scores go through Python's ``pow`` and ``math.exp``
+exactly as coco-caption's do.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
+from itertools import repeat
 
 import numpy as np
 
@@ -26,11 +31,12 @@ TINY = 1e-15
 
 
 class _BleuRefs:
-    __slots__ = ("vocab", "packed", "ref_lens", "len_matrix", "unions", "table", "ref_seg", "tuple_twin", "tok_refs")
+    __slots__ = ("index", "vocab", "len_matrix")
 
-    def __init__(self, **kw):
-        for k, v in kw.items():
-            setattr(self, k, v)
+    def __init__(self, index: _ngrams.RefIndex, len_matrix: np.ndarray):
+        self.index = index
+        self.vocab = index.vocab
+        self.len_matrix = len_matrix
 
 
 class Bleu(Metric):
@@ -50,80 +56,44 @@ class Bleu(Metric):
         return [f"n={self.n}", "ref=closest", "smooth=1e-9,1e-15"]
 
     # -- references ------------------------------------------------------------
-    def _prepare(self, tok_refs: list[list[str]], force_tuple: bool = False) -> _BleuRefs:
-        flat_tokens = [r.split() for rs in tok_refs for r in rs]
-        counts = [len(rs) for rs in tok_refs]
-        vocab = None if force_tuple else _ngrams.build_vocab(flat_tokens)
-        tab = _ngrams.table(flat_tokens, vocab, self.n)
-        ref_seg, pos = [], 0
-        for c in counts:
-            ref_seg.append((pos, pos + c))
-            pos += c
-        lens = tab.lens
-        ref_lens = [lens[a:b] for a, b in ref_seg]
-        width = max(counts) if counts else 1
+    def _prepare(self, tok_refs: list[list[str]]) -> _BleuRefs:
+        ix = _ngrams.build(tok_refs, self.n, idf=False)
+        counts = ix.counts
+        width = int(counts.max(initial=1))
         # padded matrix of reference lengths for the vectorised closest-length choice
         len_matrix = np.full((len(counts), width), -1, dtype=np.int64)
-        counts_a = np.asarray(counts)
-        len_matrix[np.arange(width)[None, :] < counts_a[:, None]] = lens
-        # every n-gram (all orders: their keys never collide) of each item's references
-        drop = tab.sentinel
-        unions = []
-        block = tab.block
-        for a, b in ref_seg:
-            u = set(block(a, b))
-            u.discard(drop)
-            unions.append(u)
-        return _BleuRefs(vocab=vocab if tab.packed else None, packed=tab.packed, ref_lens=ref_lens,
-                         len_matrix=len_matrix, unions=unions, table=tab, ref_seg=ref_seg, tuple_twin=None,
-                         tok_refs=tok_refs)
-
-    def _tuple_twin(self, prep: Prepared) -> _BleuRefs:
-        data = prep.data
-        if not data.packed:
-            return data
-        with prep.lock:
-            if data.tuple_twin is None:
-                data.tuple_twin = self._prepare(data.tok_refs, force_tuple=True)
-            return data.tuple_twin
+        len_matrix[np.arange(width)[None, :] < counts[:, None]] = ix.lens
+        return _BleuRefs(ix, len_matrix)
 
     # -- statistics ------------------------------------------------------------
-    def _stats(self, hyps: list[str], prep: Prepared):
+    def _rows(self, hyps: list[str], prep: Prepared, items: np.ndarray) -> np.ndarray:
+        """Statistics rows of captions ``hyps``, caption j scored against the references of ``items[j]``."""
         data: _BleuRefs = prep.data
-        htoks = [h.split() for h in hyps]
-        vocab = None
-        if data.packed:
-            vocab = _ngrams.extend_vocab(data.vocab, htoks)
-            if len(vocab) > _ngrams.MAX_PACKED_VOCAB:
-                data, vocab = self._tuple_twin(prep), None
-        tab = _ngrams.table(htoks, vocab, self.n)
-        n = self.n
-        out = np.zeros((len(hyps), self.width), dtype=np.float64)
-        tl = np.asarray(tab.lens, dtype=np.int64)
+        ix, n = data.index, self.n
+        tl, grams = _ngrams.caption_grams(ix, hyps, items, unmatched=False)
+        H = len(hyps)
+        out = np.zeros((H, self.width), dtype=np.float64)
         out[:, 0] = tl
-        out[:, 1] = _closest(data.len_matrix, tl)
-        for k in range(n):
+        out[:, 1] = _closest(data.len_matrix[items], tl)
+        for k, (og, ot) in enumerate(zip(grams, ix.orders)):
             out[:, 2 + k] = np.maximum(0, tl - k)
-        unions, rtab, rseg = data.unions, data.table, data.ref_seg
-        seg = tab.seg
-        correct = [_correct([seg(i, k) for k in range(n)], unions[i], rtab, rseg[i]) for i in range(len(hyps))]
-        if correct:
-            out[:, 2 + n:] = np.asarray(correct, dtype=np.float64)
+            # clipped matches: a distinct n-gram counts at most as often as in the reference that has it most
+            m = og.e >= 0
+            if ot.ig_max is None:  # no reference repeats an n-gram of this order: each match counts once
+                out[:, 2 + n + k] = np.bincount(og.h[m], minlength=H)
+            else:
+                clip = np.minimum(og.tf[m], ot.ig_max[og.e[m]])
+                out[:, 2 + n + k] = np.bincount(og.h[m], weights=clip, minlength=H)
         return out
 
+    def _stats(self, hyps: list[str], prep: Prepared):
+        return self._rows(hyps, prep, np.arange(len(hyps), dtype=np.int64))
+
+    def _segments(self, toks: list[str], prep: Prepared, indices: list[int]):
+        return self._rows(toks, prep, np.asarray(indices, dtype=np.int64).reshape(-1))
+
     def _segment(self, hyp: str, prep: Prepared, index: int):
-        data: _BleuRefs = prep.data
-        toks = hyp.split()
-        try:
-            stacked = _ngrams.segment_stacked(toks, data.vocab, data.packed, self.n)
-        except OverflowError:
-            data = self._tuple_twin(prep)
-            stacked = _ngrams.segment_stacked(toks, None, False, self.n)
-        keys = _ngrams.per_order(stacked, self.n)
-        tl = len(toks)
-        reflen = min((abs(l - tl), l) for l in data.ref_lens[index])[1]
-        correct = _correct(keys, data.unions[index], data.table, data.ref_seg[index])
-        return [tl, reflen] + [max(0, tl - k) for k in range(self.n)] + correct
+        return self._rows([hyp], prep, np.array([index], dtype=np.int64))[0]
 
     # -- aggregation -----------------------------------------------------------
     def _values(self, testlen, reflen, guess, correct) -> list[float]:
@@ -140,20 +110,27 @@ class Bleu(Metric):
                 bleus[k] *= math.exp(1 - 1 / ratio)
         return bleus
 
-    def _seg_values(self, row) -> list[float]:
-        # the per-image arithmetic of BleuScorer.compute_score (float() first, then + tiny)
+    def _seg_values(self, stats: np.ndarray) -> list[list[float]]:
+        """Per-image BLEU-1…n of every row, one list per order.
+
+        The arithmetic of BleuScorer.compute_score's per-image scores (counts
+        as floats plus tiny/small, products left to right, then libm ``pow``
+        and ``exp`` through Python floats), done column-wise.
+        """
         n = self.n
-        testlen, reflen = row[0], row[1]
-        out = []
-        bleu = 1.0
+        st = np.rint(stats)  # counts are integers
+        bleu = np.ones(len(st))
+        cols = []
         for k in range(n):
-            bleu *= (float(row[2 + n + k]) + TINY) / (float(row[2 + k]) + SMALL)
-            out.append(bleu ** (1.0 / (k + 1)))
-        ratio = (testlen + TINY) / (reflen + SMALL)
-        if ratio < 1:
-            for k in range(n):
-                out[k] *= math.exp(1 - 1 / ratio)
-        return out
+            bleu = bleu * ((st[:, 2 + n + k] + TINY) / (st[:, 2 + k] + SMALL))
+            cols.append(np.array(list(map(pow, bleu.tolist(), repeat(1.0 / (k + 1)))), dtype=np.float64))
+        ratio = (st[:, 0] + TINY) / (st[:, 1] + SMALL)
+        short = np.flatnonzero(ratio < 1)
+        if len(short):
+            bp = np.array(list(map(math.exp, (1 - 1 / ratio[short]).tolist())), dtype=np.float64)
+            for col in cols:
+                col[short] *= bp
+        return [col.tolist() for col in cols]
 
     def _aggregate(self, stats: np.ndarray, per_segment: bool) -> Score:
         n = self.n
@@ -167,10 +144,9 @@ class Bleu(Metric):
         extra = {"testlen": testlen, "reflen": reflen, "ratio": (testlen + TINY) / (reflen + SMALL),
                  "guess": guess, "correct": correct}
         if per_segment:
-            rows = [[int(round(x)) for x in r] for r in stats.tolist()]
-            segs = [self._seg_values(r) for r in rows]
-            extra["per_segment_all"] = {key: [s[k] for s in segs] for k, key in enumerate(self.keys)}
-            per = [s[-1] for s in segs]
+            cols = self._seg_values(stats)
+            extra["per_segment_all"] = dict(zip(self.keys, cols))
+            per = list(cols[-1])
         return Score(self.name, bleus[-1], values, self.signature, len(stats), per, extra)
 
     def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -198,34 +174,3 @@ def _closest(len_matrix: np.ndarray, tl: np.ndarray) -> np.ndarray:
     big = int(len_matrix.max(initial=0)) + int(tl.max(initial=0)) + 2
     rank = np.where(len_matrix < 0, big * (big + 1), diff * big + len_matrix)
     return len_matrix[np.arange(len(tl)), rank.argmin(axis=1)]
-
-
-def _correct(hkeys: list[list], u: set, rtab, rseg: tuple[int, int]) -> list[int]:
-    """Clipped n-gram matches of one caption, order by order.
-
-    ``u`` holds every n-gram (all orders) of the caption's references;
-    ``rtab``/``rseg`` give each reference's own keys for clipping repeated
-    n-grams (an n-gram counts at most as often as in the reference that has
-    it most often).
-    """
-    out = []
-    repeats = True  # a repeated (k+1)-gram needs a repeated k-gram, so stop checking once none repeat
-    for k, h in enumerate(hkeys):
-        if not h:
-            out.append(0)
-            continue
-        if repeats:
-            hs = set(h)
-            c = len(u.intersection(hs))
-            repeats = len(hs) < len(h)
-            if repeats:
-                a, b = rseg
-                for g, cnt in Counter(h).items():
-                    if cnt > 1 and g in u:
-                        best = max(rtab.seg(j, k).count(g) for j in range(a, b))
-                        if best > 1:
-                            c += min(cnt, best) - 1
-        else:
-            c = len(u.intersection(h))
-        out.append(c)
-    return out

@@ -20,24 +20,17 @@ frequencies never look at the captions), so incremental rescoring is exact.
 Floating-point operations follow coco-caption's order (sums of squares and
 dot products in the n-grams' first-occurrence order, numpy's log for the idf
 and its mean for the final averages), so scores are equal to the last bit.
+The whole corpus is scored at once with numpy from the n-gram tables of
+:mod:`._ngrams`: every sum is an ``np.bincount``, which adds its weights in
+input order, fed in the order coco-caption's loops visit the terms; squares
+use libm's ``pow`` through Python floats, as coco-caption's do.
 """
 
 from __future__ import annotations
 
-import math
-import operator
-from collections import Counter
-from itertools import chain, repeat
+from itertools import repeat
 
 import numpy as np
-
-try:  # the C helper Counter itself uses; a plain dict keeps first-occurrence order like coco-caption's defaultdict
-    from collections import _count_elements
-except ImportError:  # pragma: no cover - other Python implementations
-    def _count_elements(mapping, iterable):
-        get = mapping.get
-        for x in iterable:
-            mapping[x] = get(x, 0) + 1
 
 from . import _ngrams
 from .base import Metric, MetricInputError, Prepared, Score, mean_like_numpy
@@ -46,7 +39,7 @@ SIGMA = 6.0
 
 
 class _CiderRefs:
-    __slots__ = ("vocab", "packed", "ref_len", "weights", "refs", "unions", "tok_refs", "tuple_twin")
+    __slots__ = ("index", "vocab", "ref_len", "weight", "square", "pair_val", "norms", "length")
 
     def __init__(self, **kw):
         for k, v in kw.items():
@@ -71,70 +64,44 @@ class CiderD(Metric):
         return [f"n={self.n}", f"sigma={self.sigma:g}", "df=refs-of-scored-set"]
 
     # -- references ------------------------------------------------------------
-    def _prepare(self, tok_refs: list[list[str]], force_tuple: bool = False) -> _CiderRefs:
+    def _prepare(self, tok_refs: list[list[str]]) -> _CiderRefs:
         n = self.n
-        flat_tokens = [r.split() for rs in tok_refs for r in rs]
-        vocab = None if force_tuple else _ngrams.build_vocab(flat_tokens)
-        tab = _ngrams.table(flat_tokens, vocab, n)
-        drop = tab.sentinel
-        seg_ranges, pos = [], 0
-        for rs in tok_refs:
-            seg_ranges.append((pos, pos + len(rs)))
-            pos += len(rs)
-        # document frequency: in how many images' references does g occur (keys of all orders are distinct)
-        df: Counter = Counter()
-        unions = []
-        for a, b in seg_ranges:
-            u = set(tab.block(a, b))
-            u.discard(drop)
-            df.update(u)
-            unions.append(u)
-        if not df:
+        ix = _ngrams.build(tok_refs, n, clip=False)
+        if not any(len(ot.pair_d) for ot in ix.orders):
             raise MetricInputError("CIDEr-D needs at least one non-empty reference in the scored set "
                                    "(coco-caption's scorer fails on such input as well)")
-        ref_len = np.log(float(len(tok_refs)))
-        grams = list(df.keys())
-        dfa = np.fromiter(df.values(), dtype=np.float64, count=len(grams))
-        weights = dict(zip(grams, (ref_len - np.log(np.maximum(1.0, dfa))).tolist()))
-        counts, _, _, norms = _tfidf_many([tab.stacked(j) for j in range(len(flat_tokens))], weights, None, drop, n)
-        refs = [[(counts[j], norms[j], max(0, tab.lens[j] - 1)) for j in range(a, b)] for a, b in seg_ranges]
-        return _CiderRefs(vocab=vocab if tab.packed else None, packed=tab.packed, ref_len=float(ref_len),
-                          weights=weights, refs=refs, unions=unions, tok_refs=tok_refs, tuple_twin=None)
-
-    def _tuple_twin(self, prep: Prepared) -> _CiderRefs:
-        data = prep.data
-        if not data.packed:
-            return data
-        with prep.lock:
-            if data.tuple_twin is None:
-                data.tuple_twin = self._prepare(data.tok_refs, force_tuple=True)
-            return data.tuple_twin
+        ref_len = np.log(float(ix.n_items))
+        # idf weight by document frequency (0: no reference has the n-gram, as coco-caption's max(1, df))
+        max_df = max(int(ot.df.max(initial=0)) for ot in ix.orders)
+        dfs = np.arange(max_df + 1, dtype=np.float64)
+        weight = ref_len - np.log(np.maximum(1.0, dfs))
+        # pow(w, 2) as coco-caption squares (libm pow, which can differ from w*w in the last bit), for the
+        # document frequencies that occur; a term count of 1 (nearly every n-gram) then needs no pow of its own
+        present = np.zeros(len(dfs), dtype=bool)
+        present[0] = True
+        for ot in ix.orders:
+            present[ot.df] = True
+        square = np.zeros(len(dfs))
+        square[present] = list(map(pow, weight[present].tolist(), repeat(2)))
+        pair_val, norms = [], np.zeros((ix.n_refs, n))
+        for k, ot in enumerate(ix.orders):
+            vals, sq = _tfidf(ot.pair_tf, ot.df[ot.pair_d], weight, square)
+            pair_val.append(vals)
+            # squares summed per reference in first-occurrence order (coco-caption's insertion order)
+            fo = np.argsort(ot.pair_first) if len(ot.pair_first) < 64 else _first_order(ot.pair_first)
+            norms[:, k] = np.sqrt(np.bincount(ot.pair_r[fo], weights=sq[fo], minlength=ix.n_refs))
+        return _CiderRefs(index=ix, vocab=ix.vocab, ref_len=float(ref_len), weight=weight, square=square,
+                          pair_val=pair_val, norms=norms, length=np.maximum(0, ix.lens - 1))
 
     # -- statistics ------------------------------------------------------------
     def _stats(self, hyps: list[str], prep: Prepared):
-        data: _CiderRefs = prep.data
-        htoks = [h.split() for h in hyps]
-        vocab = None
-        if data.packed:
-            vocab = _ngrams.extend_vocab(data.vocab, htoks)
-            if len(vocab) > _ngrams.MAX_PACKED_VOCAB:
-                data, vocab = self._tuple_twin(prep), None
-        tab = _ngrams.table(htoks, vocab, self.n)
-        many = _tfidf_many([tab.stacked(i) for i in range(len(hyps))], data.weights, data.ref_len, tab.sentinel,
-                           self.n)
-        return [[self._score(c, v, o, nm, tab.lens[i], data, i)] for i, (c, v, o, nm) in enumerate(zip(*many))]
+        return self._rows(hyps, prep, np.arange(len(hyps), dtype=np.int64))
+
+    def _segments(self, toks: list[str], prep: Prepared, indices: list[int]):
+        return self._rows(toks, prep, np.asarray(indices, dtype=np.int64).reshape(-1))
 
     def _segment(self, hyp: str, prep: Prepared, index: int):
-        data: _CiderRefs = prep.data
-        toks = hyp.split()
-        try:
-            stacked = _ngrams.segment_stacked(toks, data.vocab, data.packed, self.n)
-        except OverflowError:
-            data = self._tuple_twin(prep)
-            stacked = _ngrams.segment_stacked(toks, None, False, self.n)
-        sentinel = _ngrams.SENTINEL if data.packed else None
-        counts, vals, hnorms = _tfidf(stacked, data.weights, data.ref_len, sentinel, self.n)
-        return [self._score(counts, vals, _orders(counts), hnorms, len(toks), data, index)]
+        return self._rows([hyp], prep, np.array([index], dtype=np.int64))[0]
 
     def _pen(self, delta: int) -> float:
         p = self._penalty.get(delta)
@@ -143,38 +110,64 @@ class CiderD(Metric):
             p = self._penalty[delta] = np.e ** (-(d ** 2) / self._two_sigma2)
         return p
 
-    def _score(self, counts: dict, vals: list, orders: list, hnorms: list, length: int, data: _CiderRefs,
-               i: int) -> float:
-        n = self.n
-        weights, u = data.weights, data.unions[i]
-        # grams some reference has, with the caption's value and order, in first-occurrence order
-        matched = [(g, v, k) for g, v, k in zip(counts, vals, orders) if g in u]
-        length = max(0, length - 1)  # coco-caption's "length": the number of bigrams
-        total = [0.0] * n
-        for rcounts, rnorms, rlength in data.refs[i]:
-            pen = self._pen(length - rlength)
-            val = [0.0] * n
-            for g, vh, k in matched:
-                tf = rcounts.get(g)
-                if tf is not None:
-                    vr = tf * weights[g]
-                    val[k] += (vh if vh < vr else vr) * vr
-            for k in range(n):
-                v = val[k]
-                if hnorms[k] != 0 and rnorms[k] != 0:
-                    v /= (hnorms[k] * rnorms[k])
-                total[k] += v * pen
-        # numpy's mean of a short vector adds left to right
-        if n < 8:
-            acc = 0.0
-            for x in total:
-                acc += x
+    def _rows(self, hyps: list[str], prep: Prepared, items: np.ndarray) -> np.ndarray:
+        """Per-caption CIDEr-D (H × 1) of captions ``hyps`` against the references of ``items``.
+
+        Every floating-point step is coco-caption's, in its order: sums go
+        through ``np.bincount``, which adds its weights in input order, and
+        the inputs are laid out so that each sum sees its terms in the order
+        coco-caption's loops visit them.
+        """
+        data: _CiderRefs = prep.data
+        ix, n = data.index, self.n
+        H = len(hyps)
+        hlens, grams = _ngrams.caption_grams(ix, hyps, items, unmatched=True)
+        # one slot per (caption, reference of its image), references in order
+        cnt = ix.counts[items]
+        S = int(cnt.sum())
+        slot_h = np.repeat(np.arange(H, dtype=np.int64), cnt)
+        base = np.cumsum(cnt) - cnt
+        slot_r = np.repeat(ix.ref_start[items] - base, cnt) + np.arange(S, dtype=np.int64)
+        val = np.zeros((S, n))
+        hnorm = np.zeros((H, n))
+        for k, (og, ot) in enumerate(zip(grams, ix.orders)):
+            # caption vector; n-grams no reference has get df 0, i.e. weight log(N)
+            dfi = np.zeros(len(og.d), dtype=np.int64)
+            known = og.d < ot.size
+            dfi[known] = ot.df[og.d[known]]
+            hval, hsq = _tfidf(og.tf, dfi, data.weight, data.square)
+            hnorm[:, k] = np.sqrt(np.bincount(og.h, weights=hsq, minlength=H))
+            # clipped dot products: each caption n-gram some reference of its image has, with each such reference
+            m = np.flatnonzero(og.e >= 0)
+            e = og.e[m]
+            lo = ot.ig_bounds[e]
+            L = ot.ig_bounds[e + 1] - lo
+            rep = np.repeat(np.arange(len(m), dtype=np.int64), L)
+            refpair = np.repeat(lo - (np.cumsum(L) - L), L) + np.arange(int(L.sum()), dtype=np.int64)
+            vr = data.pair_val[k][refpair]
+            vh = hval[m][rep]
+            hh = og.h[m][rep]
+            slot = base[hh] + (ot.pair_r[refpair] - ix.ref_start[items[hh]])
+            val[:, k] = np.bincount(slot, weights=np.minimum(vh, vr) * vr, minlength=S)
+        hs, rs = hnorm[slot_h], data.norms[slot_r]
+        np.divide(val, hs * rs, out=val, where=(hs != 0) & (rs != 0))
+        hlen = np.maximum(0, hlens - 1)  # coco-caption's "length": the number of bigrams
+        delta, inv = np.unique(hlen[slot_h] - data.length[slot_r], return_inverse=True)
+        pen = np.array([self._pen(d) for d in delta.tolist()], dtype=np.float64)
+        val *= pen[inv.reshape(-1)][:, None]
+        # sum over references, in order, per caption and order
+        total = np.bincount((slot_h[:, None] * n + np.arange(n)).ravel(), weights=val.ravel(),
+                            minlength=H * n).astype(np.float64, copy=False).reshape(H, n)
+        if n < 8:  # numpy's mean of a short vector adds left to right
+            acc = total[:, 0].copy()
+            for k in range(1, n):
+                acc += total[:, k]
             score = acc / n
         else:
-            score = float(np.mean(np.array(total)))
-        score /= len(data.refs[i])
-        score *= 10.0
-        return score
+            score = np.array([np.mean(row) for row in total], dtype=np.float64)
+        score = score / cnt
+        score = score * 10.0
+        return score.reshape(H, 1)
 
     # -- aggregation -----------------------------------------------------------
     def _aggregate(self, stats: np.ndarray, per_segment: bool) -> Score:
@@ -188,68 +181,20 @@ class CiderD(Metric):
         return (weights @ stats[:, 0] / stats.shape[0])[:, None]
 
 
-def _orders(keys) -> list[int]:
-    """Order index of each key (packed ints or tuples; see _ngrams)."""
-    keys = list(keys)
-    if keys and isinstance(keys[0], int):
-        return [(b - 1) >> 4 for b in map(int.bit_length, keys)]
-    return [len(g) - 1 for g in keys]
+def _tfidf(tf: np.ndarray, dfi: np.ndarray, weight: np.ndarray, square: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """tf-idf values ``float(tf) * weight[df]`` and their squares ``pow(value, 2)`` as coco-caption computes them."""
+    if tf is None:  # every count is 1
+        return weight[dfi], square[dfi]
+    vals = tf * weight[dfi]
+    sq = square[dfi]
+    many = np.flatnonzero(tf != 1)
+    if len(many):
+        sq[many] = list(map(pow, vals[many].tolist(), repeat(2)))
+    return vals, sq
 
 
-def _tfidf(stacked: list, weights: dict, default: float | None, sentinel, n: int) -> tuple[dict, list, list]:
-    """Term counts, tf-idf values and per-order norms of one sentence, as coco-caption computes them.
-
-    ``counts`` keeps first-occurrence order (all orders interleaved; each
-    order's own sequence is coco-caption's insertion order). ``default`` is
-    the weight of grams without a document frequency (None: all have one).
-    Norms add ``pow(v, 2)`` left to right like coco-caption (``pow`` can
-    differ from ``v*v`` in the last bit).
-    """
-    counts: dict = {}
-    _count_elements(counts, stacked)
-    counts.pop(sentinel, None)
-    ws = map(weights.__getitem__, counts) if default is None else map(weights.get, counts, repeat(default))
-    vals = list(map(operator.mul, counts.values(), ws))
-    acc = [0.0] * n
-    for k, sq in zip(_orders(counts), map(pow, vals, repeat(2))):
-        acc[k] += sq
-    return counts, vals, [math.sqrt(x) for x in acc]
-
-
-def _tfidf_many(stacked_lists: list[list], weights: dict, default: float | None, sentinel,
-                n: int) -> tuple[list, list, list, list]:
-    """:func:`_tfidf` for many sentences at once: (counts, values, orders, norms) per sentence.
-
-    The squares are summed per (sentence, order) with ``np.bincount``, which
-    adds its weights in input order — the same left-to-right sums as
-    coco-caption's loop, so the norms are identical.
-    """
-    counts = []
-    for st in stacked_lists:
-        c: dict = {}
-        _count_elements(c, st)
-        c.pop(sentinel, None)
-        counts.append(c)
-    sizes = [len(c) for c in counts]
-    keys = list(chain.from_iterable(counts))
-    tfs = list(chain.from_iterable(c.values() for c in counts))
-    ws = map(weights.__getitem__, keys) if default is None else map(weights.get, keys, repeat(default))
-    vals = list(map(operator.mul, tfs, ws))
-    if keys and isinstance(keys[0], int):
-        arr = np.fromiter(keys, dtype=np.uint64, count=len(keys))
-        orders = np.zeros(len(keys), dtype=np.int64)
-        for k in range(1, n):
-            orders += arr >= np.uint64(1 << (_ngrams.ID_BITS * k))
-    else:
-        orders = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) - 1
-    sq = np.fromiter(map(pow, vals, repeat(2)), dtype=np.float64, count=len(vals))
-    owner = np.repeat(np.arange(len(counts), dtype=np.int64), sizes)
-    acc = np.bincount(owner * n + orders, weights=sq, minlength=len(counts) * n)
-    norms = np.sqrt(acc).reshape(len(counts), n).tolist()
-    out_vals, out_orders, pos = [], [], 0
-    olist = orders.tolist()
-    for size in sizes:
-        out_vals.append(vals[pos:pos + size])
-        out_orders.append(olist[pos:pos + size])
-        pos += size
-    return counts, out_vals, out_orders, norms
+def _first_order(first: np.ndarray) -> np.ndarray:
+    """The permutation that lists items by their (distinct) first-occurrence positions, without sorting."""
+    slot = np.full(int(first.max()) + 1, -1, dtype=np.int64)
+    slot[first] = np.arange(len(first))
+    return slot[slot >= 0]

@@ -1,0 +1,231 @@
+"""Whitespace tokens of many texts at once, as integer ids.
+
+BLEU and CIDEr-D split text with ``str.split()``. Splitting a corpus into
+Python strings and numbering them through a dict costs about as much as the
+rest of the n-gram work together, so :func:`ref_tokens` and
+:func:`caption_tokens` do it on the UTF-8 bytes with numpy instead:
+
+* the texts are joined with ``\\x1f`` (a character ``str.split()`` treats as
+  whitespace, so it separates texts like a space) and encoded;
+* token boundaries are the edges between whitespace and other bytes, where
+  whitespace is exactly what ``str.split()`` splits on: ten ASCII characters
+  (space, ``\\t\\n\\v\\f\\r`` and ``\\x1c``-``\\x1f``) — texts holding one of
+  the non-ASCII whitespace characters take the plain ``str.split()`` path;
+* a token of at most seven bytes is identified by its bytes and length packed
+  into one integer; longer tokens (a few percent) are numbered through a dict
+  of their bytes. Equal tokens get equal keys and different tokens different
+  keys, so the ids are exactly those of a dict of the split strings.
+
+Ids run from 1 in first-seen order; captions get the ids of the references'
+vocabulary, and 0 (or, when asked, fresh ids after the vocabulary) for
+tokens no reference has.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import chain, count, repeat
+
+import numpy as np
+
+_JOIN = "\x1f"
+_JOIN_BYTE = 0x1F
+#: Bytes ``str.split()`` splits on (the ASCII characters for which ``str.isspace()`` holds): 9-13 and 28-32.
+_SPACE_BYTES = (9, 10, 11, 12, 13, 28, 29, 30, 31, 32)
+#: The other characters ``str.isspace()`` accepts; texts holding one are split by Python.
+_OTHER_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_SHORT = 7  # bytes that fit in a key next to the length
+_LONG = 1 << 62  # keys of longer tokens: _LONG | number in the vocabulary's dict
+_LOW = np.array([(1 << (8 * n)) - 1 for n in range(_SHORT + 1)], dtype=np.uint64)
+_SEP = "\x00"  # joins texts for the str.split() path; texts that contain it are split one by one
+
+
+class Vocab:
+    """Token ids of a reference corpus (see the module docs).
+
+    ``size`` is the number of distinct tokens (ids 1…size). ``words`` is the
+    same vocabulary as a ``{token: id}`` dict, built when first used.
+    """
+
+    __slots__ = ("size", "keys", "key_ids", "long", "_words")
+
+    def __len__(self) -> int:
+        return self.size
+
+    @property
+    def words(self) -> dict[str, int]:
+        if self._words is None:
+            self._words = self._decode()
+        return self._words
+
+    def _decode(self) -> dict[str, int]:
+        back = {i: b for b, i in self.long.items()}
+        out = {}
+        for key, i in zip(self.keys.tolist(), self.key_ids.tolist()):
+            if key & _LONG:
+                raw = back[key & ~_LONG]
+            else:
+                raw = (key & ((1 << 56) - 1)).to_bytes(key >> 56, "little")
+            out[raw.decode("utf-8", "surrogatepass")] = i
+        return out
+
+
+def _encode(texts: list[str]) -> tuple[bytes, np.ndarray | None] | None:
+    """The texts joined with the joiner, as UTF-8, and (for ASCII text) the joiners' byte offsets.
+
+    None when the byte path cannot split them like ``str.split()``.
+    """
+    if not texts:
+        return None
+    joined = _JOIN.join(texts)
+    if joined.count(_JOIN) != len(texts) - 1:
+        return None
+    if joined.isascii():
+        # one byte per character: the joiners sit after each text's characters
+        ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)[:-1] - 1
+        return joined.encode("ascii"), ends
+    if _OTHER_SPACE.search(joined):
+        return None
+    return joined.encode("utf-8", "surrogatepass"), None
+
+
+def _keys(encoded: tuple[bytes, np.ndarray | None], long: dict[bytes, int],
+          grow: bool) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Token keys of the joined texts and each text's token count.
+
+    Longer tokens are numbered through ``long`` (extended in place when
+    ``grow``; otherwise unknown ones are numbered in a dict of their own,
+    after ``long``'s numbers, which is returned).
+    """
+    data, joins = encoded
+    nb = len(data)
+    buf = np.zeros(nb + 16, dtype=np.uint8)  # one zero byte before the text, room for 8-byte reads after
+    buf[1:nb + 1] = np.frombuffer(data, dtype=np.uint8)
+    b = buf[:nb + 2]
+    # not whitespace (_SPACE_BYTES): outside 9..13 and 28..32 (uint8 arithmetic wraps below 9 and 28)
+    word = ((b - np.uint8(9)) > 4) & ((b - np.uint8(28)) > 4)
+    word[0] = word[nb + 1] = False
+    edges = np.flatnonzero(word[1:] != word[:-1])  # alternately a token's start and its end (byte offsets)
+    starts, ends = edges[0::2], edges[1::2]
+    if joins is None:
+        joins = np.flatnonzero(b[1:nb + 1] == _JOIN_BYTE)
+    lens = np.diff(np.searchsorted(starts, joins), prepend=0, append=len(starts))
+    size = ends - starts
+    # eight bytes from each token's start (little-endian), cut to the token's length
+    w = np.ndarray((nb + 8,), dtype="<u8", buffer=buf, strides=(1,))
+    keys = (w[starts + 1] & _LOW[np.minimum(size, _SHORT)]).view(np.int64)
+    keys |= np.minimum(size, _SHORT + 1) << 56  # longer tokens get their keys below
+    extra: dict[bytes, int] = {}
+    big = np.flatnonzero(size > _SHORT)
+    if len(big):
+        pieces = [data[a:b] for a, b in zip(starts[big].tolist(), ends[big].tolist())]
+        if grow:
+            # setdefault numbers a new piece by its position; ref_tokens renumbers them densely
+            keys[big] = _LONG | np.fromiter(map(long.setdefault, pieces, count(len(long))), dtype=np.int64,
+                                            count=len(pieces))
+        else:
+            base = len(long)
+            got = [long.get(p) for p in pieces]
+            for k, (p, g) in enumerate(zip(pieces, got)):
+                if g is None:
+                    got[k] = extra.setdefault(p, base + len(extra))
+            keys[big] = _LONG | np.asarray(got, dtype=np.int64)
+    return keys, lens, extra
+
+
+def ref_tokens(texts: list[str]) -> tuple[Vocab, np.ndarray, np.ndarray]:
+    """Vocabulary, token ids (int32, all texts in a row) and token counts of reference texts."""
+    import pandas as pd
+    voc = Vocab()
+    voc._words = None
+    encoded = _encode(texts)
+    if encoded is None:
+        words, lens = _split(texts)
+        vocab: dict[str, int] = {}
+        first = np.fromiter(map(vocab.setdefault, words, count()), dtype=np.int64, count=len(words))
+        if lens is None:
+            lens, keep = _cut(first == vocab.pop(_SEP))
+            first = first[keep]
+        # ids 1..V in first-seen order (setdefault handed out first positions, which rise in the same order)
+        remap = np.zeros(len(words) + 1, dtype=np.int32)
+        remap[np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))] = np.arange(1, len(vocab) + 1)
+        voc.size, voc.keys, voc.key_ids, voc.long = len(vocab), None, None, None
+        voc._words = dict(zip(vocab, range(1, len(vocab) + 1)))
+        return voc, remap[first], lens
+    long: dict[bytes, int] = {}
+    keys, lens, _ = _keys(encoded, long, True)
+    if long:
+        # dense numbers for the long tokens (setdefault gave them positions)
+        num = np.fromiter(long.values(), dtype=np.int64, count=len(long))
+        dense = np.zeros(int(num.max()) + 1, dtype=np.int64)
+        dense[num] = np.arange(len(num))
+        big = np.flatnonzero(keys & _LONG)
+        keys[big] = _LONG | dense[keys[big] & ~_LONG]
+        long = dict(zip(long, range(len(long))))
+    ids, uniq = pd.factorize(keys)
+    uniq = np.asarray(uniq, dtype=np.int64)
+    order = np.argsort(uniq)
+    voc.size, voc.keys, voc.key_ids, voc.long = len(uniq), uniq[order], (order + 1).astype(np.int32), long
+    return voc, (ids + 1).astype(np.int32), lens
+
+
+def caption_tokens(voc: Vocab, texts: list[str], fresh: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """Token ids (int64) and token counts of captions, in the references' vocabulary.
+
+    Tokens no reference has get id 0, or with ``fresh`` ids ``size+1, size+2,
+    …`` (equal tokens, equal ids). Returns ``(ids, lens, number of fresh ids)``.
+    """
+    encoded = _encode(texts) if voc.keys is not None else None
+    if encoded is None:
+        words, lens = _split(texts)
+        ids = np.fromiter(map(voc.words.get, words, repeat(0)), dtype=np.int64, count=len(words))
+        if lens is None:
+            sep = np.fromiter(map(_SEP.__eq__, words), dtype=bool, count=len(words))
+            lens, keep = _cut(sep)
+            ids, words = ids[keep], [words[p] for p in keep.tolist()]
+        unknown = np.flatnonzero(ids == 0) if fresh else ()
+        if not len(unknown):
+            return ids, lens, 0
+        keys = None
+        miss = [words[p] for p in unknown.tolist()]
+    else:
+        keys, lens, _ = _keys(encoded, voc.long, False)
+        if len(voc.keys):
+            j = np.searchsorted(voc.keys, keys)
+            j[j == len(voc.keys)] = 0
+            found = voc.keys[j] == keys
+            ids = np.where(found, voc.key_ids[j], 0).astype(np.int64)
+        else:
+            found = np.zeros(len(keys), dtype=bool)
+            ids = np.zeros(len(keys), dtype=np.int64)
+        unknown = np.flatnonzero(~found) if fresh else ()
+        if not len(unknown):
+            return ids, lens, 0
+        miss = keys[unknown]
+    import pandas as pd
+    num, uniq = pd.factorize(np.asarray(miss, dtype=object) if keys is None else miss)
+    ids[unknown] = voc.size + 1 + num
+    return ids, lens, len(uniq)
+
+
+def _split(texts: list[str]) -> tuple[list[str], np.ndarray | None]:
+    """Tokens of all ``texts`` (``str.split()`` of each) in one list.
+
+    Returns ``(words, lens)``. When no text contains the separator token, the
+    texts are joined with it and split in one call: ``words`` then holds one
+    separator between consecutive texts and ``lens`` is None. Otherwise the
+    texts are split one by one and ``lens`` gives each text's token count.
+    """
+    if len(texts) > 1:
+        joined = f" {_SEP} ".join(texts)
+        if joined.count(_SEP) == len(texts) - 1:
+            return joined.split(), None
+    toks = [t.split() for t in texts]
+    return list(chain.from_iterable(toks)), np.fromiter(map(len, toks), dtype=np.int64, count=len(toks))
+
+
+def _cut(sep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Token counts of the texts and the positions that are not separators, from a separator mask."""
+    pos = np.flatnonzero(sep)
+    lens = np.diff(pos, prepend=-1, append=len(sep)) - 1
+    return lens, np.flatnonzero(~sep)
