@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..model import Correction
 from . import Store
-from .judgements import _upsert
+from .judgements import _upsert, lock_key
 from .schema import captions, corrections, current_corrections, items, systems, users
 
 
@@ -18,10 +18,7 @@ def insert_correction(conn: Connection, caption_id: int, error_type: str, user_i
                       corrected_text: str | None, override_reason: str | None = None, at: datetime | None = None) -> int:
     """Append a correction revision inside the caller's transaction; return its revision."""
     at = at or datetime.now(timezone.utc)
-    if conn.dialect.name == "postgresql":
-        conn.execute(select(current_corrections.c.revision).where(
-            current_corrections.c.caption_id == caption_id, current_corrections.c.error_type == error_type,
-            current_corrections.c.user_id == user_id).with_for_update())
+    lock_key(conn, f"correction:{caption_id}:{error_type}:{user_id}")
     revision = conn.execute(select(func.coalesce(func.max(corrections.c.revision), 0) + 1).where(
         corrections.c.caption_id == caption_id, corrections.c.error_type == error_type,
         corrections.c.user_id == user_id)).scalar()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pandas as pd
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, func, select, text
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError, NotFound
@@ -31,6 +31,19 @@ def _upsert(conn: Connection, table, values: dict, key_cols: list[str]):
     return conn.execute(stmt.on_conflict_do_update(index_elements=key_cols, set_=update))
 
 
+def lock_key(conn: Connection, key: str) -> None:
+    """Serialise writers of one logical key until the transaction ends.
+
+    On PostgreSQL a transaction-scoped advisory lock on the key's hash: the
+    first save of a brand-new key has no row to lock, and racing inserts of
+    revision 1 could otherwise deadlock between the unique index and the
+    current-pointer upsert. SQLite needs nothing: BEGIN IMMEDIATE already
+    admits one writer at a time.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})
+
+
 def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
                      error_types=(), note: str = "", seconds: float = 0.0,
                      kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None) -> int:
@@ -42,11 +55,7 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     kind = JudgementKind(kind).value
     label_value = Label(label).value if label is not None else None
     at = at or datetime.now(timezone.utc)
-    if conn.dialect.name == "postgresql":
-        # Lock the current row (if any) so concurrent saves of one key queue up.
-        conn.execute(select(current_judgements.c.revision).where(
-            current_judgements.c.caption_id == caption_id, current_judgements.c.user_id == user_id,
-            current_judgements.c.kind == kind).with_for_update())
+    lock_key(conn, f"judgement:{caption_id}:{user_id}:{kind}")
     revision = conn.execute(select(func.coalesce(func.max(judgements.c.revision), 0) + 1).where(
         judgements.c.caption_id == caption_id, judgements.c.user_id == user_id, judgements.c.kind == kind)).scalar()
     types = encode_types(error_types)
