@@ -44,7 +44,8 @@ if user is None:
     hidden = [st.Page(str(ROOT / s.path), title=s.title, url_path=s.page_id, visibility="hidden") for s, _ in menu]
     page = st.navigation([login_page, *hidden], position="hidden")
     if page is login_page:
-        page.run()
+        with ui.shell_run():
+            page.run()
     else:
         login.render(store)  # any other URL: log in first, then that page opens
     st.stop()
@@ -61,4 +62,5 @@ page = st.navigation(sections)
 if user.local_mode:
     ui.local_mode_banner()
 ui.sidebar(store, user)
-page.run()
+with ui.shell_run():
+    page.run()

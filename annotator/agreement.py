@@ -29,7 +29,12 @@ Coarse task, per pair (A, B) on the captions both judged (N of them):
   * inaccurate     how many captions each judged inaccurate; both_inaccurate.
 
 Error types, per ordered pair (reference A, retrieved B), on the captions
-both judged inaccurate: for each caption R = A's types, S = B's types.
+both judged inaccurate and both gave error types for: for each caption
+R = A's types, S = B's types. An inaccurate judgement without types is a
+fine pass still to come (the staged second pass, or coarse-only imported
+judgements), not an empty answer: such captions are left out and counted as
+``fine_pending``, since counting them would turn every type of the other
+annotator into a miss.
   * micro   TP = Σ|R∩S|, precision = TP/Σ|S|, recall = TP/Σ|R|, F1 = harmonic mean;
   * per type t: TP_t, precision_t = TP_t/#S∋t, recall_t = TP_t/#R∋t, F1_t, and
     Cohen's kappa of "t ticked or not" over those captions;
@@ -288,6 +293,7 @@ class PairAgreement:
     inaccurate: dict
     both_inaccurate: int
     fine: FineAgreement
+    fine_pending: int = 0  # both inaccurate, but at least one has not given error types yet
 
     @property
     def disagreements(self) -> int:
@@ -299,7 +305,7 @@ class PairAgreement:
         c = self.confusion
         return PairAgreement(self.b, self.a, self.n, self.agreement, self.kappa, self.kappa_ci,
                              ((c[0][0], c[1][0]), (c[0][1], c[1][1])), dict(self.inaccurate), self.both_inaccurate,
-                             self.fine.swapped())
+                             self.fine.swapped(), self.fine_pending)
 
     def confusion_frame(self) -> pd.DataFrame:
         """The 2×2 table with labelled rows (``a``) and columns (``b``)."""
@@ -317,7 +323,7 @@ class PairAgreement:
                           "counts": [list(r) for r in self.confusion]},
             "inaccurate": dict(self.inaccurate), "both_inaccurate": self.both_inaccurate,
             "disagreements": self.disagreements,
-            "fine_reference": self.fine.reference, "fine_n": self.fine.n,
+            "fine_reference": self.fine.reference, "fine_n": self.fine.n, "fine_pending": self.fine_pending,
             "fine_precision": self.fine.precision, "fine_recall": self.fine.recall, "fine_f1": self.fine.f1,
             "fine_macro_precision": self.fine.macro_precision, "fine_macro_recall": self.fine.macro_recall,
             "fine_macro_f1": self.fine.macro_f1, "fine_exact_match": self.fine.exact_match,
@@ -408,7 +414,8 @@ class AgreementReport:
             rows.append({"annotator A": p.a, "annotator B": p.b, "captions": p.n, "agreement": p.agreement,
                          "kappa": p.kappa, "kappa CI low": lo, "kappa CI high": hi,
                          "A inaccurate": p.inaccurate[p.a], "B inaccurate": p.inaccurate[p.b],
-                         "both inaccurate": p.both_inaccurate, "type precision": p.fine.precision,
+                         "both inaccurate": p.both_inaccurate, "types compared": p.fine.n,
+                         "types pending": p.fine_pending, "type precision": p.fine.precision,
                          "type recall": p.fine.recall, "type F1": p.fine.f1, "type macro F1": p.fine.macro_f1})
         return pd.DataFrame(rows)
 
@@ -656,11 +663,13 @@ def agreement_report(frame: pd.DataFrame, annotators=None, *, system: str | None
         rng = np.random.default_rng([int(seed), idx])
         ci = _bootstrap_ci(cells, spec, rng) if kappa is not None else None
         bi = la & lb
-        fine = _fine(data.types[both, i][bi], data.types[both, j][bi], a, b, type_ids)
+        ta, tb = data.types[both, i], data.types[both, j]
+        typed = bi & (ta != 0) & (tb != 0)
+        fine = _fine(ta[typed], tb[typed], a, b, type_ids)
         pairs.append(PairAgreement(
             a, b, n, _f((cells[0] + cells[3]) / n) if n else None, kappa, ci,
             ((int(cells[0]), int(cells[1])), (int(cells[2]), int(cells[3]))),
-            {a: int(la.sum()), b: int(lb.sum())}, int(bi.sum()), fine))
+            {a: int(la.sum()), b: int(lb.sum())}, int(bi.sum()), fine, int((bi & ~typed).sum())))
 
     # Several annotators, binary task.
     m_u = data.present.sum(axis=1)

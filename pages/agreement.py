@@ -107,6 +107,9 @@ else:
     m[1].metric("Type recall", _num(pair.fine.recall), help=f"Share of {esc(a)}'s types that {esc(b)} also ticked")
     m[2].metric("Type F1", _num(pair.fine.f1))
     m[3].metric("Macro F1", _num(pair.fine.macro_f1), help="Mean over the types either of them used")
+    if pair.fine_pending:
+        st.caption(f"Error types compared on {pair.fine.n} captions; {pair.fine_pending} captions both found inaccurate "
+                   "are still waiting for one annotator's error types (fine pass) and are not counted yet.")
 
     cf = pd.DataFrame([{"reference": f"{a}: {ra}", "other": f"{b}: {rb}", "captions": pair.confusion[i][j]}
                        for i, ra in enumerate(("accurate", "inaccurate")) for j, rb in enumerate(("accurate", "inaccurate"))])

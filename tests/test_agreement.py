@@ -225,6 +225,21 @@ def test_fine_precision_recall_hand_computed():
     assert p.confusion == ((1, 0), (1, 3)) and q.confusion == ((1, 1), (0, 3))
 
 
+def test_captions_waiting_for_the_fine_pass_are_left_out_of_type_agreement():
+    # Caption 9: both inaccurate, but B's staged second pass gave the label only (no types yet).
+    rows = HAND + [(9, "A", "inaccurate", ("gender", "scene")), (9, "B", "inaccurate", ())]
+    p = agreement_report(frame(rows), ["A", "B"]).pair("A", "B")
+    assert p.both_inaccurate == 4 and p.fine_pending == 1
+    # The type figures are exactly those without caption 9 (A's two types are not counted as misses).
+    f = p.fine
+    assert (f.n, f.tp, f.fp, f.fn) == (3, 2, 3, 2)
+    assert f.recall == pytest.approx(0.5)
+    assert p.summary()["fine_pending"] == 1 and p.summary()["fine_n"] == 3
+    assert p.swapped().fine_pending == 1
+    row = agreement_report(frame(rows), ["A", "B"]).pairs_frame().iloc[0]
+    assert (row["types compared"], row["types pending"]) == (3, 1)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_fine_figures_equal_sklearn_multilabel(seed):
     rng = np.random.default_rng(seed)

@@ -106,7 +106,8 @@ def _readable(r) -> str:
         lines += [f"{p.a} vs {p.b}: {p.n} shared captions, agreement {_num(p.agreement)}, kappa {_num(p.kappa)}{ci}",
                   f"  inaccurate: {p.a} {p.inaccurate[p.a]}, {p.b} {p.inaccurate[p.b]}, both {p.both_inaccurate}",
                   f"  error types ({p.a} as reference): precision {_num(p.fine.precision)}, recall {_num(p.fine.recall)}, "
-                  f"F1 {_num(p.fine.f1)} (macro F1 {_num(p.fine.macro_f1)})"]
+                  f"F1 {_num(p.fine.f1)} (macro F1 {_num(p.fine.macro_f1)}) on {p.fine.n} captions"
+                  + (f"; {p.fine_pending} waiting for the fine pass" if p.fine_pending else "")]
     lines.append(f"Krippendorff's alpha {_num(r.alpha)} ({r.alpha_units} captions); Fleiss' kappa {_num(r.fleiss_kappa)} "
                  f"({r.fleiss_items} captions with {r.fleiss_m} judgements)")
     return "\n".join(lines)

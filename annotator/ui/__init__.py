@@ -12,7 +12,10 @@ Session keys: ``ui.USER_KEY`` holds the logged-in user as a dict
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
@@ -82,22 +85,43 @@ def selected_project(store) -> str | None:
     return names[0] if names else None
 
 
+_SHELL = threading.local()
+
+
+@contextmanager
+def shell_run():
+    """Mark the page run inside it as routed by the app shell (app.py wraps ``page.run()`` in this)."""
+    _SHELL.active = True
+    try:
+        yield
+    finally:
+        _SHELL.active = False
+
+
 def ensure_shell() -> None:
     """Make sure the app shell (app.py: navigation, sidebar, login gate) runs around the page.
 
-    Because the pages live in ``pages/``, Streamlit starts in its legacy
-    pages-directory mode until app.py has called ``st.navigation`` once in
-    this process. A first request for a page URL after a server (re)start
-    would then run the page alone. Switching that mode off and rerunning
-    makes Streamlit run app.py, which routes to the same page.
+    Because the pages live in ``pages/`` beside app.py, Streamlit starts in its
+    legacy pages-directory mode until app.py has called ``st.navigation`` once in
+    the process, and in that mode a request for a page URL runs the page without
+    app.py. Every session that got there (after a server restart many tabs
+    reconnect at once, and all of them may) switches that mode off and reruns,
+    and the rerun goes through app.py, which routes to the same page. A page run
+    as the main script itself (AppTest of one page) has no shell to wait for.
     """
+    if getattr(_SHELL, "active", False):
+        return
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    if ctx is None or not (Path(ctx.main_script_path).resolve().parent / "pages").is_dir():
+        return
     try:
         from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # a future Streamlit without the legacy mode
-        return
-    if PagesManager.uses_pages_directory:
+    except ImportError:  # pragma: no cover - a future Streamlit without the class
+        pass
+    else:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+    st.rerun()
 
 
 def page_setup(page_id: str) -> PageContext:
@@ -200,8 +224,6 @@ def menu_pages(role: Role | None, root) -> list[tuple[object, bool]]:
     Pages the role may not open are still registered (hidden) so their URL
     answers with the page's own refusal instead of "page not found".
     """
-    from pathlib import Path
-
     from ..access import PAGES
     return [(spec, role is not None and Role(role) in spec.roles) for spec in PAGES if (Path(root) / spec.path).is_file()]
 
