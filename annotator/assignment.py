@@ -248,10 +248,8 @@ def assign_to_self(store, project: str, user: str, role: Role | str) -> Assignme
 
 def project_systems(store, project: str) -> list[str]:
     """The systems (caption sources) of a project, in import order."""
-    from .store.assignments import project_system_names
-    from .store.projects import project_id
-    with store.read() as conn:
-        return project_system_names(conn, project_id(conn, project))
+    from .store.projects import system_names
+    return system_names(store, project)
 
 
 def mark_practice(store, project: str, item_keys, practice: bool = True, *, actor_role: Role | str = Role.ADMIN) -> int:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .correction import CorrectionSet, correction_set, parse_layer
-from .errors import InputError, NotFound
+from .errors import InputError
 from .taxonomy import taxonomy
 
 #: Metric keys in table order (coco-caption's names).

@@ -11,7 +11,6 @@ ctx = ui.page_setup("adjudicate")
 
 from annotator.adjudication import adjudicate, adjudication_queue, caption_case  # noqa: E402
 from annotator.errors import AnnotatorError  # noqa: E402
-from annotator.store.analysis_queries import data_version, judgement_frame, system_names  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
 
 esc = ui.md_escape
@@ -24,30 +23,18 @@ st.caption("Captions the annotators disagree on: different labels, or both inacc
            "Your decision is stored as the adjudicated judgement; the error analysis uses it in its adjudicated "
            "layer, where it replaces the annotators' judgements of that caption.")
 
-if ctx.project is None:
-    st.info("There is no project yet. Import captions and have them annotated first.")
-    st.stop()
-store, project = ctx.store, ctx.project
+project = ui.require_project(ctx, "Import captions and have them annotated first.")
+store = ctx.store
 tax = taxonomy()
-
-
-@st.cache_resource(show_spinner="Reading judgements…", max_entries=4)
-def _frame(url: str, project: str, version: tuple):
-    return judgement_frame(store, project, kinds=("annotation", "adjudication"))
 
 
 @st.cache_resource(show_spinner="Finding disagreements…", max_entries=8)
 def _queue(url: str, project: str, version: tuple, annotators: tuple, system: str | None, with_types: bool):
-    return adjudication_queue(_frame(url, project, version), annotators=list(annotators), system=system,
+    return adjudication_queue(ui.judgements_frame(url, project, version), annotators=list(annotators), system=system,
                               include_types=with_types)
 
 
-try:
-    version = data_version(store, project)
-    frame = _frame(store.url, project, version)
-except AnnotatorError as exc:
-    st.error(esc(str(exc)))
-    st.stop()
+frame, version = ui.project_judgements(ctx)
 
 ann = frame[frame["kind"] == "annotation"]
 annotator_names = sorted(ann["user"].astype(object).unique().tolist()) if len(ann) else []
@@ -57,7 +44,7 @@ if len(annotator_names) < 2:
 
 c1, c2, c3 = st.columns([3, 1, 1])
 chosen = c1.multiselect("Annotators", annotator_names, default=annotator_names, key="adj_annotators")
-systems = system_names(store, project)
+systems = ui.project_systems(ctx)
 system_choice = c2.selectbox("System", [ALL_SYSTEMS] + systems, key="adj_system")
 show = c3.selectbox("Show", list(SHOW), format_func=SHOW.get, key="adj_show")
 with_types = st.toggle("Include error-type disagreements", value=True, key="adj_types",

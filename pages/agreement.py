@@ -15,7 +15,7 @@ from annotator.agreement import agreement_report  # noqa: E402
 from annotator.errors import AnnotatorError  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
 from annotator.store.analysis_queries import (  # noqa: E402
-    caption_details, data_version, judgement_frame, practice_items, system_names,
+    caption_details, practice_items,
 )
 from annotator.store.projects import set_practice  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
@@ -29,32 +29,19 @@ st.caption("How far annotators agree on the captions they both judged: the accur
            "(Cohen's kappa with a bootstrap interval) and, where both found a caption inaccurate, the error types "
            "(one annotator taken as the reference). Items marked as practice examples are never counted.")
 
-if ctx.project is None:
-    st.info("There is no project yet. Import captions and have them annotated first.")
-    st.stop()
-store, project = ctx.store, ctx.project
-
-
-@st.cache_resource(show_spinner="Reading judgements…", max_entries=4)
-def _frame(url: str, project: str, version: tuple):
-    """Current annotations of the project; the cache key changes with every save."""
-    return judgement_frame(store, project, kinds=("annotation",))
+project = ui.require_project(ctx, "Import captions and have them annotated first.")
+store = ctx.store
 
 
 @st.cache_resource(show_spinner="Computing agreement…", max_entries=16)
 def _report(url: str, project: str, version: tuple, annotators: tuple, system: str | None):
-    return agreement_report(_frame(url, project, version), list(annotators), system=system)
+    # Adjudications in the shared frame never count: the report takes annotations only.
+    return agreement_report(ui.judgements_frame(url, project, version), list(annotators), system=system)
 
 
-try:
-    version = data_version(store, project)
-    frame = _frame(store.url, project, version)
-except AnnotatorError as exc:
-    st.error(esc(str(exc)))
-    st.stop()
-
-counts = frame["user"].astype(object).value_counts() if len(frame) else pd.Series(dtype=int)
-annotator_names = sorted(counts.index.tolist())
+frame, version = ui.project_judgements(ctx)
+annotations = frame[frame["kind"] == "annotation"]
+annotator_names = sorted(annotations["user"].astype(object).unique().tolist()) if len(annotations) else []
 if len(annotator_names) < 2:
     st.info("Agreement needs at least two annotators who judged the same captions. "
             "Assign a double-annotation sample on the Assignment page first.")
@@ -63,7 +50,7 @@ if len(annotator_names) < 2:
 c1, c2 = st.columns([3, 1])
 chosen = c1.multiselect("Annotators", annotator_names, default=annotator_names, key="agr_annotators",
                         help="Every pair among them is compared; alpha and Fleiss' kappa use them all.")
-systems = system_names(store, project)
+systems = ui.project_systems(ctx)
 system_choice = c2.selectbox("System", [ALL_SYSTEMS] + systems, key="agr_system")
 system = None if system_choice == ALL_SYSTEMS else system_choice
 if len(chosen) < 2:

@@ -12,9 +12,8 @@ ctx = ui.page_setup("analysis")
 
 from annotator.adjudication import ADJUDICATED, build_layer, caption_case  # noqa: E402
 from annotator.analysis import BUCKETS, compare_systems, error_tables, examples  # noqa: E402
-from annotator.errors import AnnotatorError  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
-from annotator.store.analysis_queries import caption_details, data_version, judgement_frame, system_names  # noqa: E402
+from annotator.store.analysis_queries import caption_details  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
 
 esc = ui.md_escape
@@ -24,28 +23,16 @@ st.title("Error analysis")
 st.caption("What the captioning systems get wrong: the share of inaccurate captions, how many errors an inaccurate "
            "caption carries, and how often each error type occurs, grouped as in the taxonomy.")
 
-if ctx.project is None:
-    st.info("There is no project yet. Import captions and have them annotated first.")
-    st.stop()
-store, project = ctx.store, ctx.project
-
-
-@st.cache_resource(show_spinner="Reading judgements…", max_entries=4)
-def _frame(url: str, project: str, version: tuple):
-    return judgement_frame(store, project, kinds=("annotation", "adjudication"))
+project = ui.require_project(ctx, "Import captions and have them annotated first.")
+store = ctx.store
 
 
 @st.cache_resource(show_spinner="Resolving the layer…", max_entries=8)
 def _layer(url: str, project: str, version: tuple, layer: str):
-    return build_layer(_frame(url, project, version), layer)
+    return build_layer(ui.judgements_frame(url, project, version), layer)
 
 
-try:
-    version = data_version(store, project)
-    frame = _frame(store.url, project, version)
-except AnnotatorError as exc:
-    st.error(esc(str(exc)))
-    st.stop()
+frame, version = ui.project_judgements(ctx)
 if frame.empty:
     st.info("Nobody has judged a caption of this project yet.")
     st.stop()
@@ -59,7 +46,7 @@ layer_choice = c1.selectbox("Judgements", layers, key="ana_layer",
                             help="Adjudicated: a lead's decision where there is one, otherwise the annotators' judgement "
                                  "when they agree (or when only one judged the caption). Captions whose labels differ "
                                  "and are not adjudicated are left out.")
-all_systems = system_names(store, project)
+all_systems = ui.project_systems(ctx)
 chosen = c2.multiselect("Systems", all_systems, default=all_systems, key="ana_systems",
                         help="Several systems are shown side by side.")
 no_practice = c3.toggle("Leave out practice items", value=False, key="ana_no_practice")

@@ -14,7 +14,7 @@ from annotator.correction import (  # noqa: E402
 )
 from annotator import rescoring  # noqa: E402
 from annotator.errors import AnnotatorError, GuardViolation, InputError  # noqa: E402
-from annotator.store.correction_queries import caption_context, layer_choices, system_names  # noqa: E402
+from annotator.store.correction_queries import caption_context, layer_choices  # noqa: E402
 from annotator.store.projects import project_id  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
 
@@ -25,18 +25,9 @@ st.caption(
     "would mean rewriting the sentence, leave the caption untouched: an underestimate of the gain is better than "
     "an evaluation of how well people write captions.")
 
-if ctx.project is None:
-    st.info("There is no project yet. Import captions and annotate them first.")
-    st.stop()
-
+project = ui.require_project(ctx, "Import captions and annotate them first.")
 store = ctx.store
-project = ctx.project
-try:
-    with store.read() as conn:
-        systems = system_names(conn, project_id(conn, project))
-except AnnotatorError as exc:
-    st.error(str(exc))
-    st.stop()
+systems = ui.project_systems(ctx)
 if not systems:
     st.info(f"Project {project!r} has no system captions to correct.")
     st.stop()

@@ -16,7 +16,7 @@ from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # no
 from annotator.rescoring import (  # noqa: E402
     DEFAULT_RESAMPLES, METRIC_LABELS, METRICS, by_type_table, rescore_lines, table_frame,
 )
-from annotator.store.correction_queries import corrections_fingerprint, layer_choices, system_names  # noqa: E402
+from annotator.store.correction_queries import corrections_fingerprint, layer_choices  # noqa: E402
 from annotator.store.projects import project_id  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
 
@@ -27,18 +27,9 @@ st.caption(
     "Δ is the change against the baseline; its 95% interval and p-value come from a paired bootstrap over captions "
     "(baseline and corrected captions resampled together). Scores are ×100.")
 
-if ctx.project is None:
-    st.info("There is no project yet.")
-    st.stop()
-
+project = ui.require_project(ctx, "Import captions, annotate and correct them first.")
 store = ctx.store
-project = ctx.project
-try:
-    with store.read() as conn:
-        systems = system_names(conn, project_id(conn, project))
-except AnnotatorError as exc:
-    st.error(str(exc))
-    st.stop()
+systems = ui.project_systems(ctx)
 
 
 

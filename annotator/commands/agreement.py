@@ -65,7 +65,8 @@ def register(sub) -> None:
 def _agreement(args, ctx) -> int:
     from ..agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, agreement_report
     from ..errors import InputError, NotFound
-    from ..store.analysis_queries import judgement_frame, system_names
+    from ..store.analysis_queries import judgement_frame
+    from ..store.projects import system_names
 
     store = ctx.store()
     if args.system is not None and args.system not in system_names(store, args.project):

@@ -76,7 +76,8 @@ def _tables(args, ctx) -> int:
     from ..adjudication import build_layer, layer_name
     from ..analysis import compare_systems, error_tables
     from ..errors import NotFound
-    from ..store.analysis_queries import judgement_frame, system_names
+    from ..store.analysis_queries import judgement_frame
+    from ..store.projects import system_names
 
     layer = layer_name(args.layer if args.layer else f"annotator:{args.annotator}")
     store = ctx.store()

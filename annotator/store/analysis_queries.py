@@ -141,13 +141,6 @@ def data_version(store: Store, project: str) -> tuple:
     return (pid, newest or 0, int(practice[0]), int(practice[1]))
 
 
-def system_names(store: Store, project: str) -> list[str]:
-    """The project's system names in import order."""
-    with store.read() as conn:
-        pid = project_id(conn, project)
-        return [r[0] for r in conn.execute(select(systems.c.name).where(systems.c.project_id == pid).order_by(systems.c.id))]
-
-
 def caption_details(store: Store, project: str, caption_ids) -> pd.DataFrame:
     """Caption rows for display: caption_id, item_id, item_key, image_path, width, height,
     is_practice, system, line_no, text (in the order of ``caption_ids``; unknown ids left out)."""

@@ -176,8 +176,3 @@ def user_queue(conn: Connection, uid: int, pid: int) -> list:
     return conn.execute(select(assignments.c.position, assignments.c.caption_id, assignments.c.is_second)
                         .where(assignments.c.user_id == uid, assignments.c.project_id == pid)
                         .order_by(assignments.c.position)).all()
-
-
-def project_system_names(conn: Connection, pid: int) -> list[str]:
-    """Names of a project's systems in creation order."""
-    return [r[0] for r in conn.execute(select(systems.c.name).where(systems.c.project_id == pid).order_by(systems.c.id))]

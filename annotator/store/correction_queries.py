@@ -140,8 +140,3 @@ def corrections_fingerprint(conn: Connection, pid: int) -> tuple:
          .where(systems.c.project_id == pid))
     n, newest = conn.execute(q).first()
     return (int(n or 0), int(newest or 0))
-
-
-def system_names(conn: Connection, pid: int) -> list[str]:
-    """A project's system names in the order they were imported."""
-    return [r[0] for r in conn.execute(select(systems.c.name).where(systems.c.project_id == pid).order_by(systems.c.id))]

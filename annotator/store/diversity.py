@@ -9,10 +9,10 @@ from sqlalchemy import func, select
 
 from ..errors import NotFound
 from . import Store
-from .projects import project_id
+from .projects import project_id, project_system_names
 from .schema import captions, items, refs, systems
 
-__all__ = ["CaptionText", "reference_texts", "references_by_item", "system_names", "caption_texts", "texts_fingerprint"]
+__all__ = ["CaptionText", "reference_texts", "references_by_item", "caption_texts", "texts_fingerprint"]
 
 
 @dataclass(frozen=True)
@@ -34,13 +34,6 @@ def reference_texts(store: Store, project: str) -> list[str]:
         return [r[0] for r in conn.execute(q)]
 
 
-def system_names(store: Store, project: str) -> list[str]:
-    """The project's systems in import order."""
-    with store.read() as conn:
-        pid = project_id(conn, project)
-        return [r[0] for r in conn.execute(select(systems.c.name).where(systems.c.project_id == pid).order_by(systems.c.id))]
-
-
 def caption_texts(store: Store, project: str, names: Sequence[str] | None = None) -> dict[str, list[CaptionText]]:
     """Captions per system (in line order); ``names`` restricts and orders the systems.
 
@@ -48,7 +41,7 @@ def caption_texts(store: Store, project: str, names: Sequence[str] | None = None
     """
     with store.read() as conn:
         pid = project_id(conn, project)
-        known = [r[0] for r in conn.execute(select(systems.c.name).where(systems.c.project_id == pid).order_by(systems.c.id))]
+        known = project_system_names(conn, pid)
         wanted = list(dict.fromkeys(names)) if names else known
         for name in wanted:
             if name not in known:

@@ -38,6 +38,17 @@ def project_names(store: Store) -> list[str]:
         return [r[0] for r in conn.execute(select(projects.c.name).order_by(projects.c.name))]
 
 
+def project_system_names(conn: Connection, pid: int) -> list[str]:
+    """Names of project ``pid``'s systems (caption sources) in import order."""
+    return [r[0] for r in conn.execute(select(systems.c.name).where(systems.c.project_id == pid).order_by(systems.c.id))]
+
+
+def system_names(store: Store, project: str) -> list[str]:
+    """The systems of the project called ``project`` in import order (NotFound for an unknown project)."""
+    with store.read() as conn:
+        return project_system_names(conn, project_id(conn, project))
+
+
 def project_image_root(conn: Connection, pid: int) -> str | None:
     """The project's image root directory (or None)."""
     return conn.execute(select(projects.c.image_root).where(projects.c.id == pid)).scalar()

@@ -144,6 +144,53 @@ def page_setup(page_id: str) -> PageContext:
     raise AssertionError("unreachable")
 
 
+# --------------------------------------------------------------------------- page headers
+
+def require_project(ctx: PageContext, hint: str = "") -> str:
+    """The selected project; without one, say so (``hint``: what to do first) and stop the page."""
+    if ctx.project is None:
+        st.info(f"There is no project yet. {hint}".strip())
+        st.stop()
+    return ctx.project
+
+
+def show_error_and_stop(exc: AnnotatorError) -> None:
+    """Show a core error as plain text and end the page run."""
+    st.error(md_escape(str(exc)))
+    st.stop()
+
+
+def project_systems(ctx: PageContext) -> list[str]:
+    """The selected project's systems (caption sources) in import order."""
+    from ..store.projects import system_names
+    try:
+        return system_names(ctx.store, require_project(ctx))
+    except AnnotatorError as exc:
+        show_error_and_stop(exc)
+    raise AssertionError("unreachable")
+
+
+@st.cache_resource(show_spinner="Reading judgements…", max_entries=8)
+def judgements_frame(url: str, project: str, version: tuple):
+    """Current annotations and adjudications of ``project`` (``analysis_queries.judgement_frame``), read once
+    per data version and shared by the agreement, adjudication and analysis pages of every session."""
+    from ..store.analysis_queries import judgement_frame
+    return judgement_frame(_store_for(url), project, kinds=("annotation", "adjudication"))
+
+
+def project_judgements(ctx: PageContext):
+    """(frame, data version) of the selected project's current judgements; the version is the cache key to
+    pass on to anything cached that derives from the frame."""
+    from ..store.analysis_queries import data_version
+    project = require_project(ctx)
+    try:
+        version = data_version(ctx.store, project)
+        return judgements_frame(ctx.store.url, project, version), version
+    except AnnotatorError as exc:
+        show_error_and_stop(exc)
+    raise AssertionError("unreachable")
+
+
 # --------------------------------------------------------------------------- app shell helpers
 
 #: Session key of the cached progress: {(user, project): (Progress, monotonic time)}.
