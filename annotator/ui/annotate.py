@@ -281,7 +281,7 @@ def _keyboard_script() -> str:
   window.__annotatorKeysInstalled = true;
   const doc = document;
   const q = (sel) => doc.querySelector(sel);
-  const st = { busy: null, queue: [], log: [], runs: 0, idleSince: Date.now() };
+  const st = { busy: null, queue: [], log: [], runs: 0, running: false, idleSince: Date.now() };
   window.__annotatorKeyState = st;  // for tests and debugging
   const QUIET_MS = 80, GIVE_UP_MS = 10000;
 
@@ -290,13 +290,21 @@ def _keyboard_script() -> str:
     return app ? app.getAttribute('data-test-script-state') : null;
   }
   function isIdle(state) { return state !== 'running' && state !== 'rerunRequested' && state !== 'stopRequested'; }
-  // Count the runs as they start, so a short one is not missed between two polls.
+  // Count the runs as they start, so a short one is not missed between two polls: a run that
+  // started and ended before this callback ran shows only in the records' old values.
   (function observeRuns() {
     const app = q('[data-testid="stApp"]');
     if (!app) { setTimeout(observeRuns, 100); return; }
-    new MutationObserver(() => {
-      if (isIdle(scriptState())) { st.idleSince = Date.now(); } else { st.runs += 1; st.idleSince = null; }
-    }).observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
+    new MutationObserver((records) => {
+      const ended = records.some((r) => !isIdle(r.oldValue));
+      if (isIdle(scriptState())) {
+        if (ended && !st.running) st.runs += 1;
+        st.running = false; st.idleSince = Date.now();
+      } else {
+        if (!st.running) st.runs += 1;
+        st.running = true; st.idleSince = null;
+      }
+    }).observe(app, { attributes: true, attributeFilter: ['data-test-script-state'], attributeOldValue: true });
   })();
   function captionText() {
     const c = q('[data-testid="ann-caption"]');
@@ -334,6 +342,12 @@ def _keyboard_script() -> str:
     return { result: 'done', kind: 'widget', expect: () => { const x = radios()[index]; return !!x && x.checked; } };
   }
   function perform(action) {
+    const caption = captionText();
+    const r = act(action);
+    r.caption = caption;
+    return r;
+  }
+  function act(action) {
     if (action === 'save') return clickButton('ann_save');
     if (action === 'prev') return clickButton('ann_prev');
     if (action === 'next') return clickButton('ann_next');
@@ -357,7 +371,11 @@ def _keyboard_script() -> str:
     const quiet = isIdle(scriptState()) && st.idleSince !== null && now - st.idleSince >= QUIET_MS;
     const ran = st.runs > b.runs;
     let done;
-    if (b.kind === 'note') {
+    if (quiet && captionText() !== b.caption) {
+      // Another caption is on screen (a mouse click saved or moved on meanwhile): what this
+      // key waited for belongs to the previous caption, so hold nothing after it.
+      done = true;
+    } else if (b.kind === 'note') {
       // Leaving the note field: its run (if the text changed) is over.
       done = quiet && (ran || age > 600);
     } else if (b.kind === 'button') {
@@ -377,7 +395,7 @@ def _keyboard_script() -> str:
     st.log.push(action + ':' + r.result);
     if (st.log.length > 50) st.log.shift();
     if (r.result === 'done') {
-      st.busy = { since: Date.now(), runs: runs, kind: r.kind, expect: r.expect };
+      st.busy = { since: Date.now(), runs: runs, kind: r.kind, expect: r.expect, caption: r.caption };
       setTimeout(watch, 15);
     } else if (r.result === 'missing' && (tries || 0) < 40) {
       // Hold this key (and the ones after it) until the widget is back.
@@ -398,7 +416,7 @@ def _keyboard_script() -> str:
         e.preventDefault(); e.stopPropagation(); t.blur();
         if (!st.busy) {
           const runs = st.runs;
-          st.busy = { since: Date.now(), runs: runs, kind: 'note', expect: () => false };
+          st.busy = { since: Date.now(), runs: runs, kind: 'note', expect: () => false, caption: captionText() };
           setTimeout(watch, 15);
         }
         st.queue.push('save');

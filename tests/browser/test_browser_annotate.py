@@ -154,6 +154,29 @@ def test_fast_typing_keeps_every_judgement(server, project, page):
     assert got == [acc, inacc, acc, inacc, acc]  # one revision each, in order
 
 
+def test_a_key_then_a_mouse_click_elsewhere_holds_no_later_key(server, project, page):
+    # "y", then at once "Next" with the mouse: the caption changes before the label's run is confirmed.
+    # The key handler must not keep waiting for the previous caption's radio (it would hold every key
+    # typed on the next caption for seconds).
+    store, caps = project
+    login(page, server.url, "alice", PW)
+    expect(caption(page)).to_contain_text("number 0")
+    unfocus(page)
+    page.keyboard.press("y")
+    page.locator(".st-key-ann_next button").click()
+    expect(caption(page)).to_contain_text("number 1")
+    # Released once the page is quiet; the broken handler held on for its 10 s give-up time.
+    page.wait_for_function("() => window.__annotatorKeyState.busy === null", timeout=5_000)
+    page.keyboard.press("n")
+    page.keyboard.press("x")  # Activity
+    expect(page.locator(".st-key-ann_type_activity input")).to_be_checked()
+    page.keyboard.press("Enter")
+    expect(caption(page)).to_contain_text("number 2")
+    keys_settled(page)
+    assert rows(store, caps[0]) == []  # chosen, never saved
+    assert [(j.label, j.error_types) for j in rows(store, caps[1])] == [(Label.INACCURATE, ("activity",))]
+
+
 def test_reload_and_server_crash_lose_nothing(server, project, page, app_server):
     store, caps = project
     login(page, server.url, "alice", PW)
