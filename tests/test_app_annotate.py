@@ -93,6 +93,20 @@ def test_rules_are_enforced_on_the_page(demo):
     assert _rows(store, caps[0])[0].error_types == ()
 
 
+def test_a_type_ticked_in_the_same_run_as_save_means_inaccurate(demo):
+    # In the browser a tick and a click on Save can reach the server together, before the tick's callback
+    # has set the label on the page: the save must still store "inaccurate" with that type.
+    store, caps = demo
+    at = _open(store)
+    at.session_state["ann_type_gender"] = True  # ticked, no callback run yet
+    assert at.session_state["ann_label"] is None
+    at.button(key="ann_save").click().run()
+    assert not at.error, [e.value for e in at.error]
+    (j,) = _rows(store, caps[0])
+    assert j.label is Label.INACCURATE and j.error_types == ("gender",)
+    assert "number 1" in _caption(at)
+
+
 def test_unrelated_suggestion(demo):
     store, caps = demo
     at = _open(store)

@@ -117,7 +117,12 @@ def _on_save(ctx: PageContext) -> None:
     if task is None:
         return
     label = st.session_state.get(K_LABEL)
-    types = _ticked() if label == Label.INACCURATE.value and task.stage != STAGE_COARSE else []
+    ticked = _ticked() if task.stage != STAGE_COARSE else []
+    if label is None and ticked:
+        # A type ticked just before the click: the tick's own run (which marks the caption inaccurate)
+        # may not have reached the page before Save was pressed. Ticking a type means inaccurate.
+        label = Label.INACCURATE.value
+    types = ticked if label == Label.INACCURATE.value else []
     try:
         result = q.save(task, label, types, st.session_state.get(K_NOTE, ""), _seconds())
     except InputError as exc:
