@@ -7,23 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from annotator.errors import InputError
 from annotator.io import import_coco
 from annotator.model import Box
-from annotator.store.projects import captions_of_system, load_project, project_id, table_counts
+from annotator.store.projects import captions_of_system, load_project, project_id
+from tests.store_helpers import refused
 
 FIX = Path(__file__).parent / "fixtures" / "coco"
 CAPS, INST, RES = FIX / "captions.json", FIX / "instances.json", FIX / "results.json"
-
-
-def refused(store, call, *fragments):
-    before = table_counts(store)
-    with pytest.raises(InputError) as info:
-        call()
-    for f in fragments:
-        assert f in str(info.value), str(info.value)
-    assert table_counts(store) == before
-    return info.value
 
 
 def _write(tmp_path, name, data) -> Path:

@@ -11,19 +11,10 @@ from annotator.errors import InputError
 from annotator.io import import_flickr30k, import_lines
 from annotator.io.flickr30k import parse_annotation, parse_sentence
 from annotator.model import Box, Mention
-from annotator.store.projects import load_project, table_counts
+from annotator.store.projects import load_project
+from tests.store_helpers import refused
 
 FIX = Path(__file__).parent / "fixtures" / "flickr30k"
-
-
-def refused(store, call, *fragments):
-    before = table_counts(store)
-    with pytest.raises(InputError) as info:
-        call()
-    for f in fragments:
-        assert f in str(info.value), str(info.value)
-    assert table_counts(store) == before
-    return info.value
 
 
 def _copy(tmp_path) -> Path:

@@ -8,26 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from annotator.errors import InputError
 from annotator.images import effective_image_root
 from annotator.io import export_jsonl, import_coco, import_flickr30k, import_jsonl
 from annotator.io.jsonl import FORMAT_NAME, iter_records
 from annotator.sample import load_sample
 from annotator.store import open_store
 from annotator.store.exchange import caption_lines
-from annotator.store.projects import load_project, project_id, set_practice, table_counts
+from annotator.store.projects import load_project, project_id, set_practice
+from tests.store_helpers import refused
 
 FIX = Path(__file__).parent / "fixtures"
-
-
-def refused(store, call, *fragments):
-    before = table_counts(store)
-    with pytest.raises(InputError) as info:
-        call()
-    for f in fragments:
-        assert f in str(info.value), str(info.value)
-    assert table_counts(store) == before
-    return info.value
 
 
 def snapshot(store, name):

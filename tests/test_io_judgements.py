@@ -7,28 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from annotator.errors import InputError, NotFound
+from annotator.errors import NotFound
 from annotator.io import import_corrections, import_judgements, import_lines
 from annotator.io.judgements import combine, read_coarse, read_fine
 from annotator.model import Label, Role
 from annotator.store.corrections import current_corrections_frame
 from annotator.store.judgements import current_frame, history
-from annotator.store.projects import captions_of_system, project_id, table_counts
+from annotator.store.projects import captions_of_system, project_id
 from annotator.store.users import get_user
+from tests.store_helpers import refused
 
 FIX = Path(__file__).parent / "fixtures"
 LINES = FIX / "lines"
 COARSE, FINE = FIX / "judgements" / "coarse.json", FIX / "judgements" / "fine.json"
-
-
-def refused(store, call, *fragments, error=InputError):
-    before = table_counts(store)
-    with pytest.raises(error) as info:
-        call()
-    for f in fragments:
-        assert f in str(info.value), str(info.value)
-    assert table_counts(store) == before
-    return info.value
 
 
 @pytest.fixture

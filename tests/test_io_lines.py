@@ -12,22 +12,12 @@ from annotator.errors import InputError
 from annotator.io import import_lines
 from annotator.io.lines import line_key, read_lines_project
 from annotator.io.textfiles import read_lines
-from annotator.store.projects import captions_of_system, load_project, project_id, table_counts
+from annotator.store.projects import captions_of_system, load_project, project_id
+from tests.store_helpers import refused
 
 FIX = Path(__file__).parent / "fixtures" / "lines"
 CAPS_A, CAPS_B = FIX / "captions_a.txt", FIX / "captions_b.txt"
 REFS = [FIX / "refs1.txt", FIX / "refs2.txt"]
-
-
-def refused(store, call, *fragments):
-    """Run ``call``; it must raise InputError mentioning every fragment and leave every table as it was."""
-    before = table_counts(store)
-    with pytest.raises(InputError) as info:
-        call()
-    for f in fragments:
-        assert f in str(info.value), str(info.value)
-    assert table_counts(store) == before
-    return info.value
 
 
 def test_read_lines_keeps_text_exactly(tmp_path):

@@ -12,18 +12,10 @@ from annotator.errors import InputError
 from annotator.io import import_coco, import_flickr30k, import_jsonl, import_judgements, import_lines
 from annotator.io.validate import LIMITS, check_coordinate, check_dimension, check_text, fit_box
 from annotator.model import Box
-from annotator.store.projects import load_project, table_counts
+from annotator.store.projects import load_project
+from tests.store_helpers import refused
 
 FIX = Path(__file__).parent / "fixtures"
-
-
-def refused(store, call, *fragments):
-    before = table_counts(store)
-    with pytest.raises(InputError) as info:
-        call()
-    for f in fragments:
-        assert f in str(info.value), str(info.value)
-    assert table_counts(store) == before
 
 
 def test_limits_come_from_the_schema():
