@@ -82,6 +82,15 @@ def store(request, tmp_path) -> Store:
         _drop_pg_schema(schema)
 
 
+@pytest.fixture(scope="module")
+def one_meteor_process():
+    """One warm METEOR process for the module (each start loads its tables for several seconds)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ANNOTATOR_METEOR_PROCESSES", "1")
+    yield
+    mp.undo()
+
+
 @pytest.fixture
 def store_url(store) -> str:
     """The URL of the ``store`` fixture (for CLI and app tests)."""

@@ -5,7 +5,6 @@ Needs Java; every test is skipped with that reason when ``java`` is missing.
 
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 
@@ -21,15 +20,8 @@ pcc_meteor = pytest.importorskip("pycocoevalcap.meteor.meteor")
 
 
 @pytest.fixture(scope="module", autouse=True)
-def one_process():
-    # one warm METEOR process is enough here (each start loads its tables for several seconds)
-    old = os.environ.get("ANNOTATOR_METEOR_PROCESSES")
-    os.environ["ANNOTATOR_METEOR_PROCESSES"] = "1"
+def _one_process(one_meteor_process):
     yield
-    if old is None:
-        os.environ.pop("ANNOTATOR_METEOR_PROCESSES", None)
-    else:
-        os.environ["ANNOTATOR_METEOR_PROCESSES"] = old
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 
 import pytest
@@ -21,14 +20,8 @@ ALL_KEYS = ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def one_meteor_process():
-    old = os.environ.get("ANNOTATOR_METEOR_PROCESSES")
-    os.environ["ANNOTATOR_METEOR_PROCESSES"] = "1"
+def _one_process(one_meteor_process):
     yield
-    if old is None:
-        os.environ.pop("ANNOTATOR_METEOR_PROCESSES", None)
-    else:
-        os.environ["ANNOTATOR_METEOR_PROCESSES"] = old
 
 
 def data(n=150, seed=0):
