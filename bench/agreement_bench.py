@@ -10,6 +10,8 @@ Printed separately, each the best of ``--repeat`` runs:
   * report    — ``agreement.agreement_report`` on the frame (incl. 1,000-resample bootstrap)
   * layer     — ``adjudication.build_layer`` (one annotator; adjudicated consensus)
   * tables    — ``analysis.error_tables`` on a layer
+  * refresh   — what a dashboard reads after one more save: ``LiveJudgementFrame.get`` merging the
+                changed keys into the frame, against reading everything again (ratio)
 Target: report ≤ 1 s and tables ≤ 1 s (computation, excluding the DB read).
 
     .venv/bin/python bench/agreement_bench.py [--captions 500000] [--db PATH] [--repeat 3]
@@ -164,6 +166,27 @@ def main(argv=None) -> int:
     total_tables = t_layer2 + t_tab2
     print(f"layer+tables adjudicated: {total_tables:.3f} s  {'OK' if total_tables <= TARGET_S else 'OVER TARGET'}")
     print(f"end-to-end CLI-like (read + report): {t_read + t_rep:.3f} s; (read + layer + tables): {t_read + total_tables:.3f} s")
+
+    # A lead's dashboard while annotators keep saving: one save, then the frame is brought up to date.
+    from annotator.store.analysis_queries import LiveJudgementFrame
+    from annotator.store.judgements import save_judgement
+    live = LiveJudgementFrame(store, PROJECT)
+    live.get()
+    with store.read() as conn:
+        uid = user_id(conn, "ann_a")
+        caption_ids = [r[0] for r in conn.execute(captions.select().with_only_columns(captions.c.id).limit(50))]
+    refresh = []
+    for k, cid in enumerate(caption_ids):
+        save_judgement(store, cid, uid, label="inaccurate" if k % 2 else "accurate",
+                       error_types=("gender",) if k % 2 else ())
+        t0 = time.perf_counter()
+        fresh, _ = live.get()
+        refresh.append(time.perf_counter() - t0)
+    assert live.full_reads == 1 and live.delta_reads == len(caption_ids) and len(fresh) == len(frame)
+    med = float(np.median(refresh))
+    t_full, _ = _best(lambda: judgement_frame(store, PROJECT, kinds=("annotation", "adjudication")), 1)
+    print(f"refresh    after one save ({len(refresh)} saves): median {med * 1000:.1f} ms, max {max(refresh) * 1000:.1f} ms; "
+          f"a full read {t_full:.3f} s -> {t_full / med:.0f}x faster")
     store.dispose()
     if tmp is not None:
         tmp.cleanup()

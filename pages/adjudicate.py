@@ -29,9 +29,8 @@ tax = taxonomy()
 
 
 @st.cache_resource(show_spinner="Finding disagreements…", max_entries=8)
-def _queue(url: str, project: str, version: tuple, annotators: tuple, system: str | None, with_types: bool):
-    return adjudication_queue(ui.judgements_frame(url, project, version), annotators=list(annotators), system=system,
-                              include_types=with_types)
+def _queue(url: str, project: str, version: tuple, annotators: tuple, system: str | None, with_types: bool, _frame):
+    return adjudication_queue(_frame, annotators=list(annotators), system=system, include_types=with_types)
 
 
 frame, version = ui.project_judgements(ctx)
@@ -54,7 +53,7 @@ if len(chosen) < 2:
     st.stop()
 
 queue = _queue(store.url, project, version, tuple(chosen), None if system_choice == ALL_SYSTEMS else system_choice,
-               with_types)
+               with_types, frame)
 n_done = int(queue["adjudicated"].sum())
 st.text(f"{len(queue)} disagreements: {len(queue) - n_done} open, {n_done} adjudicated.")
 if show == "open":

@@ -34,9 +34,9 @@ store = ctx.store
 
 
 @st.cache_resource(show_spinner="Computing agreement…", max_entries=16)
-def _report(url: str, project: str, version: tuple, annotators: tuple, system: str | None):
+def _report(url: str, project: str, version: tuple, annotators: tuple, system: str | None, _frame):
     # Adjudications in the shared frame never count: the report takes annotations only.
-    return agreement_report(ui.judgements_frame(url, project, version), list(annotators), system=system)
+    return agreement_report(_frame, list(annotators), system=system)
 
 
 frame, version = ui.project_judgements(ctx)
@@ -57,7 +57,7 @@ if len(chosen) < 2:
     st.warning("Choose at least two annotators.")
     st.stop()
 
-report = _report(store.url, project, version, tuple(chosen), system)
+report = _report(store.url, project, version, tuple(chosen), system, frame)
 
 if report.practice_captions_excluded:
     st.info(f"{report.practice_captions_excluded} captions of {report.practice_items_excluded} practice items "

@@ -28,8 +28,8 @@ store = ctx.store
 
 
 @st.cache_resource(show_spinner="Resolving the layer…", max_entries=8)
-def _layer(url: str, project: str, version: tuple, layer: str):
-    return build_layer(ui.judgements_frame(url, project, version), layer)
+def _layer(url: str, project: str, version: tuple, layer: str, _frame):
+    return build_layer(_frame, layer)
 
 
 frame, version = ui.project_judgements(ctx)
@@ -54,7 +54,7 @@ if not chosen:
     st.warning("Choose at least one system.")
     st.stop()
 
-layer = _layer(store.url, project, version, layer_choice)
+layer = _layer(store.url, project, version, layer_choice, frame)
 if len(chosen) == 1:
     report = error_tables(layer, system=chosen[0], exclude_practice=no_practice)
     per_system = {chosen[0]: report}

@@ -29,10 +29,15 @@ def _m0002_project_settings(conn: Connection) -> None:
     schema.project_settings.create(conn, checkfirst=True)
 
 
+def _m0003_current_judgement_index(conn: Connection) -> None:
+    schema.ix_current_judgements_judgement.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
         "corrections, assignments, human scores", _m0001_initial),
     (2, "per-project settings (key/value)", _m0002_project_settings),
+    (3, "index current judgements by judgement id (reading only what changed)", _m0003_current_judgement_index),
 ]
 
 

@@ -130,6 +130,9 @@ current_judgements = Table(
     Index("ix_current_judgements_user", "user_id", "kind"),
 )
 
+# Which keys changed since a judgement id (analysis_queries.LiveJudgementFrame); added by migration 3.
+ix_current_judgements_judgement = Index("ix_current_judgements_judgement", current_judgements.c.judgement_id)
+
 corrections = Table(
     "corrections", metadata,
     Column("id", Integer, primary_key=True),

@@ -170,22 +170,23 @@ def project_systems(ctx: PageContext) -> list[str]:
     raise AssertionError("unreachable")
 
 
-@st.cache_resource(show_spinner="Reading judgements…", max_entries=8)
-def judgements_frame(url: str, project: str, version: tuple):
-    """Current annotations and adjudications of ``project`` (``analysis_queries.judgement_frame``), read once
-    per data version and shared by the agreement, adjudication and analysis pages of every session."""
-    from ..store.analysis_queries import judgement_frame
-    return judgement_frame(_store_for(url), project, kinds=("annotation", "adjudication"))
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _live_judgements(url: str, project: str):
+    from ..store.analysis_queries import LiveJudgementFrame
+    return LiveJudgementFrame(_store_for(url), project, kinds=("annotation", "adjudication"))
 
 
 def project_judgements(ctx: PageContext):
-    """(frame, data version) of the selected project's current judgements; the version is the cache key to
-    pass on to anything cached that derives from the frame."""
-    from ..store.analysis_queries import data_version
+    """(frame, data version) of the selected project's current annotations and adjudications.
+
+    One live frame per project serves the agreement, adjudication and analysis pages of every session;
+    after a save it reads only what changed. Pass the version as the cache key of anything derived
+    from the frame (and the frame itself as an ``_``-prefixed, unhashed argument).
+    """
     project = require_project(ctx)
     try:
-        version = data_version(ctx.store, project)
-        return judgements_frame(ctx.store.url, project, version), version
+        with st.spinner("Reading judgements…", show_time=True):
+            return _live_judgements(ctx.store.url, project).get()
     except AnnotatorError as exc:
         show_error_and_stop(exc)
     raise AssertionError("unreachable")
