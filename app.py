@@ -12,13 +12,12 @@ import streamlit as st
 
 from annotator import ui
 from annotator.config import load_settings
+from annotator.errors import StoreUnavailable
 from annotator.ui import login
 
 ROOT = Path(__file__).resolve().parent
 
 st.set_page_config(page_title="annotator", page_icon=":material/edit_note:", layout="wide")
-
-store = ui.get_store()
 
 
 @st.cache_resource(show_spinner=False)
@@ -32,10 +31,14 @@ def _sample_loaded(url: str) -> bool:
     return True
 
 
-if load_settings().load_sample:
-    _sample_loaded(store.url)
-
-user = ui.current_user(store)
+try:
+    store = ui.get_store()
+    if load_settings().load_sample:
+        _sample_loaded(store.url)
+    user = ui.current_user(store)
+except StoreUnavailable as exc:  # down before this session ever reached it: nothing of the user's to keep
+    ui.outage_notice(exc)
+    st.stop()
 menu = ui.menu_pages(user.role if user else None, ROOT)
 
 if user is None:
@@ -61,6 +64,9 @@ if not sections:
 page = st.navigation(sections)
 if user.local_mode:
     ui.local_mode_banner()
-ui.sidebar(store, user)
-with ui.shell_run():
-    page.run()
+try:
+    ui.sidebar(store, user)
+    with ui.shell_run():
+        page.run()
+except StoreUnavailable as exc:  # a read the page could not do without the database
+    ui.outage_notice(exc)

@@ -21,7 +21,7 @@ import streamlit as st
 
 from ..access import check_page
 from ..config import load_settings
-from ..errors import AnnotatorError, PermissionDenied
+from ..errors import AnnotatorError, PermissionDenied, StoreUnavailable
 from ..model import Role
 
 USER_KEY = "annotator_user"
@@ -58,11 +58,45 @@ def get_store():
     return _store_for(load_settings().database_url)
 
 
+#: Session keys of what the shell last read from the store, shown again while the database is down.
+PROJECT_NAMES_KEY = "annotator_project_names"
+LOCAL_MODE_KEY = "annotator_local_mode"
+
+
+def _remembered(key: str, read):
+    """``read()``, remembered in the session; during a database outage the value this session saw last
+    (the outage is raised again when the session never saw one). The page then still shows its widgets
+    with their unsaved values, and the action that needs the database reports the outage."""
+    try:
+        value = read()
+    except StoreUnavailable:
+        if key in st.session_state:
+            return st.session_state[key]
+        raise
+    st.session_state[key] = value
+    return value
+
+
 def local_mode(store) -> bool:
     """True when no account can log in: the app then runs as a local admin."""
     from ..store.users import count_users_with_password
-    with store.read() as conn:
-        return count_users_with_password(conn) == 0
+
+    def read():
+        with store.read() as conn:
+            return count_users_with_password(conn) == 0
+    return _remembered(LOCAL_MODE_KEY, read)
+
+
+def project_names(store) -> list[str]:
+    """All project names (during a database outage: the ones this session saw last)."""
+    from ..store.projects import project_names as read
+    return _remembered(PROJECT_NAMES_KEY, lambda: read(store))
+
+
+def outage_notice(exc: StoreUnavailable) -> None:
+    """Say plainly that the database is down and what happens to the user's work."""
+    st.error(f"{md_escape(str(exc))}. Nothing you saved before is affected; this page works again by itself "
+             "once the database answers.", icon=":material/cloud_off:")
 
 
 def current_user(store) -> SessionUser | None:
@@ -77,7 +111,6 @@ def current_user(store) -> SessionUser | None:
 
 def selected_project(store) -> str | None:
     """The project chosen in this session (default: the first one)."""
-    from ..store.projects import project_names
     names = project_names(store)
     chosen = st.session_state.get(PROJECT_KEY)
     if chosen in names:
@@ -138,6 +171,9 @@ def page_setup(page_id: str) -> PageContext:
     except PermissionDenied as exc:
         st.error(f"Not allowed: {exc}.")
         st.stop()
+    except StoreUnavailable as exc:
+        outage_notice(exc)
+        st.stop()
     except AnnotatorError as exc:
         st.error(str(exc))
         st.stop()
@@ -156,7 +192,10 @@ def require_project(ctx: PageContext, hint: str = "") -> str:
 
 def show_error_and_stop(exc: AnnotatorError) -> None:
     """Show a core error as plain text and end the page run."""
-    st.error(md_escape(str(exc)))
+    if isinstance(exc, StoreUnavailable):
+        outage_notice(exc)
+    else:
+        st.error(md_escape(str(exc)))
     st.stop()
 
 
@@ -226,7 +265,6 @@ def local_mode_banner() -> None:
 
 def project_picker(store) -> str | None:
     """The sidebar project selector; sets PROJECT_KEY and returns the chosen project."""
-    from ..store.projects import project_names
     names = project_names(store)
     if not names:
         st.sidebar.caption("No project yet.")
@@ -254,6 +292,8 @@ def progress(store, user: SessionUser, project: str | None, *, refresh: bool = F
         value = Queue.open(store, user.name, user.role, project).progress()
     except NotFound:
         value = None
+    except StoreUnavailable:
+        return hit[0] if hit is not None else None  # the last known figure until the database is back
     if value is not None and value.assigned == 0:
         value = None
     cache[key] = (value, time.monotonic())

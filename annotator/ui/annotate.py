@@ -22,10 +22,10 @@ from ..annotation import (
     MAX_NOTE_LENGTH, STAGE_COARSE, STAGE_FINE, Queue, Task, keyboard_map, load_guidelines, prefetch,
     suggests_unrelated, task_image,
 )
-from ..errors import AnnotatorError, InputError, NotFound
+from ..errors import AnnotatorError, InputError, StoreUnavailable
 from ..model import Label, Role
 from ..taxonomy import taxonomy
-from . import PROGRESS_KEY, PageContext, md_escape, progress, remember_progress
+from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress
 
 K_QKEY = "ann_qkey"
 K_QUEUE = "ann_queue"
@@ -63,7 +63,12 @@ def _queue(ctx: PageContext) -> Queue:
     elif now - st.session_state.get("ann_queue_opened", 0.0) < SIZE_MAX_AGE:
         return st.session_state[K_QUEUE]
     # (Re)open now and then: a lead may have changed the second-pass mode or the assignment.
-    q = Queue.open(ctx.store, ctx.user.name, ctx.user.role, ctx.project, create_user=ctx.user.local_mode)
+    try:
+        q = Queue.open(ctx.store, ctx.user.name, ctx.user.role, ctx.project, create_user=ctx.user.local_mode)
+    except StoreUnavailable:
+        if st.session_state.get(K_QKEY) == key:  # keep working with the queue already open until it is back
+            return st.session_state[K_QUEUE]
+        raise
     st.session_state[K_QUEUE] = q
     st.session_state[K_QKEY] = key
     st.session_state["ann_queue_opened"] = now
@@ -75,7 +80,12 @@ def _queue_size(q: Queue) -> int:
     cached = st.session_state.get(K_SIZE)
     now = time.monotonic()
     if cached is None or cached[0] != (q.user, q.project) or now - cached[2] > SIZE_MAX_AGE:
-        cached = ((q.user, q.project), q.size(), now)
+        try:
+            cached = ((q.user, q.project), q.size(), now)
+        except StoreUnavailable:
+            if cached is None or cached[0] != (q.user, q.project):
+                raise
+            return cached[1]  # the last count until the database is back
         st.session_state[K_SIZE] = cached
     return cached[1]
 
@@ -111,6 +121,18 @@ def _seconds() -> float:
 
 # --------------------------------------------------------------------------- callbacks
 
+def _reporting(callback):
+    """Run ``callback``; a core error (the database down, above all) becomes the page's error message,
+    so the page still draws the caption with the widgets as they were."""
+    def run(*args):
+        try:
+            callback(*args)
+        except AnnotatorError as exc:
+            st.session_state[K_ERR] = str(exc)
+    run.__name__ = run.__qualname__ = callback.__name__
+    return run
+
+
 def _on_save(ctx: PageContext) -> None:
     q: Queue = st.session_state[K_QUEUE]
     task: Task | None = st.session_state.get(K_TASK)
@@ -131,11 +153,16 @@ def _on_save(ctx: PageContext) -> None:
     except AnnotatorError as exc:
         st.session_state[K_ERR] = str(exc)
         return
-    _update_progress(ctx, q, counted_before=result.was_done)
     names = ", ".join(taxonomy().get(t).name for t in result.error_types)
     st.session_state[K_MSG] = (f"Saved item {task.item.key}: {LABEL_TEXT[result.label]}"
                                + (f" ({names})" if names else "") + f" — revision {result.revision}.")
-    _load(q, q.next_todo(after=task.position))
+    try:
+        _update_progress(ctx, q, counted_before=result.was_done)
+        _load(q, q.next_todo(after=task.position))
+    except StoreUnavailable:
+        # Stored: only the way on is blocked. Leave the saved caption on screen and say both things.
+        st.session_state[K_ERR] = (f"{st.session_state[K_MSG]} The database stopped answering right after, so the "
+                                   "next caption cannot be loaded yet: press Next → once it is back.")
 
 
 def _update_progress(ctx: PageContext, q: Queue, *, counted_before: bool) -> None:
@@ -149,6 +176,7 @@ def _update_progress(ctx: PageContext, q: Queue, *, counted_before: bool) -> Non
     remember_progress(ctx.user, ctx.project, prog)
 
 
+@_reporting
 def _on_skip(ctx: PageContext) -> None:
     q: Queue = st.session_state[K_QUEUE]
     task: Task | None = st.session_state.get(K_TASK)
@@ -164,6 +192,7 @@ def _on_skip(ctx: PageContext) -> None:
     _load(q, q.next_todo(after=task.position))
 
 
+@_reporting
 def _on_move(step: int) -> None:
     q: Queue = st.session_state[K_QUEUE]
     pos = st.session_state.get(K_POS)
@@ -176,6 +205,7 @@ def _on_move(step: int) -> None:
         _load(q, target)
 
 
+@_reporting
 def _on_goto_todo() -> None:
     q: Queue = st.session_state[K_QUEUE]
     target = q.first_todo()
@@ -454,15 +484,18 @@ def render(ctx: PageContext) -> None:
         return
     try:
         q = _queue(ctx)
-    except NotFound as exc:
-        st.error(str(exc))
+        if _queue_size(q) == 0:
+            st.session_state.pop(K_SIZE, None)  # look again on the next run: work may be assigned any time
+            _render_nothing_assigned(ctx)
+            return
+        if K_POS not in st.session_state:
+            _load(q, q.first_todo())
+    except StoreUnavailable as exc:
+        outage_notice(exc)
         return
-    if _queue_size(q) == 0:
-        st.session_state.pop(K_SIZE, None)  # look again on the next run: work may be assigned any time
-        _render_nothing_assigned(ctx)
+    except AnnotatorError as exc:
+        st.error(md_escape(str(exc)))
         return
-    if K_POS not in st.session_state:
-        _load(q, q.first_todo())
     task: Task | None = st.session_state.get(K_TASK)
     prog = progress(ctx.store, ctx.user, ctx.project)
 
@@ -592,10 +625,14 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
 
         if task.current is not None:
             with st.expander("History of your judgement of this caption"):
-                rows = [{"revision": j.revision, "label": j.label.value if j.label else "skipped",
-                         "error types": ", ".join(j.error_types), "note": j.note, "seconds": round(j.seconds, 1),
-                         "saved at": j.created_at} for j in q.history(task.caption_id)]
-                st.dataframe(rows, hide_index=True, width="stretch")
+                try:
+                    rows = [{"revision": j.revision, "label": j.label.value if j.label else "skipped",
+                             "error types": ", ".join(j.error_types), "note": j.note, "seconds": round(j.seconds, 1),
+                             "saved at": j.created_at} for j in q.history(task.caption_id)]
+                except StoreUnavailable:
+                    st.caption("The history cannot be read while the database is not answering.")
+                else:
+                    st.dataframe(rows, hide_index=True, width="stretch")
 
         with st.expander("Keys and contrasts"):
             st.markdown("`y` accurate · `n` inaccurate · the key on a label ticks that type · `Enter` save & next · "

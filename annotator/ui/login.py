@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ..auth import authenticate
-from ..errors import AccountLocked, AuthenticationFailed
-from . import current_user, log_in, md_escape
+from ..errors import AccountLocked, AuthenticationFailed, StoreUnavailable
+from . import current_user, log_in, md_escape, outage_notice
 
 
 def render(store) -> None:
@@ -34,6 +34,8 @@ def _render(store) -> None:
             st.error(str(exc), icon=":material/lock:")
         except AuthenticationFailed as exc:
             st.error(str(exc))
+        except StoreUnavailable as exc:
+            outage_notice(exc)
         else:
             log_in(account.name, account.role)
             st.rerun()

@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 import reliability_helpers as H
+from tests.browser.conftest import app_server  # noqa: F401  (a fixture)
 from annotator.errors import StoreUnavailable
 from annotator.store import open_store
 from annotator.store.judgements import save_judgement
@@ -178,3 +179,53 @@ def _wait_for_acks(log, n: int, proc, timeout: float = 90) -> None:
         assert proc.is_alive(), "the writer process ended early"
         assert time.monotonic() < deadline, f"fewer than {n} saves acknowledged after {timeout} s"
         time.sleep(0.05)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_app_reports_the_outage_keeps_the_choice_and_saves_once_back(pg, app_server, tmp_path):  # noqa: F811
+    """The annotate page in a browser while the database stops: the Save click says plainly that the
+    database is down, the caption and the ticked type stay on screen, a new session gets the same
+    plain notice, and the same click after the restart stores the judgement once."""
+    from playwright.sync_api import expect
+
+    from annotator.assignment import assign
+    from annotator.auth import add_user
+    from reliability_browser import PW, current_of, new_page, run_with_browser
+    from tests.apptest_helpers import seed_project
+
+    cluster, url = pg
+    store = open_store(url)
+    caps = seed_project(store, "demo", n_items=4, image_root=str(tmp_path / "img"), with_images=True)
+    add_user(store, "alice", "annotator", PW)
+    assign(store, "demo", ["alice"], double_fraction=0)
+    server = app_server(url)
+
+    def body(browser):
+        _, page = new_page(browser, server.url, "alice")
+        caption = page.locator('[data-testid="ann-caption"]')
+        expect(caption).to_contain_text("number 0")
+        page.locator(".st-key-ann_type_gender label").click()
+        expect(page.locator('.st-key-ann_label input[type="radio"]').nth(1)).to_be_checked()
+        cluster.stop("fast")
+        try:
+            page.locator(".st-key-ann_save button").click()
+            expect(page.get_by_text("is not available").first).to_be_visible()
+            assert "redacted" not in page.locator("body").inner_text()
+            expect(caption).to_contain_text("number 0")  # the caption and the choice are still there
+            expect(page.locator(".st-key-ann_type_gender input")).to_be_checked()
+            # A session that starts during the outage gets the same plain notice, not an error page.
+            _, fresh = new_page(browser)
+            fresh.goto(server.url + "/annotate")
+            expect(fresh.get_by_text("is not available").first).to_be_visible()
+            assert "redacted" not in fresh.locator("body").inner_text()
+        finally:
+            cluster.start()
+        page.locator(".st-key-ann_save button").click()
+        expect(page.get_by_text("Saved item img0.jpg")).to_be_visible()
+        expect(caption).to_contain_text("number 1")
+
+    run_with_browser(body)
+    j = current_of(store, caps[0])
+    assert (j.label.value, j.error_types, j.revision) == ("inaccurate", ("gender",), 1)
+    store.dispose()
