@@ -107,6 +107,26 @@ def test_a_type_ticked_in_the_same_run_as_save_means_inaccurate(demo):
     assert "number 1" in _caption(at)
 
 
+def test_database_gone_right_after_a_save_keeps_the_stored_caption_on_screen(demo, monkeypatch):
+    # The save is committed, then the database stops answering before the next caption is found:
+    # the page says it was saved and why it cannot move on, and keeps the saved caption on screen.
+    from annotator.errors import StoreUnavailable
+    store, caps = demo
+    at = _open(store)
+    at.radio(key="ann_label").set_value("accurate").run()
+
+    def down(self, after=-1):
+        raise StoreUnavailable("the database at sqlite:///x is not available (file locked)")
+
+    monkeypatch.setattr("annotator.annotation.Queue.next_todo", down)
+    at.button(key="ann_save").click().run()
+    assert not at.exception
+    (message,) = [e.value for e in at.error]
+    assert "Saved item img0.jpg: Accurate" in message and "cannot be loaded yet" in message
+    assert "number 0" in _caption(at)
+    assert [j.label for j in _rows(store, caps[0])] == [Label.ACCURATE]
+
+
 def test_unrelated_suggestion(demo):
     store, caps = demo
     at = _open(store)

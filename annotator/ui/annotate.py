@@ -156,11 +156,17 @@ def _on_save(ctx: PageContext) -> None:
     names = ", ".join(taxonomy().get(t).name for t in result.error_types)
     st.session_state[K_MSG] = (f"Saved item {task.item.key}: {LABEL_TEXT[result.label]}"
                                + (f" ({names})" if names else "") + f" — revision {result.revision}.")
+    _move_on_after_storing(q, task, lambda: _update_progress(ctx, q, counted_before=result.was_done))
+
+
+def _move_on_after_storing(q: Queue, task: Task, before=None) -> None:
+    """Show the next caption to do after ``task`` was stored (K_MSG says how). If the database stops
+    answering right then, the stored caption stays on screen and the message says both things."""
     try:
-        _update_progress(ctx, q, counted_before=result.was_done)
+        if before is not None:
+            before()
         _load(q, q.next_todo(after=task.position))
     except StoreUnavailable:
-        # Stored: only the way on is blocked. Leave the saved caption on screen and say both things.
         st.session_state[K_ERR] = (f"{st.session_state[K_MSG]} The database stopped answering right after, so the "
                                    "next caption cannot be loaded yet: press Next → once it is back.")
 
@@ -189,7 +195,7 @@ def _on_skip(ctx: PageContext) -> None:
         return
     st.session_state[K_MSG] = (f"Skipped item {task.item.key}; it comes back at the end." if stored
                                else f"Item {task.item.key} is judged already; moved on without changing it.")
-    _load(q, q.next_todo(after=task.position))
+    _move_on_after_storing(q, task)
 
 
 @_reporting
