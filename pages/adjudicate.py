@@ -11,6 +11,7 @@ ctx = ui.page_setup("adjudicate")
 
 from annotator.adjudication import adjudicate, adjudication_queue, caption_case  # noqa: E402
 from annotator.errors import AnnotatorError  # noqa: E402
+from annotator.store.analysis_queries import annotators_in  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
 
 esc = ui.md_escape
@@ -35,8 +36,7 @@ def _queue(url: str, project: str, version: tuple, annotators: tuple, system: st
 
 frame, version = ui.project_judgements(ctx)
 
-ann = frame[frame["kind"] == "annotation"]
-annotator_names = sorted(ann["user"].astype(object).unique().tolist()) if len(ann) else []
+annotator_names = annotators_in(frame)
 if len(annotator_names) < 2:
     st.info("Nothing to adjudicate: fewer than two annotators have judged captions of this project.")
     st.stop()

@@ -13,6 +13,7 @@ ctx = ui.page_setup("agreement")
 from annotator.adjudication import caption_case  # noqa: E402
 from annotator.agreement import agreement_report  # noqa: E402
 from annotator.errors import AnnotatorError  # noqa: E402
+from annotator.store.analysis_queries import annotators_in  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
 from annotator.store.analysis_queries import (  # noqa: E402
     caption_details, practice_items,
@@ -40,8 +41,7 @@ def _report(url: str, project: str, version: tuple, annotators: tuple, system: s
 
 
 frame, version = ui.project_judgements(ctx)
-annotations = frame[frame["kind"] == "annotation"]
-annotator_names = sorted(annotations["user"].astype(object).unique().tolist()) if len(annotations) else []
+annotator_names = annotators_in(frame)
 if len(annotator_names) < 2:
     st.info("Agreement needs at least two annotators who judged the same captions. "
             "Assign a double-annotation sample on the Assignment page first.")

@@ -13,7 +13,7 @@ ctx = ui.page_setup("analysis")
 from annotator.adjudication import ADJUDICATED, build_layer, caption_case  # noqa: E402
 from annotator.analysis import BUCKETS, compare_systems, error_tables, examples  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
-from annotator.store.analysis_queries import caption_details  # noqa: E402
+from annotator.store.analysis_queries import annotators_in, caption_details  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
 
 esc = ui.md_escape
@@ -37,8 +37,7 @@ if frame.empty:
     st.info("Nobody has judged a caption of this project yet.")
     st.stop()
 
-ann = frame[frame["kind"] == "annotation"]
-annotators = sorted(ann["user"].astype(object).unique().tolist()) if len(ann) else []
+annotators = annotators_in(frame)
 layers = [ADJUDICATED] + [f"annotator:{a}" for a in annotators]
 c1, c2, c3 = st.columns([2, 3, 1])
 layer_choice = c1.selectbox("Judgements", layers, key="ana_layer",

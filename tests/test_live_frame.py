@@ -15,7 +15,8 @@ import pytest
 
 from annotator.model import Caption, Item, Project, Role
 from annotator.store.analysis_queries import (
-    FRAME_COLUMNS, LiveJudgementFrame, data_version, judgement_frame, merge_judgement_frames,
+    FRAME_COLUMNS, LiveJudgementFrame, _empty_frame, annotators_in, data_version, judgement_frame,
+    merge_judgement_frames,
 )
 from annotator.store.judgements import save_judgement
 from annotator.store.projects import set_practice, write_project
@@ -175,3 +176,11 @@ def test_merge_equals_rebuilding_from_the_union(seed):
     changed = _hand_frame(latest(second))
     expected = _hand_frame([r for r in latest(first + second) if r[3] is not None])
     assert_same(merge_judgement_frames(old, changed), expected)
+
+
+def test_annotators_are_users_with_annotations_only():
+    frame = _hand_frame([(1, "zed", "annotation", "accurate", "", 1), (1, "lea", "adjudication", "accurate", "", 2),
+                         (2, "amy", "annotation", None, "", 3), (3, "zed", "annotation", "inaccurate", "age", 4)])
+    assert annotators_in(frame) == ["amy", "zed"]  # lea only adjudicated
+    assert annotators_in(frame[frame["kind"] == "adjudication"]) == []
+    assert annotators_in(_empty_frame()) == []

@@ -11,6 +11,9 @@ one screen (a caption with its image, its judgements with notes).
 
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
@@ -136,6 +139,14 @@ def _empty_frame() -> pd.DataFrame:
         "error_types": pd.Categorical([], categories=pd.Index([], dtype=object)), "judgement_id": np.array([], np.int64)})
 
 
+def annotators_in(frame: pd.DataFrame) -> list[str]:
+    """Sorted names of the users who have annotations (not only adjudications) in a judgement frame;
+    read from the categorical codes, without copying the frame."""
+    users_ = frame["user"].array
+    codes = np.asarray(users_.codes)[np.asarray(frame["kind"].array.codes) == _KINDS.index(JudgementKind.ANNOTATION.value)]
+    return sorted(str(u) for u in users_.categories[np.unique(codes[codes >= 0])])
+
+
 def merge_judgement_frames(old: pd.DataFrame, changed: pd.DataFrame, *, include_skipped: bool = False) -> pd.DataFrame:
     """``old`` with every (caption, user, kind) key of ``changed`` replaced by its row there.
 
@@ -202,8 +213,6 @@ class LiveJudgementFrame:
 
     def __init__(self, store: Store, project: str, *, kinds=("annotation", "adjudication"),
                  full_every: float = 300.0, lookback: int = 10_000, clock=None):
-        import threading
-        import time
         self.store, self.project, self.kinds = store, project, tuple(kinds)
         self.full_every, self.lookback = float(full_every), int(lookback)
         self._clock = clock or time.monotonic

@@ -150,10 +150,9 @@ def ensure_shell() -> None:
         return
     try:
         from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:  # pragma: no cover - a future Streamlit without the class
-        pass
-    else:
-        PagesManager.uses_pages_directory = False
+    except ImportError:  # pragma: no cover - a future Streamlit without the legacy mode: nothing to leave
+        return
+    PagesManager.uses_pages_directory = False
     st.rerun()
 
 
