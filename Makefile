@@ -2,30 +2,36 @@
 #   make run   install the app's dependencies and start it on the sample project
 #   make test  install everything (Python packages, Chromium, Java check, PostgreSQL up) and run the whole suite
 # Both are idempotent; re-running skips what is already installed.
+# Both install the exact versions in requirements.lock (pip constraints); `make lock` re-resolves it from
+# requirements.txt + requirements-dev.txt (the loose lists people edit) in a fresh venv.
 
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
 
-.PHONY: run test install install-dev system-deps postgres bench clean-db
+.PHONY: run test install install-dev lock system-deps postgres bench clean-db
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: requirements.txt pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -r requirements.txt
+$(VENV)/.installed: requirements.txt requirements.lock pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q --upgrade pip -c requirements.lock
+	$(PY) -m pip install -q -r requirements.txt -c requirements.lock
 	$(PY) -m pip install -q --no-deps -e .
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
-	$(PY) -m pip install -q -r requirements-dev.txt
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements.lock
+	$(PY) -m pip install -q -r requirements-dev.txt -c requirements.lock
 	touch $@
 
 install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
+
+# Re-resolve the lock (newest versions the package index has today); run `make test` before committing it.
+lock:
+	$(PYTHON) scripts/lock.py
 
 # Chromium (browser tests) and Java (METEOR 1.5) come from Debian's packages.
 system-deps:

@@ -131,12 +131,20 @@ def _codes(ids: np.ndarray, ordered_ids: list[int]) -> np.ndarray:
     return sorter[np.searchsorted(order, ids, sorter=sorter)].astype(np.int32)
 
 
+def _text_dtype():
+    """The dtype pandas gives an index of names: ``str`` under pandas 3, ``object`` under pandas 2 (or with
+    pandas 3's ``future.infer_string`` off). Asked at call time, so one process follows the option it runs with."""
+    return pd.Index(["name"]).dtype
+
+
 def _empty_frame() -> pd.DataFrame:
+    # Empty categories of the same dtype a non-empty read gets, so a later merge can unite them.
+    no_names = pd.Index([], dtype=_text_dtype())
     return pd.DataFrame({
         "caption_id": np.array([], np.int64), "item_id": np.array([], np.int64), "is_practice": np.array([], bool),
-        "system": pd.Categorical([]), "user": pd.Categorical([]),
+        "system": pd.Categorical([], categories=no_names), "user": pd.Categorical([], categories=no_names),
         "kind": pd.Categorical([], categories=_KINDS), "label": pd.Categorical([], categories=_LABELS),
-        "error_types": pd.Categorical([], categories=pd.Index([], dtype=object)), "judgement_id": np.array([], np.int64)})
+        "error_types": pd.Categorical([], categories=no_names), "judgement_id": np.array([], np.int64)})
 
 
 def annotators_in(frame: pd.DataFrame) -> list[str]:
@@ -164,10 +172,19 @@ def merge_judgement_frames(old: pd.DataFrame, changed: pd.DataFrame, *, include_
     for col in FRAME_COLUMNS:
         a, b = kept[col].array, fresh[col].array
         if isinstance(a, pd.Categorical):
-            out[col] = union_categoricals([a, b], ignore_order=True)
+            out[col] = union_categoricals(_same_category_dtype(a, b), ignore_order=True)
         else:
             out[col] = np.concatenate([np.asarray(a), np.asarray(b)])
     return pd.DataFrame(out)
+
+
+def _same_category_dtype(a: pd.Categorical, b: pd.Categorical) -> list[pd.Categorical]:
+    """``a`` and ``b`` with categories of one dtype, as union_categoricals requires (pandas 3 refuses to unite
+    ``object`` names with ``str`` names, e.g. a frame kept from an older read or another pandas setting)."""
+    if a.categories.dtype == b.categories.dtype:
+        return [a, b]
+    text = _text_dtype()
+    return [c.set_categories(c.categories.astype(text), rename=True) for c in (a, b)]
 
 
 def _key_codes(frame: pd.DataFrame, users_: pd.Index) -> np.ndarray:
