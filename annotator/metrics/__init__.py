@@ -87,7 +87,8 @@ Where we differ from pycocoevalcap (only where it fails or misaligns)
 Empty captions and references are scored exactly as pycocoevalcap scores them.
 """
 
-from .base import COCO_CAPTION, Metric, MetricInputError, MetricUnavailable, Prepared, Score
+from .base import COCO_CAPTION, Metric, Prepared, Score
+from .errors import MetricInputError, MetricUnavailable
 from .bleu import Bleu
 from .bootstrap import BootstrapResult, paired_bootstrap, resample_weights
 from .cider import CiderD

@@ -25,20 +25,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import AnnotatorError
+from .errors import MetricInputError, MetricUnavailable
+from .tokenize import check_tokenizer, tokenize_texts
 
 #: The toolkit release whose numbers these metrics reproduce.
 COCO_CAPTION = "coco-caption-1.2"
-
-
-class MetricUnavailable(AnnotatorError):
-    """A metric cannot run here (METEOR and PTB tokenisation need Java)."""
-
-
-class MetricInputError(AnnotatorError, ValueError):
-    """Hypotheses and references that cannot be scored (wrong lengths, no references)."""
-
-    exit_code = 2
 
 
 @dataclass(frozen=True)
@@ -191,7 +182,6 @@ class Metric(abc.ABC):
     width: int = 1
 
     def __init__(self, tokenize: str | None = None):
-        from .tokenize import check_tokenizer
         self.tokenize = check_tokenizer(tokenize)
 
     # -- description ---------------------------------------------------------
@@ -208,7 +198,6 @@ class Metric(abc.ABC):
 
     # -- text ----------------------------------------------------------------
     def _tok(self, texts: Sequence[str]) -> list[str]:
-        from .tokenize import tokenize_texts
         return tokenize_texts(texts, self.tokenize)
 
     # -- references ----------------------------------------------------------

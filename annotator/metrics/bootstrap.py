@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import Metric, MetricInputError
+from .base import Metric
+from .errors import MetricInputError
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345

@@ -33,7 +33,8 @@ from itertools import repeat
 import numpy as np
 
 from . import _ngrams
-from .base import Metric, MetricInputError, Prepared, Score, mean_like_numpy
+from .base import Metric, Prepared, Score, mean_like_numpy
+from .errors import MetricInputError
 
 SIGMA = 6.0
 

@@ -16,7 +16,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .base import MetricUnavailable
+from .errors import MetricUnavailable
 
 _INLINE_BYTES = 32 * 1024  # requests larger than this are written from a thread (no pipe deadlock)
 

@@ -39,7 +39,8 @@ import threading
 
 import numpy as np
 
-from .base import Metric, MetricUnavailable, Prepared, Score
+from .base import Metric, Prepared, Score
+from .errors import MetricUnavailable
 from .java import JavaProcess, java_available, java_executable, meteor_jar
 
 WIDTH = 23

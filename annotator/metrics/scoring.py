@@ -19,7 +19,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .base import Metric, MetricInputError, MetricUnavailable, Prepared, check_hyps, normalise_refs
+from .base import Metric, Prepared, check_hyps, normalise_refs
+from .errors import MetricInputError, MetricUnavailable
 from .bleu import Bleu
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, compare, resample_weights, resampled_values
 from .cider import CiderD

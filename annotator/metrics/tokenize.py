@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 from typing import Sequence
 
-from .base import MetricInputError, MetricUnavailable
+from .errors import MetricInputError, MetricUnavailable
 from .java import JavaProcess, corenlp_jar, java_executable
 
 TOKENIZERS = ("none", "ptb")
