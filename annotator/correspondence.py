@@ -9,19 +9,30 @@ box(es) it refers to::
 
 Rules
 -----
-* ``[`` always opens a mention and ``]`` closes it; the part before the first
-  ``|`` is the phrase (it may span several words), the part after it is a
+* A mention is ``[`` phrase ``|`` ids ``]``: the part before the first ``|``
+  is the phrase (it may span several words), the part after it is a
   comma-separated list of box ids (spaces around the commas are allowed; ids
   cannot contain spaces, commas or brackets).
-* Literal brackets, bars and backslashes are written with a backslash:
-  ``\\[``, ``\\]``, ``\\|``, ``\\\\``. A backslash before any other character
-  is kept as it is. ``|`` outside a mention is plain text and needs no escape.
-* Mentions do not nest, need at least one id and a non-blank phrase, and two
-  mentions may not touch the same whitespace token (``[a|1][b|2]`` is an
-  error: put a space between them).
+* A ``[`` opens a mention only when a ``|`` follows it before any other
+  bracket. Every other bracket is plain text, so ``[UNK]``, ``a [sic] b``, a
+  lone ``[`` or ``]`` are kept as written. Once the ``|`` is there, the rest
+  must be right: a mention that is never closed, has a bad id list or an
+  empty phrase is an error.
+* Literal brackets, bars and backslashes may be written with a backslash:
+  ``\\[``, ``\\]``, ``\\|``, ``\\\\`` (needed for a literal ``[a|b]``). A
+  backslash before any other character is kept as it is. ``|`` outside a
+  mention is plain text and needs no escape.
+* Mentions need at least one id and a non-blank phrase, and two mentions may
+  not touch the same whitespace token (``[a|1][b|2]`` is an error: put a
+  space between them).
 * Mentions are stored as :class:`~annotator.model.Mention` token ranges over
   the *whitespace tokens* of the plain text, so a mention covers every token
   its phrase touches: ``[boots|5],`` marks the token ``boots,``.
+
+Captions are text as written unless their import says they carry this markup
+(``--mentions inline``); the importer then parses each caption once and
+stores the plain text with its mentions, so every later reader sees stored
+mentions only.
 
 :func:`parse_markup` turns marked-up text into ``(plain text, mentions)``;
 :func:`format_markup` turns them back. ``format_markup`` keeps leading
@@ -42,7 +53,7 @@ from .model import Caption, Item, Mention, Reference
 
 __all__ = [
     "parse_markup", "format_markup", "has_markup", "escape", "mentioned_box_ids",
-    "check_box_ids", "caption_mentions", "caption_correspondences",
+    "check_box_ids", "caption_mentions", "caption_correspondences", "caption_source",
 ]
 
 _SPECIAL = "[]|\\"
@@ -56,82 +67,93 @@ def escape(text: str) -> str:
     return "".join("\\" + c if c in _SPECIAL else c for c in text)
 
 
-def has_markup(text: str) -> bool:
-    """True when ``text`` contains an unescaped ``[`` (i.e. at least one mention)."""
-    i = 0
-    while i < len(text):
+def _mention_bar(text: str, i: int) -> int | None:
+    """Index of the ``|`` that makes the ``[`` before position ``i`` a mention, or None (a literal ``[``)."""
+    n = len(text)
+    while i < n:
         c = text[i]
-        if c == "\\" and i + 1 < len(text):
+        if c == "\\" and i + 1 < n and text[i + 1] in _SPECIAL:
             i += 2
             continue
-        if c == "[":
+        if c in "[]":
+            return None
+        if c == "|":
+            return i
+        i += 1
+    return None
+
+
+def has_markup(text: str) -> bool:
+    """True when ``text`` holds at least one mention (``[phrase|ids]``, see the rules above)."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] in _SPECIAL:
+            i += 2
+            continue
+        if c == "[" and _mention_bar(text, i + 1) is not None:
             return True
         i += 1
     return False
 
 
-def parse_markup(marked: str, *, box_ids: Iterable[str] | None = None,
-                 source: str = "caption") -> tuple[str, tuple[Mention, ...]]:
+def parse_markup(marked: str, *, box_ids: Iterable[str] | None = None, source: str = "caption",
+                 location: int | str | None = None) -> tuple[str, tuple[Mention, ...]]:
     """Parse marked-up text into ``(plain text, mentions)``.
 
-    ``box_ids``, when given, are the ids of the item's boxes: a mention of any
-    other id raises InputError naming ``source`` (e.g. the caption) and the id.
-    Syntax errors raise InputError with the character column (1-based).
+    Brackets that do not form a mention stay in the text (see the rules
+    above). ``box_ids``, when given, are the ids of the item's boxes: a
+    mention of any other id raises InputError naming ``source`` (e.g. the
+    caption) and the id. A broken mention raises InputError with the
+    character column (1-based), after ``location`` (a line number or a
+    record name) when given.
     """
+    def where(col: int) -> str:
+        if location is None:
+            return f"column {col}"
+        return f"{f'line {location}' if isinstance(location, int) else location}, column {col}"
+
     out: list[str] = []
     spans: list[tuple[int, int, tuple[str, ...], int]] = []  # char start, char end, ids, column
     i, n = 0, len(marked)
     while i < n:
         c = marked[i]
-        if c == "\\":
-            if i + 1 < n and marked[i + 1] in _SPECIAL:
-                out.append(marked[i + 1])
-                i += 2
-                continue
+        if c == "\\" and i + 1 < n and marked[i + 1] in _SPECIAL:
+            out.append(marked[i + 1])
+            i += 2
+            continue
+        bar = _mention_bar(marked, i + 1) if c == "[" else None
+        if bar is None:
             out.append(c)
             i += 1
             continue
-        if c == "]":
-            raise InputError("']' without an opening '[' (write \\] for a literal bracket)", source, f"column {i + 1}")
-        if c != "[":
-            out.append(c)
-            i += 1
-            continue
-        # A mention: phrase up to the first unescaped '|', ids up to ']'.
+        # A mention: the phrase up to the bar, the ids up to the closing ']'.
         open_col = i + 1
-        i += 1
         phrase: list[str] = []
-        while True:
-            if i >= n:
-                raise InputError("'[' is never closed (write \\[ for a literal bracket)", source, f"column {open_col}")
-            c = marked[i]
-            if c == "\\" and i + 1 < n and marked[i + 1] in _SPECIAL:
-                phrase.append(marked[i + 1])
-                i += 2
+        j = i + 1
+        while j < bar:
+            if marked[j] == "\\" and marked[j + 1] in _SPECIAL:
+                phrase.append(marked[j + 1])
+                j += 2
                 continue
-            if c == "[":
-                raise InputError("mentions cannot be nested", source, f"column {i + 1}")
-            if c == "]":
-                raise InputError("mention has no box id: write [phrase|id] (or \\[ for a literal bracket)",
-                                 source, f"column {open_col}")
-            if c == "|":
-                i += 1
-                break
-            phrase.append(c)
-            i += 1
-        close = marked.find("]", i)
-        if close < 0:
-            raise InputError("'[' is never closed", source, f"column {open_col}")
-        raw_ids = marked[i:close]
-        if any(ch in raw_ids for ch in "[|\\"):
-            raise InputError(f"bad box id list {raw_ids!r}", source, f"column {i + 1}")
+            phrase.append(marked[j])
+            j += 1
+        close = bar + 1
+        while close < n and marked[close] not in "[]":
+            close += 1
+        if close >= n or marked[close] != "]":
+            raise InputError("a mention '[words|ids' is never closed with ']' (write \\[ for a literal bracket)",
+                             source, where(open_col))
+        raw_ids = marked[bar + 1:close]
+        if any(ch in raw_ids for ch in "|\\"):
+            raise InputError(f"bad box id list {raw_ids!r}", source, where(bar + 2))
         ids = tuple(part.strip() for part in raw_ids.split(","))
         if not ids or any(not b or any(ch.isspace() for ch in b) for b in ids):
             raise InputError(f"bad box id list {raw_ids!r}: write ids separated by commas, e.g. [people|1,4]",
-                             source, f"column {i + 1}")
+                             source, where(bar + 2))
         text = "".join(phrase)
         if not text.strip():
-            raise InputError("mention has an empty phrase", source, f"column {open_col}")
+            raise InputError("mention has an empty phrase", source, where(open_col))
         start = len("".join(out))
         out.append(text)
         lead = len(text) - len(text.lstrip())
@@ -139,13 +161,13 @@ def parse_markup(marked: str, *, box_ids: Iterable[str] | None = None,
         spans.append((start + lead, start + len(text) - trail, tuple(dict.fromkeys(ids)), open_col))
         i = close + 1
     plain = "".join(out)
-    mentions = _spans_to_mentions(plain, spans, source)
+    mentions = _spans_to_mentions(plain, spans, source, where)
     if box_ids is not None:
         check_box_ids(mentions, box_ids, source)
     return plain, mentions
 
 
-def _spans_to_mentions(plain: str, spans, source: str) -> tuple[Mention, ...]:
+def _spans_to_mentions(plain: str, spans, source: str, where) -> tuple[Mention, ...]:
     tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(plain)]
     mentions: list[Mention] = []
     last_end_token = -1
@@ -159,7 +181,7 @@ def _spans_to_mentions(plain: str, spans, source: str) -> tuple[Mention, ...]:
         while last + 1 < len(tokens) and tokens[last + 1][0] < cend:
             last += 1
         if first <= last_end_token:
-            raise InputError("two mentions share a word: separate them with a space", source, f"column {col}")
+            raise InputError("two mentions share a word: separate them with a space", source, where(col))
         mentions.append(Mention(first, last + 1, ids))
         last_end_token = last
     return tuple(mentions)
@@ -219,20 +241,22 @@ def check_box_ids(mentions: Iterable[Mention], box_ids: Iterable[str], source: s
 
 
 def caption_correspondences(caption: Caption, item: Item, *, source: str | None = None) -> tuple[str, tuple[Mention, ...]]:
-    """``(plain text, mentions)`` of a generated caption, checked against the item's boxes.
+    """``(text, mentions)`` of a generated caption, its stored mentions checked against the item's boxes.
 
-    Stored mentions win (the text is then plain already); a caption without
-    stored mentions whose text carries inline markup is parsed. Unknown box
-    ids raise InputError naming the caption (system and item) and the id.
+    The text is taken as it is: brackets in it are never read as markup here
+    (captions with inline markup are parsed once, at import). A mention of an
+    unknown box raises InputError naming the caption (system, line, item) and the id.
     """
-    where = source or f"caption of system {caption.system!r} for item {item.key!r}"
-    ids = [b.box_id for b in item.boxes]
     if caption.mentions:
-        check_box_ids(caption.mentions, ids, where)
-        return caption.text, tuple(caption.mentions)
-    if has_markup(caption.text):
-        return parse_markup(caption.text, box_ids=ids, source=where)
-    return caption.text, ()
+        where = source or caption_source(caption, item)
+        check_box_ids(caption.mentions, [b.box_id for b in item.boxes], where)
+    return caption.text, tuple(caption.mentions)
+
+
+def caption_source(caption: Caption, item: Item) -> str:
+    """How a message names a generated caption: its system, its line (when known) and its item."""
+    line = f", caption line {caption.line}" if caption.line is not None else ""
+    return f"system {caption.system!r}{line} (item {item.key!r})"
 
 
 def caption_mentions(caption: Caption, item: Item, *, source: str | None = None) -> tuple[Mention, ...]:

@@ -92,6 +92,7 @@ class Caption:
     text: str
     mentions: tuple[Mention, ...] = ()
     caption_id: int | None = None
+    line: int | None = None  # 0-based line in the system's captions (when read from the store)
 
     @property
     def box_ids(self) -> frozenset[str]:

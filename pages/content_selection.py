@@ -91,6 +91,13 @@ except AnnotatorError as exc:
     st.stop()
 
 meta = report.meta
+for name, reason in meta.get("systems_skipped", {}).items():
+    st.warning(f"System {ui.md_escape(name)} is not scored: {ui.md_escape(reason)}")
+unmarked = meta.get("systems_without_mentions", [])
+if unmarked:
+    st.info("No caption of " + ", ".join(ui.md_escape(n) for n in unmarked) + " has box correspondences, so they "
+            "select nothing. Captions that carry `[words|box ids]` markup are read with the import option "
+            "“captions carry mentions” (`--mentions inline`).")
 where = f"priors from project **{meta['train_project']}**" if "train_project" in meta else \
     f"test part of a split (seed {meta['split_seed']}, {meta['test_fraction']:.0%} of the images)"
 st.markdown(f"**{meta['images']}** images scored ({where}); {meta['skipped_images']} images skipped because no "

@@ -63,11 +63,12 @@ def _run_import(fmt: str, fields: dict) -> None:
             project = opts["project"]
             if fmt == "lines":
                 result = import_lines(store, project, opts["system"], up["captions"], up["references"],
-                                      images=up["images"], image_root=opts["image_root"])
+                                      images=up["images"], image_root=opts["image_root"],
+                                      inline_mentions=opts["inline_mentions"])
             elif fmt == "coco":
                 result = import_coco(store, project, up["captions_json"], up["instances_json"], results=up["results"],
                                      system=opts["system"] or None if up["results"] else None,
-                                     image_root=opts["image_root"])
+                                     image_root=opts["image_root"], inline_mentions=opts["inline_mentions"])
             elif fmt == "flickr30k":
                 result = import_flickr30k(store, project, opts["root"], ids=up["ids"], image_root=opts["image_root"])
             elif fmt == "jsonl":
@@ -145,6 +146,11 @@ def import_section() -> None:
                                                  format_func=lambda i: taxonomy().get(i).name, key="data_c_type")
             options["annotator"] = st.text_input("Corrected by (optional)", key="data_c_user").strip()
             uploads["captions"] = st.file_uploader("Corrected captions (full copy, line-aligned)", key="data_c_file")
+        if fmt in ("lines", "coco"):
+            options["inline_mentions"] = st.checkbox(
+                "Captions carry box mentions as [words|box ids]", key=f"data_{fmt}_inline",
+                help="Each caption is stored as plain text with its mentions (for content selection). Leave it off "
+                     "and captions are kept exactly as written, brackets included.")
         if fmt in ("lines", "coco", "flickr30k", "jsonl"):
             options["image_root"] = _server_dir(st.text_input(
                 "Image folder on the server (optional)", key=f"data_{fmt}_root",

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from test_content_selection_helpers import figure2_item, item
+from test_content_selection_helpers import figure2_item, item, marked_caption
 
 from annotator.content_selection import (
     BASELINES, compile_items, concept, concept_sequence, evaluate, explain_image, gold_sets, learn_priors, mention_counts,
@@ -185,7 +185,7 @@ def test_evaluate_agrees_with_the_reference_scorer_for_every_baseline_and_k():
 
 
 def test_systems_are_scored_like_baselines_and_missing_captions_count_as_empty():
-    fig = figure2_item("a", captions=[Caption("good", "A [woman|2] near a [car|3] ."),
+    fig = figure2_item("a", captions=[marked_caption("good", "A [woman|2] near a [car|3] ."),
                                       Caption("plain", "A woman near a car .")])
     other = figure2_item("b", captions=[Caption("good", "A woman", (Mention(1, 2, ("2",)),))])
     report = evaluate([fig, other], baselines=(), systems=["good", "plain"])
@@ -198,11 +198,13 @@ def test_systems_are_scored_like_baselines_and_missing_captions_count_as_empty()
     assert report.meta["system_captions_missing"] == {"good": 0, "plain": 1}
 
 
-def test_unknown_box_id_in_a_system_caption_is_an_input_error():
-    fig = figure2_item("a", captions=[Caption("bad", "A [woman|2] near a [car|33] .")])
-    with pytest.raises(InputError) as exc:
-        evaluate([fig], baselines=(), systems=["bad"])
-    assert "'33'" in str(exc.value) and "'bad'" in str(exc.value) and "'a'" in str(exc.value)
+def test_a_system_mentioning_an_unknown_box_is_skipped_and_named_the_others_scored():
+    fig = figure2_item("a", captions=[marked_caption("bad", "A [woman|2] near a [car|33] ."),
+                                      marked_caption("good", "A [woman|2] near a [car|3] .")])
+    report = evaluate([fig], baselines=(), systems=["bad", "good"])
+    assert list(report.systems) == ["good"] and report.systems["good"].F == pytest.approx(32 / 37)
+    reason = report.meta["systems_skipped"]["bad"]
+    assert "'33'" in reason and "'bad'" in reason and "'a'" in reason
 
 
 def test_textual_baselines_need_training_descriptions():

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_content_selection_helpers import figure2_item, item
+from test_content_selection_helpers import figure2_item, item, marked_caption
 
 from annotator.cli import main
+from annotator.errors import InputError
 from annotator.model import Caption, Project
 from annotator.store.projects import write_project
 
 
 def _setup(store):
     evalp = Project("eval", items=[
-        figure2_item("fig", captions=[Caption("sysA", "A [woman|2] by a [car|3] .")]),
+        figure2_item("fig", captions=[marked_caption("sysA", "A [woman|2] by a [car|3] .")]),
         item("two", [("1", "dog", 0, 0, 50, 50), ("2", "ball", 60, 60, 10, 10)], ["A [dog|1] with a [ball|2]", "A [dog|1]"],
              captions=[("sysA", "A [ball|2]")]),
     ])
@@ -70,7 +71,7 @@ def test_errors_exit_with_code_2(store, capsys):
     assert rc == 2 and "tallest" in err
     rc, _, err = _run(store, capsys, "--project", "eval", "--system", "ghost")
     assert rc == 2 and "ghost" in err
-    with store.transaction() as conn:
-        write_project(conn, Project("badcap", items=[figure2_item("f", captions=[Caption("s", "A [woman|77]")])]))
-    rc, _, err = _run(store, capsys, "--project", "badcap", "--train-project", "train", "--system", "s", "--baselines", "none")
-    assert rc == 2 and "'77'" in err and "'s'" in err
+    # A caption mentioning a box the item does not have is refused when the boxes are known.
+    with pytest.raises(InputError) as exc, store.transaction() as conn:
+        write_project(conn, Project("badcap", items=[figure2_item("f", captions=[marked_caption("s", "A [woman|77]")])]))
+    assert "'77'" in str(exc.value) and "'s'" in str(exc.value) and "'f'" in str(exc.value)

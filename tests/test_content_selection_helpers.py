@@ -37,6 +37,12 @@ def refs(*marked: str) -> list[Reference]:
     return out
 
 
+def marked_caption(system: str, marked: str) -> Caption:
+    """A caption with its mentions, written as inline markup (as ``import --mentions inline`` stores it)."""
+    text, mentions = parse_markup(marked)
+    return Caption(system, text, mentions)
+
+
 def figure2_item(key: str = "fig2", captions=()) -> Item:
     """The worked example as an Item (image 400 × 300)."""
     return Item(key, image=None, width=400, height=300, boxes=list(FIGURE2_BOXES),
@@ -46,4 +52,4 @@ def figure2_item(key: str = "fig2", captions=()) -> Item:
 def item(key: str, boxes, marked_refs=(), width=100, height=100, captions=()) -> Item:
     """A small hand-made item; ``boxes`` are (id, label, x, y, w, h) tuples."""
     return Item(key, width=width, height=height, boxes=[Box(*b) for b in boxes], references=refs(*marked_refs),
-                captions=[Caption(s, t) for s, t in captions])
+                captions=[marked_caption(s, t) for s, t in captions])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PIL import Image
-from test_content_selection_helpers import figure2_item, item
+from test_content_selection_helpers import figure2_item, item, marked_caption
 
 from annotator.model import Caption, Project
 from annotator.store.projects import write_project
@@ -13,7 +13,7 @@ from tests.apptest_helpers import page_test, texts
 
 
 def _seed(store, image_root: Path | None = None):
-    eval_items = [figure2_item("fig", captions=[Caption("sysA", "A [woman|2] by a [car|3] .")])]
+    eval_items = [figure2_item("fig", captions=[marked_caption("sysA", "A [woman|2] by a [car|3] .")])]
     eval_items[0].image = "fig.png"
     eval_items.append(item("two", [("1", "dog", 0, 0, 50, 50), ("2", "ball", 60, 60, 10, 10)],
                            ["A [dog|1] with a [ball|2]", "A [dog|1]"], captions=[("sysA", "A [ball|2]")]))

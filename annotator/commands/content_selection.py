@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from ..cli import add_json_flag
 
 
@@ -48,6 +50,8 @@ def _content_selection(args, ctx) -> int:
     train = load_project(store, args.train_project, with_captions=False) if args.train_project else None
     report = evaluate_project(project, train_project=train, split_seed=args.split_seed, test_fraction=args.test_fraction,
                               baselines=baselines, ks=ks, systems=systems, runs=args.runs, seed=args.seed)
+    for name, reason in report.meta.get("systems_skipped", {}).items():
+        print(f"annotator: warning: system {name!r} not scored: {reason}", file=sys.stderr)
     ctx.emit(report.to_dict(), _readable(report))
     return 0
 
@@ -69,5 +73,11 @@ def _readable(report) -> str:
             lines.append(f"{name:18s} {k:>3d}   {_fmt(s)}")
     for name, s in report.systems.items():
         miss = m.get("system_captions_missing", {}).get(name, 0)
-        lines.append(f"{('system ' + name):18s} {'':>3s}   {_fmt(s)}" + (f"   ({miss} images without a caption)" if miss else ""))
+        note = f"   ({miss} images without a caption)" if miss else ""
+        if name in m.get("systems_without_mentions", ()):
+            note += "   (no caption has box correspondences; captions with [words|ids] markup are read with " \
+                    "import --mentions inline)"
+        lines.append(f"{('system ' + name):18s} {'':>3s}   {_fmt(s)}" + note)
+    for name, reason in m.get("systems_skipped", {}).items():
+        lines.append(f"{('system ' + name):18s} {'':>3s}   not scored: {reason}")
     return "\n".join(lines)

@@ -26,6 +26,7 @@ def register(sub) -> None:
     p.add_argument("--references", required=True, nargs="+", metavar="FILE")
     p.add_argument("--images", metavar="FILE", help="image file names, one per line (they become the item keys)")
     p.add_argument("--image-root", metavar="DIR")
+    _add_mentions_option(p)
     add_json_flag(p)
     p.set_defaults(func=_lines)
 
@@ -36,6 +37,7 @@ def register(sub) -> None:
     p.add_argument("--results", metavar="F", help='a system\'s captions: [{"image_id", "caption"}, …]')
     p.add_argument("--system", help="name of the system of --results")
     p.add_argument("--image-root", metavar="DIR")
+    _add_mentions_option(p)
     add_json_flag(p)
     p.set_defaults(func=_coco)
 
@@ -83,6 +85,12 @@ def register(sub) -> None:
     p.set_defaults(func=_export)
 
 
+def _add_mentions_option(p) -> None:
+    p.add_argument("--mentions", choices=["none", "inline"], default="none",
+                   help="'inline': the captions carry box correspondences as [words|box ids] and are stored as plain "
+                        "text with their mentions; 'none' (default): captions are text exactly as written")
+
+
 def _done(ctx, result) -> int:
     ctx.emit(result, result.describe())
     return 0
@@ -91,13 +99,15 @@ def _done(ctx, result) -> int:
 def _lines(args, ctx) -> int:
     from ..io import import_lines
     return _done(ctx, import_lines(ctx.store(), args.project, args.system, args.captions, args.references,
-                                   images=args.images, image_root=args.image_root))
+                                   images=args.images, image_root=args.image_root,
+                                   inline_mentions=args.mentions == "inline"))
 
 
 def _coco(args, ctx) -> int:
     from ..io import import_coco
     return _done(ctx, import_coco(ctx.store(), args.project, args.captions_json, args.instances_json,
-                                  results=args.results, system=args.system, image_root=args.image_root))
+                                  results=args.results, system=args.system, image_root=args.image_root,
+                                  inline_mentions=args.mentions == "inline"))
 
 
 def _flickr30k(args, ctx) -> int:

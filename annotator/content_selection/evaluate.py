@@ -163,7 +163,11 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
     The random baseline pools ``runs`` random orders per image (every
     (image, run) pair is one observation, so its sd is that of a single run).
     A system's image without a caption, or whose caption has no
-    correspondences, counts as an empty selection (P = R = F = 0).
+    correspondences, counts as an empty selection (P = R = F = 0). A system
+    whose stored mentions point at a box its item does not have is left out
+    of ``systems`` and named, with the caption, in ``meta["systems_skipped"]``;
+    ``meta["systems_without_mentions"]`` names systems none of whose captions
+    has a correspondence (their scores are all 0).
     """
     baselines = tuple(baselines)
     ks_arr = np.asarray(parse_ks(list(ks)), dtype=np.int64)
@@ -213,24 +217,40 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
 
     sys_scores: dict[str, Scores] = {}
     missing: dict[str, int] = {}
+    skipped: dict[str, str] = {}
+    unmarked: list[str] = []
     for name in systems:
+        try:
+            chosen = _system_selections(es.items, name)
+        except InputError as exc:
+            # One system's broken correspondences never hide the others: report it and go on.
+            skipped[name] = str(exc)
+            continue
         prf = np.zeros((n_img, 3))
-        miss = 0
-        for j, item in enumerate(es.items):
-            cap = _caption_of(item, name)
-            if cap is None:
-                miss += 1
-                continue
-            chosen = mentioned_box_ids(caption_mentions(cap, item))
-            prf[j] = score_selection(chosen, gold_sets(item))
+        for j, ids in enumerate(chosen):
+            if ids is not None:
+                prf[j] = score_selection(ids, gold_sets(es.items[j]))
         sys_scores[name] = summarise(prf[:, 0], prf[:, 1], prf[:, 2])
-        missing[name] = miss
+        missing[name] = sum(ids is None for ids in chosen)
+        if chosen and not any(ids for ids in chosen):
+            unmarked.append(name)
         if per_image:
             per[f"system:{name}"] = prf
     if systems:
         meta["system_captions_missing"] = missing
+        meta["systems_skipped"] = skipped
+        meta["systems_without_mentions"] = unmarked
     return Report(upper, results, sys_scores, tuple(int(k) for k in ks_arr), [it.key for it in es.items], meta,
                   per if per_image else None)
+
+
+def _system_selections(items: Sequence[Item], system: str) -> list[frozenset[str] | None]:
+    """Per item, the box ids ``system``'s caption mentions (None: no caption); InputError on an unknown box."""
+    out: list[frozenset[str] | None] = []
+    for item in items:
+        cap = _caption_of(item, system)
+        out.append(None if cap is None else mentioned_box_ids(caption_mentions(cap, item)))
+    return out
 
 
 def evaluate_project(project: Project, *, train_project: Project | None = None, split_seed: int | None = None,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..correspondence import parse_markup
 from ..errors import InputError
 from ..images import check_relative_image_path, image_size, resolve_image_path
 from ..model import Box, Caption, Item, Project, Reference
@@ -164,8 +165,13 @@ def read_coco_project(project: str, captions_json: Path | str, instances_json: P
     return proj, {iid: k for k, iid in keys.items()}
 
 
-def read_coco_results(project: str, system: str, results_json: Path | str, keys_by_image_id: dict[int, str]) -> Project:
+def read_coco_results(project: str, system: str, results_json: Path | str, keys_by_image_id: dict[int, str], *,
+                      inline_mentions: bool = False) -> Project:
     """A system's captions from a results file, as items holding only captions, in file order.
+
+    With ``inline_mentions`` each caption carries ``[words|box ids]`` markup
+    and is stored as its plain text with its mentions (box ids are the
+    instance annotation ids); without it captions are text as written.
 
     ``keys_by_image_id`` maps COCO image ids to item keys (from the captions
     file). Unknown image ids, a second caption for one image and missing
@@ -190,7 +196,10 @@ def read_coco_results(project: str, system: str, results_json: Path | str, keys_
             raise InputError(f"image_id {iid} has a second caption (first in record {seen[iid]})", src, where)
         seen[iid] = n
         check_text(rec["caption"], "caption", src, where)
-        items.append(Item(key=keys_by_image_id[iid], captions=[Caption(system, rec["caption"].strip())]))
+        text, mentions = rec["caption"].strip(), ()
+        if inline_mentions:
+            text, mentions = parse_markup(text, source=src, location=where)
+        items.append(Item(key=keys_by_image_id[iid], captions=[Caption(system, text, mentions)]))
     if not items:
         raise InputError("the results file has no records", src)
     return check_project(Project(name=project, items=items), src, [f"record {n}" for n in range(len(items))])

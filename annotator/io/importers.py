@@ -130,10 +130,15 @@ def _import_guard(func):
 
 @_import_guard
 def import_lines(store: Store, project: str, system: str, captions: Path | str, references=(), *,
-                 images: Path | str | None = None, image_root: Path | str | None = None) -> ImportResult:
-    """Import line-aligned captions of ``system`` with references (and an image list) into ``project``."""
+                 images: Path | str | None = None, image_root: Path | str | None = None,
+                 inline_mentions: bool = False) -> ImportResult:
+    """Import line-aligned captions of ``system`` with references (and an image list) into ``project``.
+
+    ``inline_mentions``: the captions carry ``[words|box ids]`` markup (see :func:`read_lines_project`).
+    """
     check_name(project, "project", "--project")
-    proj = read_lines_project(project, system, captions, references, images=images, image_root=image_root)
+    proj = read_lines_project(project, system, captions, references, images=images, image_root=image_root,
+                              inline_mentions=inline_mentions)
     result = ImportResult(project, "lines", items_read=len(proj.items), systems=[system])
     with store.transaction() as conn:
         _check_key_style(conn, proj, str(captions))
@@ -144,13 +149,17 @@ def import_lines(store: Store, project: str, system: str, captions: Path | str, 
 @_import_guard
 def import_coco(store: Store, project: str, captions_json: Path | str, instances_json: Path | str | None = None, *,
                 results: Path | str | None = None, system: str | None = None,
-                image_root: Path | str | None = None) -> ImportResult:
-    """Import COCO references (+ instance boxes, + one system's results) into ``project``."""
+                image_root: Path | str | None = None, inline_mentions: bool = False) -> ImportResult:
+    """Import COCO references (+ instance boxes, + one system's results) into ``project``.
+
+    ``inline_mentions``: the results' captions carry ``[words|box ids]`` markup (see :func:`read_coco_results`).
+    """
     check_name(project, "project", "--project")
     if (results is None) != (system is None):
         raise InputError("--results and --system go together: give both or neither")
     proj, keys = read_coco_project(project, captions_json, instances_json, image_root=image_root)
-    res_proj = read_coco_results(project, system, results, keys) if results is not None else None
+    res_proj = (read_coco_results(project, system, results, keys, inline_mentions=inline_mentions)
+                if results is not None else None)
     result = ImportResult(project, "coco", items_read=len(proj.items), systems=[system] if system else [])
     with store.transaction() as conn:
         result.add(write_project(conn, proj, source=str(captions_json)))

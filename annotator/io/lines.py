@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..correspondence import parse_markup
 from ..errors import InputError
 from ..images import check_relative_image_path, image_size, resolve_image_path
 from ..model import Caption, Item, Project, Reference
@@ -27,14 +28,25 @@ def line_key(index: int) -> str:
     return f"line-{index + 1:06d}"
 
 
+def _caption(system: str, text: str, inline_mentions: bool, source: str, line: int) -> Caption:
+    if not inline_mentions:
+        return Caption(system, text)
+    plain, mentions = parse_markup(text, source=source, location=line)
+    return Caption(system, plain, mentions)
+
+
 def read_lines_project(project: str, system: str, captions: Path | str, references=(), *, images: Path | str | None = None,
-                       image_root: Path | str | None = None, read_sizes: bool = True) -> Project:
+                       image_root: Path | str | None = None, read_sizes: bool = True,
+                       inline_mentions: bool = False) -> Project:
     """Read line-aligned files into a :class:`Project` (nothing is stored).
 
     Every file must have as many lines as the captions file; the error names
     both files and both counts. Image names must be relative and stay under
     ``image_root``; when the image exists there, its width and height are read
-    from the file header (``read_sizes``).
+    from the file header (``read_sizes``). With ``inline_mentions`` the
+    captions carry ``[words|box ids]`` markup (:mod:`annotator.correspondence`):
+    each is stored as its plain text with its mentions; without it a caption
+    is kept exactly as written, brackets included.
     """
     if system is None or not str(system).strip():
         raise InputError("a system name is required")
@@ -80,6 +92,6 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
             width=width,
             height=height,
             references=[Reference(t) for t in ref_rows[i]],
-            captions=[Caption(system, cap_lines[i])],
+            captions=[_caption(system, cap_lines[i], inline_mentions, str(captions), i + 1)],
         ))
     return check_project(Project(name=project, image_root=root, items=items), str(captions), range(1, n + 1))

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Connection, func, select
 
+from ..correspondence import check_box_ids
 from ..errors import InputError, NotFound
 from ..model import Box, Caption, Item, Project, Reference
 from . import Store
@@ -147,6 +148,7 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
             system_lines[cap.system] += 1
             cap_rows.append({"item_id": iid, "system_id": system_ids[cap.system], "line_no": line_no,
                              "text": cap.text, "mentions": encode_mentions(cap.mentions)})
+    _check_caption_mentions(conn, project, key_to_id, source)
     if cap_rows and existing:
         sids = list(system_ids.values())
         taken = {(r.item_id, r.system_id) for r in conn.execute(select(captions.c.item_id, captions.c.system_id).where(captions.c.system_id.in_(sids)))}
@@ -159,6 +161,21 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
     for table, rows in ((boxes, box_rows), (refs, ref_rows), (captions, cap_rows)):
         _bulk_insert(conn, table, rows)
     return ImportSummary(project.name, len(new_items), len(ref_rows), len(box_rows), len(cap_rows))
+
+
+def _check_caption_mentions(conn: Connection, project: Project, key_to_id: dict[str, int], source: str) -> None:
+    """Refuse caption mentions of boxes the item does not have (incoming boxes, else the stored ones)."""
+    marked = [i for i in project.items if any(c.mentions for c in i.captions)]
+    stored: dict[int, set[str]] = {}
+    for chunk in _chunks([key_to_id[i.key] for i in marked if not i.boxes]):
+        for r in conn.execute(select(boxes.c.item_id, boxes.c.box_key).where(boxes.c.item_id.in_(chunk))):
+            stored.setdefault(r.item_id, set()).add(r.box_key)
+    for item in marked:
+        known = {b.box_id for b in item.boxes} or stored.get(key_to_id[item.key])
+        if not known:  # no boxes yet: checked when the captions are scored
+            continue
+        for c in item.captions:
+            check_box_ids(c.mentions, known, f"{source}, item {item.key!r}, caption of system {c.system!r}")
 
 
 def _bulk_insert(conn: Connection, table, rows: list[dict]) -> None:
@@ -199,11 +216,13 @@ def load_project(store: Store, name: str, *, with_captions: bool = True) -> Proj
         for r in conn.execute(select(refs).join(items, refs.c.item_id == items.c.id).where(items.c.project_id == pid).order_by(refs.c.item_id, refs.c.position)):
             by_id[r.item_id].references.append(Reference(r.text, decode_mentions(r.mentions)))
         if with_captions:
-            q = (select(captions.c.id, captions.c.item_id, captions.c.text, captions.c.mentions, systems.c.name)
+            q = (select(captions.c.id, captions.c.item_id, captions.c.text, captions.c.mentions, captions.c.line_no,
+                        systems.c.name)
                  .join(systems, captions.c.system_id == systems.c.id).where(systems.c.project_id == pid)
                  .order_by(systems.c.id, captions.c.line_no))
             for c in conn.execute(q):
-                by_id[c.item_id].captions.append(Caption(c.name, c.text, decode_mentions(c.mentions), caption_id=c.id))
+                by_id[c.item_id].captions.append(Caption(c.name, c.text, decode_mentions(c.mentions), caption_id=c.id,
+                                                         line=c.line_no))
     return Project(name=name, image_root=root, items=out)
 
 
