@@ -1,31 +1,12 @@
-"""Adjudication: resolving disagreements, and the judgement layers analysis reads.
+"""Adjudication: resolving disagreements between annotators.
 
-Layers
-------
-A *layer* says whose judgement of each caption the error analysis uses:
+The judgement layers (one annotator, adjudicated, consensus) and their rules
+live in annotator.layers; an adjudication is what makes a caption's status
+"adjudicated" there.
 
-``"annotator:NAME"`` (or just ``"NAME"``)
-    that annotator's current annotations, as they are.
-
-``"adjudicated"``
-    one judgement per caption, chosen in this order:
-
-    1. **adjudicated** — a lead's adjudication (kind "adjudication") exists: it
-       wins. With several leads, the newest adjudication (highest judgement id,
-       i.e. the latest save) counts.
-    2. **single** — only one annotator judged the caption: their judgement.
-    3. **agreed** — every annotator who judged it gave the same label and, when
-       that label is *inaccurate*, ticked exactly the same error types.
-    4. **types open** — all said *inaccurate* but their types differ: the
-       caption counts as inaccurate, its types are unknown until adjudicated
-       (it adds to the inaccurate share, not to the error counts).
-    5. **unresolved** — the labels differ and nobody adjudicated yet: the
-       caption is left out of the layer, and counted as unresolved.
-
-    Only current judgements count and skipped items (no label) are ignored.
-
-The adjudication queue (:func:`adjudication_queue`) lists exactly the
-captions of cases 4 and 5, plus, for review, those already adjudicated.
+The adjudication queue (:func:`adjudication_queue`) lists the captions whose
+annotators disagree — on the label, or (all inaccurate) on the error types —
+plus, for review, those already adjudicated.
 
 Saving (:func:`adjudicate`) stores a judgement of kind "adjudication" under
 the lead's name through annotator.store.judgements.save_judgement, with the
@@ -42,189 +23,12 @@ import numpy as np
 import pandas as pd
 
 from .access import LEADS, require_role
-from .agreement import _factorize_sorted, _recode, _select_rows, masks_to_ids
 from .errors import InputError
+from .layers import ADJUDICATION, ANNOTATION, factorize_sorted, masks_to_ids, newest_per_caption, recode, select_rows
 from .model import Box, Judgement, JudgementKind, Label, Role
 from .taxonomy import taxonomy
 
-__all__ = ["ADJUDICATED", "STATUSES", "JudgementLayer", "parse_layer", "layer_name", "build_layer",
-           "adjudication_queue", "adjudicate", "CaptionCase", "caption_case"]
-
-ADJUDICATED = "adjudicated"
-#: How a caption's judgement in a layer came about (see the module docstring).
-STATUSES = ("annotator", "adjudicated", "single", "agreed", "types open")
-_ANNOTATION = JudgementKind.ANNOTATION.value
-_ADJUDICATION = JudgementKind.ADJUDICATION.value
-_INACCURATE = Label.INACCURATE.value
-
-
-def parse_layer(text: str) -> tuple[str, str | None]:
-    """``"adjudicated"`` → ("adjudicated", None); ``"annotator:NAME"`` or ``"NAME"`` → ("annotator", NAME)."""
-    s = str(text or "").strip()
-    if not s:
-        raise InputError("choose a layer: 'adjudicated' or 'annotator:NAME'")
-    if s.lower() in ("adjudicated", "adjudication"):
-        return ADJUDICATED, None
-    if s.lower().startswith("annotator:"):
-        s = s.split(":", 1)[1].strip()
-        if not s:
-            raise InputError("'annotator:' needs a user name after the colon")
-    return "annotator", s
-
-
-def layer_name(text: str) -> str:
-    """The canonical spelling of a layer: ``"adjudicated"`` or ``"annotator:NAME"``."""
-    kind, user = parse_layer(text)
-    return ADJUDICATED if kind == ADJUDICATED else f"annotator:{user}"
-
-
-@dataclass(frozen=True)
-class JudgementLayer:
-    """One resolved judgement per caption (arrays aligned on ``caption_ids``, sorted)."""
-
-    name: str
-    caption_ids: np.ndarray
-    item_ids: np.ndarray
-    is_practice: np.ndarray
-    systems: pd.Categorical
-    inaccurate: np.ndarray       # bool
-    types: np.ndarray            # int64 bit masks (taxonomy order); 0 when unknown
-    types_known: np.ndarray      # bool: False for "types open"
-    status: pd.Categorical       # one of STATUSES
-    unresolved_ids: np.ndarray   # captions left out: labels differ, no adjudication
-    type_ids: tuple[str, ...]
-    unknown_types: tuple[str, ...] = ()
-    unresolved_systems: pd.Categorical | None = None  # system of each unresolved caption
-
-    def unresolved_in(self, system: str | None = None) -> int:
-        """Unresolved captions, optionally of one system."""
-        if system is None or self.unresolved_systems is None:
-            return self.unresolved
-        return int((np.asarray(self.unresolved_systems, dtype=object) == system).sum())
-
-    def __len__(self) -> int:
-        return len(self.caption_ids)
-
-    @property
-    def unresolved(self) -> int:
-        """How many captions the layer leaves out (labels differ, not adjudicated)."""
-        return int(len(self.unresolved_ids))
-
-    def status_counts(self) -> dict[str, int]:
-        """Captions per status (only statuses that occur)."""
-        counts = pd.Series(self.status).value_counts()
-        return {str(k): int(v) for k, v in counts.items() if v}
-
-    def frame(self, rows=None) -> pd.DataFrame:
-        """The layer (or the given row positions) as a table: caption_id, item_id, system,
-        label, types (space-separated ids), errors (count; NaN when unknown), status, is_practice."""
-        sel = np.arange(len(self)) if rows is None else np.asarray(rows)
-        masks = self.types[sel]
-        uniq, inv = np.unique(masks, return_inverse=True) if len(masks) else (np.array([], np.int64), np.array([], int))
-        names = np.array([" ".join(masks_to_ids(m, self.type_ids)) for m in uniq], dtype=object)
-        known = self.types_known[sel]
-        errors = np.where(known & self.inaccurate[sel], np.bitwise_count(masks), 0).astype(float)
-        errors[~known] = np.nan
-        return pd.DataFrame({
-            "caption_id": self.caption_ids[sel], "item_id": self.item_ids[sel],
-            "system": np.asarray(self.systems, dtype=object)[sel],
-            "label": np.where(self.inaccurate[sel], Label.INACCURATE.value, Label.ACCURATE.value),
-            "types": names[inv] if len(masks) else np.array([], object), "errors": errors,
-            "status": np.asarray(self.status, dtype=object)[sel], "is_practice": self.is_practice[sel]})
-
-
-def _empty_layer(name: str, type_ids, unresolved=np.array([], np.int64), unresolved_systems=None) -> JudgementLayer:
-    e = np.array([], dtype=np.int64)
-    return JudgementLayer(name, e, e, np.array([], bool), pd.Categorical([]), np.array([], bool), e,
-                          np.array([], bool), pd.Categorical([], categories=list(STATUSES)), unresolved, type_ids,
-                          (), unresolved_systems)
-
-
-def _first_of_runs(sorted_values: np.ndarray) -> np.ndarray:
-    """True where a run of equal values starts (input sorted)."""
-    first = np.ones(len(sorted_values), dtype=bool)
-    np.not_equal(sorted_values[1:], sorted_values[:-1], out=first[1:])
-    return first
-
-
-def _last_of_runs(sorted_values: np.ndarray) -> np.ndarray:
-    """True where a run of equal values ends (input sorted)."""
-    last = np.ones(len(sorted_values), dtype=bool)
-    np.not_equal(sorted_values[:-1], sorted_values[1:], out=last[:-1])
-    return last
-
-
-def _newest_adjudications(adj) -> np.ndarray:
-    """Positions in ``adj`` of the newest adjudication of each caption, by caption id."""
-    order = np.lexsort((adj.judgement_id, adj.caption_id))
-    return order[_last_of_runs(adj.caption_id[order])]
-
-
-def build_layer(frame: pd.DataFrame, layer: str, *, system: str | None = None, type_ids=None) -> JudgementLayer:
-    """Resolve ``frame`` (current judgements, both kinds) into one judgement per caption.
-
-    ``layer``: ``"adjudicated"`` or an annotator (``"annotator:NAME"``/``"NAME"``); see the
-    module docstring for the exact rules. ``system`` keeps one system's captions.
-    """
-    type_ids = tuple(type_ids or taxonomy().ids)
-    kind, user = parse_layer(layer)
-    name = layer_name(layer)
-    statuses = list(STATUSES)
-    if kind == "annotator":
-        r = _select_rows(frame, _ANNOTATION, system=system, user=user, type_ids=type_ids)
-        if not len(r):
-            return _empty_layer(name, type_ids)
-        order = np.argsort(r.caption_id, kind="stable")
-        r = r.take(order)
-        if not _first_of_runs(r.caption_id).all():
-            raise InputError(f"{user!r} has more than one current annotation of a caption")
-        n = len(r)
-        return JudgementLayer(name, r.caption_id, r.item_id, r.is_practice, r.system, r.inaccurate, r.types,
-                              np.ones(n, bool), pd.Categorical.from_codes(np.zeros(n, np.int8), categories=statuses),
-                              np.array([], np.int64), type_ids, tuple(sorted(r.unknown_types)))
-
-    # Adjudicated layer: the annotators' consensus per caption, overridden by adjudications.
-    ann = _select_rows(frame, _ANNOTATION, system=system, type_ids=type_ids)
-    adj = _select_rows(frame, _ADJUDICATION, system=system, type_ids=type_ids)
-    unknown = set(ann.unknown_types) | set(adj.unknown_types)
-    ann = ann.take(np.argsort(ann.caption_id, kind="stable"))
-    first = _first_of_runs(ann.caption_id)
-    starts = np.flatnonzero(first)
-    head = ann.take(starts)  # one row per caption: its id, item, system
-    if len(ann):
-        m = np.diff(np.append(starts, len(ann)))
-        ones = np.add.reduceat(ann.inaccurate.astype(np.int64), starts)
-        types_same = np.minimum.reduceat(ann.types, starts) == np.maximum.reduceat(ann.types, starts)
-    else:
-        m = ones = np.array([], np.int64)
-        types_same = np.array([], bool)
-    all_inacc = ones == m
-    agreed = (ones == 0) | all_inacc
-    status = np.where(m == 1, 2, np.where(types_same | ~all_inacc, 3, 4)).astype(np.int8)
-    cons = head.take(agreed)
-    cons_known = (types_same | ~all_inacc)[agreed]
-    cons_types = np.where(types_same & all_inacc, ann.types[starts], 0)[agreed]
-    newest = adj.take(_newest_adjudications(adj)) if len(adj) else adj
-
-    # Consensus first, adjudications after: for a caption in both, the adjudication (later) wins.
-    cap = np.concatenate([cons.caption_id, newest.caption_id])
-    order = np.lexsort((np.arange(len(cap)), cap))
-    pick = order[_last_of_runs(cap[order])]
-
-    def both(a, b):
-        return np.concatenate([a, b])[pick]
-
-    sys_codes = both(np.asarray(cons.system.codes), np.asarray(newest.system.codes))
-    unresolved = head.take(~agreed)
-    still = ~np.isin(unresolved.caption_id, newest.caption_id)
-    unresolved = unresolved.take(still)
-    return JudgementLayer(
-        name, cap[pick], both(cons.item_id, newest.item_id), both(cons.is_practice, newest.is_practice),
-        pd.Categorical.from_codes(sys_codes, categories=ann.system.categories if len(ann) else newest.system.categories),
-        both(cons.inaccurate & all_inacc[agreed], newest.inaccurate), both(cons_types, newest.types),
-        both(cons_known, np.ones(len(newest), bool)),
-        pd.Categorical.from_codes(both(status[agreed], np.full(len(newest), 1, np.int8)), categories=statuses),
-        unresolved.caption_id, type_ids, tuple(sorted(unknown)), unresolved.system)
+__all__ = ["adjudication_queue", "adjudicate", "CaptionCase", "caption_case"]
 
 
 # ------------------------------------------------------------------ queue
@@ -244,14 +48,14 @@ def adjudication_queue(frame: pd.DataFrame, *, annotators=None, system: str | No
     Text columns are categoricals.
     """
     type_ids = tuple(type_ids or taxonomy().ids)
-    ann = _select_rows(frame, _ANNOTATION, system=system, type_ids=type_ids)
+    ann = select_rows(frame, ANNOTATION, system=system, type_ids=type_ids)
     if annotators is None:
         annotators = sorted(str(u) for u in pd.unique(np.asarray(ann.user, dtype=object)))
     annotators = tuple(annotators)
-    codes = _recode(ann.user, annotators)
+    codes = recode(ann.user, annotators)
     ann = ann.take(codes >= 0)
     codes = codes[codes >= 0]
-    uniq, row = _factorize_sorted(ann.caption_id)
+    uniq, row = factorize_sorted(ann.caption_id)
     n, k = len(uniq), len(annotators)
     present = np.zeros((n, k), bool)
     inacc = np.zeros((n, k), bool)
@@ -269,8 +73,8 @@ def adjudication_queue(frame: pd.DataFrame, *, annotators=None, system: str | No
     sel = np.flatnonzero(label_diff | type_diff)
 
     # Newest adjudication per caption, sorted by caption id, to look the queue's captions up in.
-    adj = _select_rows(frame, _ADJUDICATION, system=system, type_ids=type_ids)
-    newest = adj.take(_newest_adjudications(adj)) if len(adj) else adj
+    adj = select_rows(frame, ADJUDICATION, system=system, type_ids=type_ids)
+    newest = adj.take(newest_per_caption(adj)) if len(adj) else adj
     a_cap = newest.caption_id
     if len(a_cap):
         pos = np.minimum(np.searchsorted(a_cap, uniq[sel]), len(a_cap) - 1)

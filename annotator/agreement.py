@@ -52,8 +52,9 @@ Several annotators (binary task, all selected annotators):
     number of ratings per item; the other captions are left out and the report
     gives how many were used (equal to ``statsmodels``' ``fleiss_kappa``).
 
-Error-type sets are handled as integer bit masks over the taxonomy order,
-which makes set equality, intersection and counting vectorised.
+Judgements are read through annotator.layers (``select_rows``): error-type
+sets are integer bit masks over the taxonomy order, which makes set equality,
+intersection and counting vectorised.
 """
 
 from __future__ import annotations
@@ -65,18 +66,17 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .model import JudgementKind, Label
+from .layers import ANNOTATION, factorize_sorted, masks_to_ids, recode, select_rows, type_counts
+from .model import Label
 from .taxonomy import taxonomy
 
 __all__ = ["AgreementReport", "PairAgreement", "FineAgreement", "TypeAgreement", "BootstrapSpec", "agreement_report",
-           "cohen_kappa_from_table", "krippendorff_alpha_nominal", "fleiss_kappa_counts", "type_bitmasks",
-           "masks_to_ids", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "DEFAULT_CONFIDENCE"]
+           "cohen_kappa_from_table", "krippendorff_alpha_nominal", "fleiss_kappa_counts", "DEFAULT_RESAMPLES",
+           "DEFAULT_SEED", "DEFAULT_CONFIDENCE"]
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = 0.95
-_ANNOTATION = JudgementKind.ANNOTATION.value
-_INACCURATE = Label.INACCURATE.value
 
 
 # ------------------------------------------------------------------ small helpers
@@ -87,73 +87,6 @@ def _f(x) -> float | None:
         return None
     x = float(x)
     return x if np.isfinite(x) else None
-
-
-def type_bitmasks(error_types, type_ids=None) -> tuple[np.ndarray, set[str]]:
-    """Space-separated type strings → int64 bit masks (bit i = ``type_ids[i]``).
-
-    Accepts a Series/array of strings or a Categorical (only its few distinct
-    values are parsed). Returns the masks and the set of unknown ids met (they
-    are ignored).
-    """
-    type_ids = tuple(type_ids or taxonomy().ids)
-    bit = {t: np.int64(1) << np.int64(i) for i, t in enumerate(type_ids)}
-    values = error_types.array if isinstance(error_types, pd.Series) else error_types
-    if isinstance(values, pd.Categorical):
-        codes, uniques = values.codes, values.categories
-    else:
-        codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
-    unknown: set[str] = set()
-    lut = np.zeros(len(uniques) + 1, dtype=np.int64)  # last slot: missing (code -1)
-    for k, raw in enumerate(uniques):
-        m = np.int64(0)
-        for t in str(raw).split() if isinstance(raw, str) else ():
-            if t in bit:
-                m |= bit[t]
-            else:
-                unknown.add(t)
-        lut[k] = m
-    return lut[np.asarray(codes)], unknown
-
-
-def masks_to_ids(mask: int, type_ids=None) -> tuple[str, ...]:
-    """One bit mask → the type ids it contains, in taxonomy order."""
-    type_ids = tuple(type_ids or taxonomy().ids)
-    mask = int(mask)
-    return tuple(t for i, t in enumerate(type_ids) if (mask >> i) & 1)
-
-
-def _bits(masks: np.ndarray, n_types: int) -> np.ndarray:
-    """(N,) masks → (N, T) booleans."""
-    return ((masks[:, None] >> np.arange(n_types, dtype=np.int64)) & 1).astype(bool)
-
-
-def _type_counts(masks: np.ndarray, n_types: int) -> np.ndarray:
-    """How many masks have each bit set → (T,) int64.
-
-    Masks take few distinct values, so count each distinct mask once
-    (bincount over the mask value) and expand only those.
-    """
-    if len(masks) == 0:
-        return np.zeros(n_types, dtype=np.int64)
-    if n_types <= 22:
-        counts = np.bincount(masks)
-        values = np.flatnonzero(counts)
-        return (counts[values][:, None] * _bits(values.astype(np.int64), n_types)).sum(axis=0)
-    return np.count_nonzero(_bits(masks, n_types), axis=0).astype(np.int64)
-
-
-def _factorize_sorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted unique values, index of each value in them); a stable sort is fast on the
-    nearly sorted ids the store returns."""
-    perm = np.argsort(values, kind="stable")
-    s = values[perm]
-    first = np.empty(len(s), dtype=bool)
-    first[:1] = True
-    np.not_equal(s[1:], s[:-1], out=first[1:])
-    inverse = np.empty(len(s), dtype=np.int64)
-    inverse[perm] = np.cumsum(first) - 1
-    return s[first], inverse
 
 
 def _kappa_cells(n00, n01, n10, n11):
@@ -471,90 +404,15 @@ class AgreementReport:
 
 # ------------------------------------------------------------------ computation
 
-def _categorical(col) -> pd.Categorical:
-    """A column as a Categorical (free for categorical columns, a hash pass otherwise)."""
-    values = col.array if isinstance(col, pd.Series) else col
-    if isinstance(values, pd.Categorical):
-        return values
-    return pd.Categorical(np.asarray(values, dtype=object))
-
-
-def _recode(cat: pd.Categorical, names) -> np.ndarray:
-    """Codes of ``cat`` re-expressed as positions in ``names`` (−1 when not listed)."""
-    lut = np.append(pd.Index(names).get_indexer(cat.categories), -1)
-    return lut[np.asarray(cat.codes)]
-
-
-@dataclass(frozen=True)
-class _Rows:
-    """Selected judgement rows as plain arrays (no DataFrame copies)."""
-
-    caption_id: np.ndarray
-    item_id: np.ndarray
-    is_practice: np.ndarray
-    system: pd.Categorical
-    user: pd.Categorical
-    inaccurate: np.ndarray
-    types: np.ndarray          # int64 bit masks (0 for accurate judgements)
-    judgement_id: np.ndarray
-    unknown_types: frozenset
-
-    def __len__(self) -> int:
-        return len(self.caption_id)
-
-    def take(self, idx) -> "_Rows":
-        """A subset (boolean mask or positions)."""
-        return _Rows(self.caption_id[idx], self.item_id[idx], self.is_practice[idx], self.system[idx], self.user[idx],
-                     self.inaccurate[idx], self.types[idx], self.judgement_id[idx], self.unknown_types)
-
-
-def _select_rows(frame: pd.DataFrame, kind: str, *, system: str | None = None, user: str | None = None,
-                 type_ids=None) -> _Rows:
-    """Rows of ``kind`` with a label (optionally one system / one user), extracted once as arrays.
-
-    Accepts the frames of ``analysis_queries.judgement_frame`` (categoricals) and of
-    ``judgements.current_frame`` (strings); missing optional columns get neutral values.
-    """
-    missing = {"caption_id", "user", "label", "error_types"} - set(frame.columns)
-    if missing:
-        raise InputError(f"judgement frame lacks columns {sorted(missing)}")
-    n = len(frame)
-    mask = np.array(frame["label"].notna(), dtype=bool)  # a writable copy
-    if "kind" in frame.columns:
-        mask &= np.asarray(frame["kind"] == kind)
-    elif kind != _ANNOTATION:
-        mask[:] = False
-    if system is not None and "system" in frame.columns:
-        mask &= np.asarray(frame["system"] == system)
-    users = _categorical(frame["user"])
-    if user is not None:
-        mask &= np.asarray(users.codes) == users.categories.get_indexer([user])[0] if user in users.categories else False
-    masks, unknown = type_bitmasks(frame["error_types"], type_ids)
-    inacc = np.asarray(frame["label"] == _INACCURATE)
-    systems = _categorical(frame["system"]) if "system" in frame.columns else pd.Categorical([None] * n)
-
-    def col(name, default, dtype):
-        return frame[name].to_numpy(dtype=dtype)[mask] if name in frame.columns else np.full(int(mask.sum()), default, dtype)
-
-    return _Rows(
-        caption_id=frame["caption_id"].to_numpy(dtype=np.int64)[mask],
-        item_id=col("item_id", 0, np.int64),
-        is_practice=col("is_practice", False, bool),
-        system=systems[mask], user=users[mask], inaccurate=inacc[mask],
-        types=np.where(inacc, masks, 0)[mask],
-        judgement_id=col("judgement_id", 0, np.int64) if "judgement_id" in frame.columns else np.flatnonzero(mask),
-        unknown_types=frozenset(unknown))
-
-
 def _prepare(frame: pd.DataFrame, annotators, system, type_ids):
     """Select the annotators' annotations and align them into arrays; count what practice marks removed."""
-    rows = _select_rows(frame, _ANNOTATION, system=system, type_ids=type_ids)
+    rows = select_rows(frame, ANNOTATION, system=system, type_ids=type_ids)
     if annotators is None:
         annotators = sorted(str(u) for u in pd.unique(np.asarray(rows.user, dtype=object)))
     annotators = tuple(annotators)
     if len(set(annotators)) != len(annotators):
         raise InputError("an annotator is named twice")
-    user_codes = _recode(rows.user, annotators)
+    user_codes = recode(rows.user, annotators)
     keep = user_codes >= 0
     practice = rows.is_practice & keep
     prac_items = int(pd.unique(rows.item_id[practice]).size) if practice.any() else 0
@@ -563,7 +421,7 @@ def _prepare(frame: pd.DataFrame, annotators, system, type_ids):
     keep &= ~rows.is_practice
     rows, user_codes = rows.take(keep), user_codes[keep]
 
-    caption_ids, row = _factorize_sorted(rows.caption_id)
+    caption_ids, row = factorize_sorted(rows.caption_id)
     n, k = len(caption_ids), len(annotators)
     if len(rows) and (np.bincount(row * k + user_codes, minlength=n * k) > 1).any():
         raise InputError("a user has more than one current judgement of the same kind for a caption")
@@ -587,9 +445,9 @@ def _fine(ref: np.ndarray, ret: np.ndarray, a: str, b: str, type_ids) -> FineAgr
     tax = taxonomy()
     n_types = len(type_ids)
     n = len(ref)
-    tp_t = _type_counts(ref & ret, n_types)
-    nref_t = _type_counts(ref, n_types)
-    nret_t = _type_counts(ret, n_types)
+    tp_t = type_counts(ref & ret, n_types)
+    nref_t = type_counts(ref, n_types)
+    nret_t = type_counts(ret, n_types)
     tp, nref, nret = int(tp_t.sum()), int(nref_t.sum()), int(nret_t.sum())
     p = tp / nret if nret else None
     r = tp / nref if nref else None

@@ -1,7 +1,7 @@
 """Error-frequency analysis: the tables of an error-analysis study, per system and layer.
 
-Input is a :class:`annotator.adjudication.JudgementLayer` (one judgement per
-caption: one annotator's, or the adjudicated layer). :func:`error_tables`
+Input is a :class:`annotator.layers.JudgementLayer` (one judgement per
+caption: one annotator's, the adjudicated or the consensus layer). :func:`error_tables`
 gives an :class:`ErrorTables` report:
 
 * share of captions judged accurate / inaccurate;
@@ -31,9 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .adjudication import JudgementLayer
-from .agreement import _type_counts
 from .errors import InputError
+from .layers import JudgementLayer, type_counts
 from .taxonomy import taxonomy
 
 __all__ = ["ErrorTables", "SystemComparison", "error_tables", "compare_systems", "examples", "BUCKETS"]
@@ -183,17 +182,17 @@ def error_tables(layer: JudgementLayer, *, system: str | None = None, exclude_pr
     typed = inacc & known & (masks != 0)
     n_err = np.bitwise_count(masks[typed]).astype(np.int64)
     buckets = np.bincount(np.minimum(n_err, 4), minlength=5)
-    counts = _type_counts(masks[typed], len(layer.type_ids))
+    counts = type_counts(masks[typed], len(layer.type_ids))
     tax_ids = taxonomy().ids
-    type_counts = {t: 0 for t in tax_ids}
+    by_type = {t: 0 for t in tax_ids}
     for t, c in zip(layer.type_ids, counts.tolist()):
-        if t in type_counts:
-            type_counts[t] = int(c)
+        if t in by_type:
+            by_type[t] = int(c)
     status = pd.Series(layer.status[sel]).value_counts()
     return ErrorTables(
         layer=layer.name, system=system, total=int(sel.sum()), accurate=int((~inacc).sum()), inaccurate=int(inacc.sum()),
         untyped=int((inacc & ~typed).sum()), errors_per_description=dict(zip(BUCKETS, (int(v) for v in buckets[1:]))),
-        type_counts=type_counts, unresolved=layer.unresolved_in(system), practice_excluded=practice,
+        type_counts=by_type, unresolved=layer.unresolved_in(system), practice_excluded=practice,
         status_counts={str(k): int(v) for k, v in status.items() if v})
 
 

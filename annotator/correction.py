@@ -726,19 +726,12 @@ def correction_set(store, project: str, system: str, *, layer: Layer | str | Non
 
 def layer_types(store, project: str, system: str, layer: Layer | str) -> dict[int, tuple[str, ...]]:
     """caption_id → error types (taxonomy order) of the inaccurate captions of ``system`` whose types
-    ``layer`` knows; resolved by annotator.adjudication.build_layer, the same rules the analysis uses."""
-    from .adjudication import build_layer
-    from .agreement import masks_to_ids
+    ``layer`` knows; resolved by annotator.layers.build_layer, the same rules the analysis uses."""
+    from .layers import build_layer
     from .store.analysis_queries import judgement_frame
     layer = parse_layer(layer)
     frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
-    resolved = build_layer(frame, layer.label, system=system)
-    out: dict[int, tuple[str, ...]] = {}
-    for cid, inacc, known, mask in zip(resolved.caption_ids.tolist(), resolved.inaccurate.tolist(),
-                                       resolved.types_known.tolist(), resolved.types.tolist()):
-        if inacc and known and mask:
-            out[cid] = masks_to_ids(mask, resolved.type_ids)
-    return out
+    return build_layer(frame, layer.label, system=system).caption_types()
 
 
 def queue(store, project: str, system: str, error_type: str, layer: Layer | str, *, user: str | None = None) -> list[dict]:

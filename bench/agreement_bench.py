@@ -8,7 +8,7 @@ fixed seed and bulk-inserted into a SQLite store through annotator.store
 Printed separately, each the best of ``--repeat`` runs:
   * DB read   — the one query the pages and the CLI run (``analysis_queries.judgement_frame``)
   * report    — ``agreement.agreement_report`` on the frame (incl. 1,000-resample bootstrap)
-  * layer     — ``adjudication.build_layer`` (one annotator; adjudicated consensus)
+  * layer     — ``layers.build_layer`` (one annotator; adjudicated consensus)
   * tables    — ``analysis.error_tables`` on a layer
   * refresh   — what a dashboard reads after one more save: ``LiveJudgementFrame.get`` merging the
                 changed keys into the frame, against reading everything again (ratio)
@@ -119,9 +119,9 @@ def _best(func, repeat: int):
 
 
 def main(argv=None) -> int:
-    from annotator.adjudication import build_layer
     from annotator.agreement import agreement_report
     from annotator.analysis import error_tables
+    from annotator.layers import build_layer
     from annotator.store.analysis_queries import judgement_frame
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

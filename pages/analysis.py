@@ -10,9 +10,10 @@ from annotator import ui
 
 ctx = ui.page_setup("analysis")
 
-from annotator.adjudication import ADJUDICATED, build_layer, caption_case  # noqa: E402
+from annotator.adjudication import caption_case  # noqa: E402
 from annotator.analysis import BUCKETS, compare_systems, error_tables, examples  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
+from annotator.layers import available_layers, build_layer, parse_layer  # noqa: E402
 from annotator.store.analysis_queries import annotators_in, caption_details  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
 
@@ -38,10 +39,9 @@ if frame.empty:
     st.stop()
 
 annotators = annotators_in(frame)
-layers = [ADJUDICATED] + [f"annotator:{a}" for a in annotators]
+layers = [lay.label for lay in available_layers(annotators)]
 c1, c2, c3 = st.columns([2, 3, 1])
-layer_choice = c1.selectbox("Judgements", layers, key="ana_layer",
-                            format_func=lambda s: "Adjudicated" if s == ADJUDICATED else f"{s.split(':', 1)[1]}'s annotations",
+layer_choice = c1.selectbox("Judgements", layers, key="ana_layer", format_func=lambda s: parse_layer(s).title,
                             help="Adjudicated: a lead's decision where there is one, otherwise the annotators' judgement "
                                  "when they agree (or when only one judged the caption). Captions whose labels differ "
                                  "and are not adjudicated are left out.")
@@ -150,7 +150,7 @@ else:
 # ------------------------------------------------------------------ export
 st.subheader("Export")
 fmt = st.selectbox("Format", list(FORMATS), key="ana_format", format_func=lambda f: f"{f} — {FORMATS[f].description}")
-stem = f"{project}-{'adjudicated' if layer_choice == ADJUDICATED else layer_choice.split(':', 1)[1]}"
+stem = f"{project}-{parse_layer(layer_choice).user or layer_choice}"
 tables = report.to_tables()
 tables["Error types"] = types_table
 st.download_button("Download all tables", data=write_table(tables, fmt, caption=f"Error analysis of {project}"),

@@ -13,11 +13,9 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score, precision_recall_fscore_support
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from annotator.agreement import (
-    agreement_report, cohen_kappa_from_table, fleiss_kappa_counts, krippendorff_alpha_nominal, masks_to_ids,
-    type_bitmasks,
-)
+from annotator.agreement import agreement_report, cohen_kappa_from_table, fleiss_kappa_counts, krippendorff_alpha_nominal
 from annotator.errors import InputError
+from annotator.layers import masks_to_ids, type_bitmasks
 from annotator.taxonomy import ERROR_TYPE_IDS
 
 LABELS = ("accurate", "inaccurate")

@@ -15,9 +15,10 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from annotator.adjudication import adjudicate, adjudication_queue, build_layer, caption_case
+from annotator.adjudication import adjudicate, adjudication_queue, caption_case
 from annotator.agreement import agreement_report
 from annotator.errors import InputError, NotFound, PermissionDenied
+from annotator.layers import build_layer
 from annotator.model import Caption, Item, Project, Role
 from annotator.store.analysis_queries import caption_details, data_version, judgement_frame, practice_items
 from annotator.store.judgements import insert_judgement

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from annotator.adjudication import build_layer, layer_name, parse_layer
 from annotator.analysis import BUCKETS, compare_systems, error_tables, examples
 from annotator.errors import InputError
 from annotator.io.tables import write_table
+from annotator.layers import build_layer, layer_name, parse_layer
 from annotator.taxonomy import ERROR_TYPE_IDS, taxonomy
 
 I, A = "inaccurate", "accurate"

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
-from annotator.adjudication import build_layer
 from annotator.analysis import compare_systems, error_tables
 from annotator.cli import main
+from annotator.layers import build_layer
 from annotator.model import Caption, Item, Project, Role
 from annotator.store.analysis_queries import judgement_frame
 from annotator.store.judgements import insert_judgement

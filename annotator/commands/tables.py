@@ -57,11 +57,12 @@ def register(sub) -> None:
         description=("Count accurate and inaccurate captions, errors per inaccurate description (1, 2, 3, 4+) and "
                      "every error type, from one annotator's judgements or from the adjudicated layer "
                      "(adjudication where present, else the annotators' agreed judgement; captions whose labels "
-                     "still differ are left out and reported as unresolved)."))
+                     "still differ are left out and reported as unresolved), or from the consensus layer "
+                     "(the same without the adjudications)."))
     p.add_argument("--project", required=True)
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--annotator", metavar="NAME", help="use this annotator's judgements")
-    who.add_argument("--layer", metavar="LAYER", help="'adjudicated' or 'annotator:NAME'")
+    who.add_argument("--layer", metavar="LAYER", help="'adjudicated', 'consensus' or 'annotator:NAME'")
     p.add_argument("--system", action="append", default=[], metavar="S",
                    help="only this system's captions; repeat for a side-by-side comparison")
     p.add_argument("--exclude-practice", action="store_true", help="leave out items marked as practice examples")
@@ -73,13 +74,13 @@ def register(sub) -> None:
 
 
 def _tables(args, ctx) -> int:
-    from ..adjudication import build_layer, layer_name
     from ..analysis import compare_systems, error_tables
     from ..errors import NotFound
+    from ..layers import Layer, build_layer, parse_layer
     from ..store.analysis_queries import judgement_frame
     from ..store.projects import system_names
 
-    layer = layer_name(args.layer if args.layer else f"annotator:{args.annotator}")
+    layer = parse_layer(args.layer) if args.layer else Layer.annotator(args.annotator)
     store = ctx.store()
     known = system_names(store, args.project)
     for s in args.system:
@@ -87,8 +88,8 @@ def _tables(args, ctx) -> int:
             raise NotFound(f"project {args.project!r} has no system {s!r}; systems: {', '.join(known) or 'none'}")
     frame = judgement_frame(store, args.project, kinds=("annotation", "adjudication"))
     built = build_layer(frame, layer)
-    if layer.startswith("annotator:") and len(built) == 0:
-        raise NotFound(f"{layer.split(':', 1)[1]!r} has no judgements in project {args.project!r}")
+    if layer.kind == "annotator" and len(built) == 0:
+        raise NotFound(f"{layer.user!r} has no judgements in project {args.project!r}")
     systems = list(dict.fromkeys(args.system))
     if len(systems) > 1:
         report = compare_systems(built, systems, exclude_practice=args.exclude_practice)

@@ -1,7 +1,7 @@
 """Queries of the correction step: queues, current corrections of a system, caption context.
 
 Which captions carry which type in a judgement *layer* is decided by
-annotator.adjudication.build_layer (see annotator.correction.layer_types);
+annotator.layers.build_layer (see annotator.correction.layer_types);
 the queries here take that mapping.
 """
 
