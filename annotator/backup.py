@@ -8,11 +8,18 @@ switched to a self-contained rollback journal, checked with ``PRAGMA
 integrity_check``, synced, and only then renamed into place, so a backup file
 that exists is a complete one.
 
-Restore checks the file first (a SQLite database, sound, with an annotator
-schema no newer than this program's), keeps a safety copy of the current
-database, copies the backup into the live database through the same backup
-API (holding SQLite's write lock, so running app processes see either the old
-or the restored database, never a mixture) and brings its schema up to date.
+Restore never touches the live database until the backup has proven sound.
+It copies the file to a staging copy beside the database and checks that
+copy: ``integrity_check`` ok, schema versions recorded 1..n with n no newer
+than this program's, and every table and column that schema version n has
+(replayed from the migrations, :func:`annotator.store.backup.shape_at`). It
+then migrates the copy to the current schema and checks it again. Only then
+does it keep a safety copy of the live database and write the staged copy
+into the live one through the same backup API, under the live database's
+write lock and through its own journal, so running app processes see either
+the old or the restored database, never a mixture or a broken file. Any
+refusal leaves the live database as it was (InputError, exit code 2, naming
+the file and what it lacks).
 
 PostgreSQL stores are backed up with the server's own tools; see
 :func:`pg_instructions`.
@@ -21,17 +28,16 @@ PostgreSQL stores are backed up with the server's own tools; see
 from __future__ import annotations
 
 import os
-import sqlite3
+import shutil
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-
-from sqlalchemy.engine import make_url
+from typing import Iterator, NoReturn
 
 from .errors import AnnotatorError, InputError
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_LOCK_TIMEOUT_S = 30.0
+from .store import backup as files
 
 
 @dataclass(frozen=True)
@@ -49,12 +55,12 @@ class BackupResult:
 
 def sqlite_path(url: str) -> Path:
     """The database file of a SQLite URL; AnnotatorError for any other kind of database."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite":
+    path = files.database_file(url)
+    if path is None:
+        if files.is_sqlite_url(url):
+            raise AnnotatorError("an in-memory SQLite database cannot be backed up or restored")
         raise AnnotatorError(pg_instructions(url))
-    if not parsed.database or parsed.database == ":memory:":
-        raise AnnotatorError("an in-memory SQLite database cannot be backed up or restored")
-    return Path(parsed.database)
+    return path
 
 
 def default_backup_path(url: str, *, label: str = "", now: datetime | None = None) -> Path:
@@ -79,95 +85,138 @@ def backup(url: str, output: str | Path | None = None) -> BackupResult:
     dest.parent.mkdir(parents=True, exist_ok=True)
     partial = dest.with_name(dest.name + ".partial")
     partial.unlink(missing_ok=True)
-    src = _connect_ro(src_path)
-    try:
-        out = sqlite3.connect(partial)
-        try:
-            # pages=-1: the whole database in one step, so one read snapshot, not a copy that restarts on every write.
-            src.backup(out, pages=-1)
-            out.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
-            integrity = _integrity(out)
-        finally:
-            out.close()
-    finally:
-        src.close()
+    files.copy_database(src_path, partial)
+    integrity = files.integrity(partial)
     if integrity != "ok":
         partial.unlink(missing_ok=True)
         raise AnnotatorError(f"the backup of {src_path} failed its integrity check: {integrity}")
-    _fsync(partial)
+    files.fsync(partial)
     os.replace(partial, dest)
-    _fsync_dir(dest.parent)
-    return _describe(dest, integrity)
+    files.fsync(dest.parent)
+    return _result(dest, integrity)
 
 
 def restore(backup_file: str | Path, url: str, *, safety_copy: bool = True) -> BackupResult:
-    """Replace the SQLite store at ``url`` with the contents of ``backup_file``.
+    """Replace the SQLite store at ``url`` with the contents of ``backup_file``, brought up to date.
 
-    The file is checked before anything is touched (InputError if it is not a
-    sound annotator database). With ``safety_copy`` the current database is
-    backed up first (its path is in the result). Running app processes may stay
-    up: they see the restored data on their next query.
+    The file is proven sound on a staging copy and migrated there before the
+    live database is touched (InputError naming the file and what is wrong
+    otherwise; the live database is then unchanged). With ``safety_copy`` the
+    current database is backed up first (its path is in the result). Running
+    app processes may stay up: they see the restored data on their next query.
     """
-    from .store import open_store
-    from .store.migrations import MIGRATIONS
     src_path = Path(backup_file)
-    info = check_backup_file(src_path)
-    newest = max(v for v, _, _ in MIGRATIONS)
-    if info.schema_version > newest:
-        raise InputError(f"the backup has schema version {info.schema_version}, newer than this program's "
-                         f"({newest}); upgrade annotator before restoring it", str(src_path))
     target = sqlite_path(url)
     if target.exists() and target.resolve() == src_path.resolve():
         raise InputError("the backup file is the database itself", str(src_path))
-    kept = None
-    if safety_copy and target.is_file():
-        kept = backup(url, default_backup_path(url, label="before-restore")).path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    src = _connect_ro(src_path)
-    try:
-        dst = sqlite3.connect(target, timeout=_LOCK_TIMEOUT_S)
+    # A live WAL database accepts pages of its own size only: the staged copy is rebuilt to that size.
+    live_page_size = files.page_size(target) if target.is_file() else None
+    with _proven_copy(src_path, beside=target.parent, page_size=live_page_size) as staged:
+        kept = None
+        if safety_copy and target.is_file():
+            kept = backup(url, default_backup_path(url, label="before-restore")).path
+        target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            # The backup API takes the target's write lock and replaces every page in one step.
-            src.backup(dst, pages=-1)
-            dst.execute("PRAGMA journal_mode=WAL")
-            integrity = _integrity(dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
-    if integrity != "ok":  # pragma: no cover - the source passed its own check
+            files.replace_contents(target, staged)
+        except files.Error as exc:
+            raise AnnotatorError(f"the database at {target} could not be replaced ({exc}); it was left as it was"
+                                 + (f" (a copy of it is at {kept})" if kept else "")) from exc
+    integrity = files.integrity(target)
+    if integrity != "ok":  # pragma: no cover - the staged copy passed its own check
         raise AnnotatorError(f"the restored database at {target} failed its integrity check: {integrity}")
-    store = open_store(url)  # applies migrations a backup from an older version lacks
-    store.dispose()
-    result = _describe(target, integrity)
+    result = _result(target, integrity)
     return BackupResult(**{**result.__dict__, "safety_copy": kept})
 
 
 def check_backup_file(path: str | Path) -> BackupResult:
-    """Open ``path`` read-only and describe it; InputError unless it is a sound annotator database."""
+    """Describe the backup file ``path`` (never changing it); InputError unless restoring it would succeed:
+    see :func:`restore` for what is checked."""
     p = Path(path)
-    if not p.is_file():
-        raise InputError("no such backup file", str(p))
-    with open(p, "rb") as fh:
-        if fh.read(16) != _SQLITE_MAGIC:
-            raise InputError("not a SQLite database file", str(p))
+    with _proven_copy(p):
+        pass
+    return _result(p, "ok")
+
+
+@contextmanager
+def _proven_copy(src_path: Path, *, beside: Path | None = None, page_size: int | None = None) -> Iterator[Path]:
+    """A staging copy of ``src_path``, proven sound and migrated to the current schema, removed afterwards.
+
+    Checked on the copy (the very bytes that will be installed): ``integrity_check``, schema versions 1..n
+    recorded with n no newer than this program's, every table of schema version n; then migrated, and every
+    table and column of the current schema checked. InputError naming ``src_path`` at the first failure.
+    """
+    if not src_path.is_file():
+        raise InputError("no such backup file", str(src_path))
+    if not files.has_sqlite_header(src_path):
+        raise InputError(f"not a SQLite database file; {_UNCHANGED}", str(src_path))
+    # Beside the live database (same disk: no surprise about space or a small /tmp), unless its folder does
+    # not exist yet (a refused restore must not create it).
+    staging_dir = Path(tempfile.mkdtemp(prefix=".annotator-restore-", dir=beside if beside and beside.is_dir() else None))
     try:
-        conn = _connect_ro(p)
+        staged = staging_dir / "staged.db"
         try:
-            integrity = _integrity(conn)
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"the file cannot be read as a database ({exc})", str(p)) from exc
+            files.copy_database(src_path, staged, page_size=page_size)
+            recorded, lacking = _check_recorded_schema(staged, src_path)
+        except files.DatabaseError as exc:
+            raise InputError(f"the file cannot be read as a database ({exc}); {_UNCHANGED}", str(src_path)) from exc
+        try:
+            files.migrate_file(staged)
+        except Exception as exc:  # whatever the migration code meets in this file: the copy is thrown away
+            if lacking:
+                _refuse(src_path, f"it lacks {_listed(lacking)}, which schema version {recorded} has")
+            raise InputError(f"the backup cannot be brought up to schema version {files.NEWEST_VERSION} "
+                             f"({_first_line(exc)}); {_UNCHANGED}", str(src_path)) from exc
+        missing = files.missing_from(files.shape_at(files.NEWEST_VERSION), files.file_shape(staged))
+        if missing:
+            version = recorded if set(missing) <= set(lacking) else files.NEWEST_VERSION
+            _refuse(src_path, f"it lacks {_listed(missing)}, which schema version {version} has")
+        yield staged
+    finally:
+        shutil.rmtree(staging_dir, ignore_errors=True)
+
+
+def _check_recorded_schema(db: Path, named: Path) -> tuple[int, list[str]]:
+    """Refuse ``db`` (InputError naming ``named``) unless it passes ``integrity_check``, records schema versions
+    1..n with n no newer than this program's, and has every table of version n. Returns n and the columns of
+    version n it lacks: a later migration may add those (a column added to an existing table is in the
+    replayed schema of every version), so they are judged after migrating."""
+    integrity = files.integrity(db)
     if integrity != "ok":
-        raise InputError(f"the backup is damaged: {integrity.splitlines()[0]}", str(p))
-    return _describe(p, integrity)
+        _refuse(named, f"its integrity check fails ({integrity.splitlines()[0]})")
+    versions = files.recorded_versions(db)
+    if versions is None:
+        _refuse(named, "it has no schema_migrations table")
+    if not versions:
+        _refuse(named, "it records no schema version")
+    newest = versions[-1]
+    if newest > files.NEWEST_VERSION:
+        raise InputError(f"the backup has schema version {newest}, newer than this program's "
+                         f"({files.NEWEST_VERSION}); upgrade annotator before restoring it", str(named))
+    missing = files.missing_from(files.shape_at(max(newest, 1)), files.file_shape(db))
+    if any(m.startswith("table ") for m in missing):
+        _refuse(named, f"it lacks {_listed(missing)}, which schema version {newest} has")
+    gaps = sorted(set(range(1, newest + 1)) - set(versions))
+    if gaps or versions[0] < 1:
+        _refuse(named, f"it records schema version {newest} but not version{'s' if len(gaps) > 1 else ''} "
+                       f"{', '.join(map(str, gaps or versions[:1]))}")
+    return newest, missing
+
+
+_UNCHANGED = "nothing was restored"
+
+
+def _refuse(named: Path, what: str) -> NoReturn:
+    raise InputError(f"not a sound annotator database: {what}; {_UNCHANGED}", str(named))
+
+
+def _listed(missing: list[str], limit: int = 12) -> str:
+    shown = ", ".join(missing[:limit])
+    return shown + (f" and {len(missing) - limit} more" if len(missing) > limit else "")
 
 
 def pg_instructions(url: str) -> str:
     """How to back up and restore a PostgreSQL store with pg_dump / pg_restore (password not shown)."""
-    parsed = make_url(url)
-    libpq = parsed.set(drivername="postgresql").render_as_string(hide_password=True)
+    libpq = files.libpq_url(url)
     return ("annotator backup/restore handle SQLite files only; this store is on PostgreSQL. "
             "Use the server's tools, which take a consistent snapshot while the app runs:\n"
             f"  backup:  pg_dump --format=custom --file=annotator-$(date +%Y%m%d-%H%M%S).dump '{libpq}'\n"
@@ -175,41 +224,12 @@ def pg_instructions(url: str) -> str:
             "(the password comes from ~/.pgpass or PGPASSWORD; see docs/reliability.md)")
 
 
-def _connect_ro(path: Path) -> sqlite3.Connection:
-    # Read-only URI: a backup never changes its source, even by creating a missing file.
-    return sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True, timeout=_LOCK_TIMEOUT_S)
+def _result(path: Path, integrity: str) -> BackupResult:
+    facts = files.describe(path)
+    return BackupResult(str(path), facts.bytes, integrity, facts.schema_version, facts.judgements,
+                        facts.current_judgements)
 
 
-def _integrity(conn: sqlite3.Connection) -> str:
-    return "\n".join(r[0] for r in conn.execute("PRAGMA integrity_check"))
-
-
-def _describe(path: Path, integrity: str) -> BackupResult:
-    conn = _connect_ro(path)
-    try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "schema_migrations" not in tables:
-            raise InputError("not an annotator database (no schema_migrations table)", str(path))
-        version = conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()[0]
-        counts = [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] if t in tables else 0
-                  for t in ("judgements", "current_judgements")]
-        # Pages × page size, not the file size: a live WAL database keeps recent pages in its -wal file.
-        size = conn.execute("PRAGMA page_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
-    finally:
-        conn.close()
-    return BackupResult(str(path), size, integrity, int(version), *counts)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        _fsync(path)
-    except OSError:  # pragma: no cover - some filesystems cannot sync a directory
-        pass
+def _first_line(exc: Exception) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
