@@ -51,9 +51,13 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import GuardViolation, InputError, NotFound
 from .taxonomy import GUIDELINES_DIR, taxonomy
+
+if TYPE_CHECKING:  # the layers module (numpy, pandas) is imported where a layer is used
+    from .layers import Layer
 
 WORDS_FILE = GUIDELINES_DIR / "correction_words.toml"
 
@@ -505,46 +509,6 @@ def leave_untouched(store, caption_id: int, error_type: str, user: str, *, creat
     return correct_caption(store, caption_id, error_type, user, None, create_role=create_role)
 
 
-# --------------------------------------------------------------------------- layers
-
-@dataclass(frozen=True)
-class Layer:
-    """Which judgements define the queue: one annotator's current annotations, or the adjudicated layer.
-
-    The adjudicated layer is the one the error analysis uses (annotator.adjudication):
-    a lead's adjudication where there is one, else the annotators' judgement when
-    they agree (label and types); captions whose types are still open or whose
-    labels differ are not in it.
-    """
-
-    kind: str  # "annotation" | "adjudication"
-    user: str | None = None
-
-    @property
-    def label(self) -> str:
-        """How the layer is written on the command line and shown on pages."""
-        return "adjudicated" if self.kind == "adjudication" else f"annotator:{self.user}"
-
-
-ADJUDICATED = Layer("adjudication")
-
-
-def parse_layer(text: str | Layer | None) -> Layer | None:
-    """'adjudicated' → the adjudicated layer; 'annotator:NAME' or 'NAME' → that annotator; None stays None."""
-    if text is None or isinstance(text, Layer):
-        return text
-    s = str(text).strip()
-    if not s:
-        return None
-    if s.lower() in ("adjudicated", "adjudication"):
-        return ADJUDICATED
-    if s.lower().startswith("annotator:"):
-        s = s.split(":", 1)[1].strip()
-    if not s:
-        raise InputError("layer 'annotator:' needs a user name, e.g. annotator:alice")
-    return Layer("annotation", s)
-
-
 # --------------------------------------------------------------------------- merging and correction sets
 
 @dataclass(frozen=True)
@@ -690,9 +654,10 @@ def correction_set(store, project: str, system: str, *, layer: Layer | str | Non
     judgement in that layer still carries the type (an adjudication that
     removed the type drops the correction). ``types`` limits the types.
     """
+    from .layers import optional_layer
     from .store.correction_queries import system_captions, system_corrections
     from .store.projects import project_id
-    layer = parse_layer(layer)
+    layer = optional_layer(layer)
     with store.read() as conn:
         pid = project_id(conn, project)
         caps = system_captions(conn, pid, system)
@@ -729,9 +694,8 @@ def layer_types(store, project: str, system: str, layer: Layer | str) -> dict[in
     ``layer`` knows; resolved by annotator.layers.build_layer, the same rules the analysis uses."""
     from .layers import build_layer
     from .store.analysis_queries import judgement_frame
-    layer = parse_layer(layer)
     frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
-    return build_layer(frame, layer.label, system=system).caption_types()
+    return build_layer(frame, layer, system=system).caption_types()
 
 
 def queue(store, project: str, system: str, error_type: str, layer: Layer | str, *, user: str | None = None) -> list[dict]:
@@ -741,11 +705,10 @@ def queue(store, project: str, system: str, error_type: str, layer: Layer | str,
     the layer judgement), and ``correction`` — ``user``'s current correction
     for this type as a dict (corrected_text, override_reason, revision) or None.
     """
+    from .layers import parse_layer
     from .store.correction_queries import layer_queue
     from .store.projects import project_id, system_id
     layer = parse_layer(layer)
-    if layer is None:
-        raise InputError("choose a layer: 'adjudicated' or 'annotator:NAME'")
     etype = taxonomy().get(error_type)
     if not etype.correctable:
         raise InputError(f"captions of type {etype.name!r} are not corrected")

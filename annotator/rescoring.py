@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .correction import CorrectionSet, correction_set, parse_layer
+from .correction import CorrectionSet, correction_set
 from .errors import InputError
+from .layers import optional_layer
 from .taxonomy import taxonomy
 
 #: Metric keys in table order (coco-caption's names).
@@ -180,6 +181,7 @@ def by_type_table(store, project: str, system: str, *, layer=None, correctors: l
     from .metrics import delta_table
     if resamples < 1:
         raise InputError("the bootstrap needs at least one resample")
+    layer = optional_layer(layer)
     data = scoring_data(store, project, system)
     cs = corrections if corrections is not None else correction_set(store, project, system, layer=layer, correctors=correctors)
     keys, note = available_metrics(metrics)
@@ -194,7 +196,7 @@ def by_type_table(store, project: str, system: str, *, layer=None, correctors: l
         "baseline": {m: float(table["baseline"][m]) for m in keys},
         "types": {t: _row(table["types"][t], keys) for t in variants},
         "all": _row(table["all"], keys),
-        "meta": {"project": project, "system": system, "layer": parse_layer(layer).label if layer else None,
+        "meta": {"project": project, "system": system, "layer": layer.label if layer else None,
                  "correctors": list(correctors) if correctors else None, "resamples": resamples, "seed": seed,
                  "tokenize": tokenize or "none", "metrics": list(keys), "unavailable": note, "scored": len(data.lines),
                  "skipped_lines": data.skipped_lines, "untouched": dict(cs.untouched), "conflicts": cs.conflicts,
@@ -399,7 +401,7 @@ class LiveDelta:
         from .metrics import IncrementalScorer
         taxonomy().get(error_type)
         self.project, self.system, self.error_type = project, system, error_type
-        self.layer = parse_layer(layer)
+        self.layer = optional_layer(layer)
         self.correctors = correctors
         self.data = scoring_data(store, project, system)
         keys, note = available_metrics(metrics)

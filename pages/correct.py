@@ -10,8 +10,9 @@ ctx = ui.page_setup("correct")
 
 from annotator.correction import (  # noqa: E402
     caption_corrections, check_correction, correct_caption, correctable_types, correction_words,
-    diff_html, leave_untouched, parse_layer, queue, rule_description, state_version,
+    diff_html, leave_untouched, queue, rule_description, state_version,
 )
+from annotator.layers import ADJUDICATED, Layer, available_layers, parse_layer  # noqa: E402
 from annotator import rescoring  # noqa: E402
 from annotator.errors import AnnotatorError, GuardViolation, InputError  # noqa: E402
 from annotator.store.correction_queries import caption_context, layer_choices  # noqa: E402
@@ -39,15 +40,22 @@ etype = c2.selectbox("Error type", [t.id for t in types], key="correct_type",
                      format_func=lambda t: taxonomy().get(t).name)
 with store.read() as conn:
     choices = layer_choices(conn, project_id(conn, project), system)
-layer_options = (["adjudicated"] if choices["adjudicated"] else []) + [f"annotator:{n}" for n in choices["annotators"]]
+layer_options = [lay.label for lay in available_layers(choices["annotators"], adjudicated=choices["adjudicated"])]
 if not layer_options:
     st.info("Nobody has judged these captions yet, so there is nothing to correct. Annotate them first.")
     st.stop()
-default_layer = f"annotator:{ctx.user.name}" if f"annotator:{ctx.user.name}" in layer_options else layer_options[0]
+own_layer = Layer.annotator(ctx.user.name).label
+default_layer = own_layer if own_layer in layer_options else layer_options[0]
+
+
+def _layer_title(label: str) -> str:
+    layer = parse_layer(label)
+    return "Adjudicated judgements" if layer == ADJUDICATED else layer.title
+
+
 layer_label = c3.selectbox("Judgements from", layer_options, index=layer_options.index(default_layer), key="correct_layer",
-                           format_func=lambda s: "Adjudicated judgements" if s == "adjudicated" else f"{s.split(':', 1)[1]}'s annotations",
+                           format_func=_layer_title,
                            help="The queue holds every caption whose judgement in this layer carries the chosen type.")
-layer = parse_layer(layer_label)
 words = correction_words()
 limit = None
 if words.rule_for(etype) is None:

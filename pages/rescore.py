@@ -13,6 +13,7 @@ ctx = ui.page_setup("rescore")
 from annotator.correction import corrections_table  # noqa: E402
 from annotator.errors import AnnotatorError  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
+from annotator.layers import ADJUDICATED, available_layers, parse_layer  # noqa: E402
 from annotator.rescoring import (  # noqa: E402
     DEFAULT_RESAMPLES, METRIC_LABELS, METRICS, by_type_table, rescore_lines, table_frame,
 )
@@ -36,9 +37,8 @@ systems = ui.project_systems(ctx)
 def _layer_name(s: str) -> str:
     if s == "any":
         return "any judgement (all stored corrections)"
-    if s == "adjudicated":
-        return "the adjudicated judgements"
-    return f"{s.split(':', 1)[1]}'s annotations"
+    layer = parse_layer(s)
+    return "the adjudicated judgements" if layer == ADJUDICATED else layer.title
 
 
 tab_table, tab_file = st.tabs(["Corrections table", "Rescore a caption file"])
@@ -53,7 +53,7 @@ with tab_table:
             pid = project_id(conn, project)
             choices = layer_choices(conn, pid, system)
             fingerprint = corrections_fingerprint(conn, pid)
-        layer_opts = ["any"] + (["adjudicated"] if choices["adjudicated"] else []) + [f"annotator:{n}" for n in choices["annotators"]]
+        layer_opts = ["any"] + [lay.label for lay in available_layers(choices["annotators"], adjudicated=choices["adjudicated"])]
         layer = c2.selectbox("Count corrections whose type is given by", layer_opts, key="rescore_layer",
                              format_func=_layer_name,
                              help="With a layer chosen, a correction counts only while that layer still gives the caption its type.")

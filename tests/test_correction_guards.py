@@ -6,9 +6,11 @@ import pytest
 
 from annotator.correction import (
     align, check_correction, correction_words, diff_html, diff_text, enforce, load_correction_words,
-    merge_corrections, parse_layer, rule_description, tokenize, word_diff, Layer, ADJUDICATED,
+    merge_corrections, rule_description, tokenize, word_diff,
 )
 from annotator.errors import GuardViolation, InputError
+from annotator.layers import ADJUDICATED, Layer
+from annotator.layers import optional_layer as parse_layer  # corrections take None/blank as "no layer"
 from annotator.taxonomy import ERROR_TYPE_IDS, taxonomy
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from annotator.correction import (
-    ADJUDICATED, correct_caption, caption_corrections, correction_set, corrections_table, leave_untouched, queue,
+    correct_caption, caption_corrections, correction_set, corrections_table, leave_untouched, queue,
 )
 from annotator.errors import GuardViolation, InputError, NotFound
+from annotator.layers import ADJUDICATED
 from annotator.model import Box, Caption, Item, Project, Reference, Role
 from annotator.store import projects as P
 from annotator.store import users as U

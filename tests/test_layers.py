@@ -1,8 +1,9 @@
 """Judgement layers: parsing every spelling, the frame algebra, and the annotator / adjudicated / consensus
-layers on hand-made frames."""
+layers on hand-made frames; the consensus layer through the store, the correction queue and the CLI."""
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import numpy as np
@@ -12,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotator.analysis import error_tables
+from annotator.cli import main
+from annotator.correction import correct_caption, correction_set, layer_types, queue
 from annotator.errors import InputError
 from annotator.layers import (
     ADJUDICATED, CONSENSUS, Layer, available_layers, build_layer, factorize_sorted, first_of_runs, last_of_runs,
@@ -19,6 +22,7 @@ from annotator.layers import (
     type_counts,
 )
 from annotator.taxonomy import ERROR_TYPE_IDS
+from test_correction_store import build_demo
 
 I, A = "inaccurate", "accurate"
 BIT = {t: 1 << n for n, t in enumerate(ERROR_TYPE_IDS)}
@@ -223,3 +227,23 @@ def test_consensus_is_the_adjudicated_layer_of_the_annotations_alone():
         assert np.array_equal(getattr(cons, field), getattr(plain, field)), field
     assert list(cons.status) == list(plain.status) and len(cons) > 100
     assert error_tables(cons).summary() | {"layer": None} == error_tables(plain).summary() | {"layer": None}
+
+
+# ------------------------------------------------------------------ the consensus layer through the store
+
+def test_consensus_layer_in_correction_queue_sets_and_cli(store, capsys):
+    ids = build_demo(store)  # alice and bob annotate, a lead adjudicates every line
+    # Only line 1 (both: gender) is agreed with types; 0 and 3 have open types, 4 and 5 differ on the label.
+    assert layer_types(store, "demo", "sys", "consensus") == {ids[1]: ("gender",)}
+    assert [e["line_no"] for e in queue(store, "demo", "sys", "gender", CONSENSUS)] == [1]
+    assert queue(store, "demo", "sys", "clothing_color", "consensus") == []
+    correct_caption(store, ids[0], "clothing_color", "alice", "A man in an orange shirt is climbing a rock.")
+    assert correction_set(store, "demo", "sys", layer="consensus").dropped == 1
+    assert correction_set(store, "demo", "sys", layer=ADJUDICATED).by_type == {
+        "clothing_color": {0: "A man in an orange shirt is climbing a rock."}}
+    assert main(["--db", store.url, "tables", "--project", "demo", "--layer", "consensus", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["layer"] == "consensus" and (data["total"], data["unresolved"], data["untyped"]) == (4, 2, 2)
+    assert data["status_counts"] == {"agreed": 2, "types open": 2}
+    assert main(["--db", store.url, "tables", "--project", "demo", "--layer", "annotator:", "--json"]) != 0
+    assert "'annotator:'" in capsys.readouterr().err

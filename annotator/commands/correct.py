@@ -34,7 +34,7 @@ def register(sub) -> None:
     q.add_argument("--project", required=True)
     q.add_argument("--system", required=True)
     q.add_argument("--type", required=True, dest="error_type", help="error type id")
-    q.add_argument("--layer", required=True, help="'adjudicated' or 'annotator:NAME'")
+    q.add_argument("--layer", required=True, help="'adjudicated', 'consensus' or 'annotator:NAME'")
     q.add_argument("--user", default=None, help="show this user's existing corrections")
     add_json_flag(q)
     q.set_defaults(func=_queue)
