@@ -5,9 +5,15 @@ An item names its image by a path relative to the project's image root.
 (absolute paths, ``..`` parts, symlinks that point elsewhere) before a file is
 opened. :func:`render_boxes` draws boxes with their id and label on the photo,
 or on a neutral canvas of the recorded size when the photo is missing or
-unreadable, so an item stays usable without its image. Rendering is cached on
-(path, modification time, boxes, options); callers get PNG bytes or a fresh
-PIL image they may change.
+unreadable, so an item stays usable without its image.
+
+Memory stays bounded whatever file sits under the root: an image with more than
+:data:`MAX_IMAGE_PIXELS` pixels is refused at import (:func:`image_size`) and,
+should such a file appear later, drawn as a note instead of being decoded;
+other photos are decoded already scaled towards the display size (JPEG draft
+mode, integer reduction for other formats). Rendered images (PNG or JPEG
+bytes) are cached per file, modification time, boxes and options, in a cache
+bounded by its total size; callers get bytes or a fresh PIL image they may change.
 """
 
 from __future__ import annotations
@@ -15,8 +21,9 @@ from __future__ import annotations
 import io
 import os
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
@@ -29,6 +36,19 @@ DEFAULT_MAX_SIDE = 1024
 #: Canvas size when neither the image nor a recorded size is available.
 FALLBACK_SIZE = (640, 480)
 CANVAS_COLOUR = (200, 200, 200)
+#: Most pixels (width x height) an image file may have: about 7000 x 7000, so a 48-megapixel photo fits while
+#: one decoded image stays near 200 MB. Larger files are refused at import and never decoded for display.
+MAX_IMAGE_PIXELS = 50_000_000
+# Pillow's own check, for every image this process opens, agrees with ours: it warns above the cap and refuses
+# twice the cap before reading any pixel (its default, about 89 megapixels, would let 178 through).
+Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
+#: Photos are decoded at no less than this multiple of the display size (JPEG draft mode, integer reduction
+#: for other formats) before the final resampling: fast, and sharp enough for the box lines and labels.
+REDUCING_GAP = 2.0
+#: Total bytes of rendered images kept in memory, least recently used dropped first.
+RENDER_CACHE_BYTES = 64 * 1024 * 1024
+#: JPEG quality of rendered images asked for as JPEG (the annotate page): sharp box labels, a tenth of a PNG.
+JPEG_QUALITY = 90
 
 # Distinct colours that stay apart for the common colour-vision deficiencies
 # (Okabe–Ito, then a few darker extras); cycled when an item has more boxes.
@@ -98,12 +118,45 @@ def resolve_image_path(root: Path | str | None, name: str, *, source: str | None
     return candidate
 
 
-def image_size(path: Path | str) -> tuple[int, int] | None:
-    """(width, height) of an image read from its header only, or None if missing/unreadable."""
+class _TooLarge(Exception):
+    def __init__(self, pixels: int | None, size: tuple[int, int] | None):
+        super().__init__(pixels)
+        self.pixels, self.size = pixels, size
+
+    def describe(self) -> str:
+        if self.pixels is None:
+            return f"it has more than {2 * MAX_IMAGE_PIXELS:,} pixels; at most {MAX_IMAGE_PIXELS:,} are allowed"
+        dims = f" ({self.size[0]} x {self.size[1]})" if self.size else ""
+        return f"it has {self.pixels:,} pixels{dims}; at most {MAX_IMAGE_PIXELS:,} are allowed"
+
+
+def _open_image(path: Path | str) -> Image.Image:
+    """Open an image file (its header only) unless it has more than MAX_IMAGE_PIXELS pixels (_TooLarge)."""
     try:
-        with Image.open(path) as im:
+        im = Image.open(path)
+    except Image.DecompressionBombError as exc:  # over twice the cap: Pillow refuses before we see the size
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        raise _TooLarge(int(found.group(1)) if found else None, None) from None
+    width, height = im.size
+    if width * height > MAX_IMAGE_PIXELS:
+        im.close()
+        raise _TooLarge(width * height, (width, height))
+    return im
+
+
+def image_size(path: Path | str, *, source: str | None = None, location=None) -> tuple[int, int] | None:
+    """(width, height) of an image read from its header only, or None if missing/unreadable.
+
+    An image with more than :data:`MAX_IMAGE_PIXELS` pixels raises InputError
+    naming the file, its pixel count and the limit (after ``source`` and
+    ``location``, the input file and line that named it, when given).
+    """
+    try:
+        with _open_image(path) as im:
             return int(im.size[0]), int(im.size[1])
-    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+    except _TooLarge as exc:
+        raise InputError(f"image {str(path)!r} is too large to show: {exc.describe()}", source, location) from None
+    except (OSError, UnidentifiedImageError, ValueError):
         return None
 
 
@@ -122,11 +175,11 @@ def render_boxes(root: Path | str | None, image: str | None, boxes, *, width: in
     """Draw ``boxes`` (id + label, one colour each) on an item's image; return a new PIL image.
 
     ``image`` is the item's path relative to ``root``. A path that would leave
-    the root raises InputError; a missing or unreadable file gives a grey canvas
-    of the recorded ``width`` x ``height`` with a visible note instead. Box
-    colours follow the order of ``boxes`` (see :func:`box_colour`), so a legend
-    drawn elsewhere can use the same colours. The result is scaled so its longer
-    side is at most ``max_side``.
+    the root raises InputError; a missing, unreadable or too large file gives a
+    grey canvas of the recorded ``width`` x ``height`` with a visible note
+    instead. Box colours follow the order of ``boxes`` (see :func:`box_colour`),
+    so a legend drawn elsewhere can use the same colours. The result is scaled
+    so its longer side is at most ``max_side``.
     """
     png = render_boxes_png(root, image, boxes, width=width, height=height, highlight=highlight, hidden=hidden,
                            show_labels=show_labels, max_side=max_side)
@@ -135,23 +188,43 @@ def render_boxes(root: Path | str | None, image: str | None, boxes, *, width: in
         return im.copy()
 
 
-def render_boxes_png(root: Path | str | None, image: str | None, boxes, *, width: int | None = None, height: int | None = None,
-                     highlight=(), hidden=(), show_labels: bool = True, max_side: int = DEFAULT_MAX_SIDE) -> bytes:
+def render_boxes_png(root: Path | str | None, image: str | None, boxes, **options) -> bytes:
     """Like :func:`render_boxes` but return PNG bytes (cached; cheap to call again)."""
+    return render_boxes_bytes(root, image, boxes, image_format="PNG", **options)
+
+
+def render_boxes_bytes(root: Path | str | None, image: str | None, boxes, *, width: int | None = None,
+                       height: int | None = None, highlight=(), hidden=(), show_labels: bool = True,
+                       max_side: int = DEFAULT_MAX_SIDE, image_format: str = "PNG") -> bytes:
+    """Like :func:`render_boxes` but return the encoded image: ``image_format`` PNG or JPEG.
+
+    Cached per image file, its modification time and size, the boxes and the
+    options, so a file replaced on disk is drawn again; the cache keeps at
+    most :data:`RENDER_CACHE_BYTES` of rendered images.
+    """
     path: str | None = None
-    mtime: float | None = None
+    stamp = None
     note: str | None = None
     if image:
         resolved = resolve_image_path(root, image)
         path = str(resolved)
         try:
-            mtime = os.stat(resolved).st_mtime_ns
+            st = os.stat(resolved)
+            stamp = (st.st_mtime_ns, st.st_size)
         except OSError:
             path, note = None, f"image not found: {image}"
     else:
         note = "no image recorded for this item"
+    fmt = image_format.upper()
+    if fmt not in ("PNG", "JPEG"):
+        raise ValueError(f"image_format must be PNG or JPEG, not {image_format!r}")
     opts = RenderOptions(frozenset(highlight), frozenset(hidden), bool(show_labels), int(max_side))
-    return _render_cached(path, mtime, tuple(_as_box(b) for b in boxes), width, height, opts, note, image or "")
+    key = (path, stamp, tuple(_as_box(b) for b in boxes), width, height, opts, note, image or "", fmt)
+    data = _RENDERED.get(key)
+    if data is None:
+        data = _render(*key)
+        _RENDERED.put(key, data)
+    return data
 
 
 def render_item_png(root: Path | str | None, item, **options) -> bytes:
@@ -165,29 +238,90 @@ def _as_box(b) -> Box:
     raise TypeError(f"expected Box, got {type(b).__name__}")
 
 
-@lru_cache(maxsize=256)
-def _render_cached(path: str | None, mtime, boxes: tuple[Box, ...], width, height, opts: RenderOptions,
-                   note: str | None, name: str) -> bytes:
+class _BytesCache:
+    """Least-recently-used cache of bytes values bounded by their total length; safe across threads
+    (the annotate page renders the next images in a background thread)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._data: OrderedDict = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key, value: bytes) -> None:
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self._size -= len(old)
+            if len(value) > self.limit:
+                return
+            self._data[key] = value
+            self._size += len(value)
+            while self._size > self.limit:
+                _, dropped = self._data.popitem(last=False)
+                self._size -= len(dropped)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self._size = 0
+
+
+_RENDERED = _BytesCache(RENDER_CACHE_BYTES)
+
+
+def _display_size(size: tuple[int, int], max_side: int) -> tuple[int, int]:
+    """``size`` scaled so the longer side is at most ``max_side`` (and the area at most MAX_IMAGE_PIXELS)."""
+    w, h = max(1, int(size[0])), max(1, int(size[1]))
+    scale = min(1.0, max_side / max(w, h)) if max_side > 0 else 1.0
+    scale = min(scale, (MAX_IMAGE_PIXELS / (w * h)) ** 0.5)
+    return max(1, round(w * scale)), max(1, round(h * scale))
+
+
+def _load_scaled(path: str, max_side: int) -> tuple[Image.Image, tuple[int, int]]:
+    """The photo as RGB at display size, decoded scaled where the format allows; and its full size."""
+    with _open_image(path) as im:
+        full = im.size
+        target = _display_size(full, max_side)
+        if target != full:
+            # draft() for JPEG, reduce() for the rest, then a Lanczos resize to the exact size.
+            im.thumbnail(target, Image.Resampling.LANCZOS, reducing_gap=REDUCING_GAP)
+            if im.size != target:
+                im = im.resize(target, Image.Resampling.LANCZOS)
+        else:
+            im.load()
+        return (im.convert("RGB") if im.mode != "RGB" else im.copy()), full
+
+
+def _render(path: str | None, stamp, boxes: tuple[Box, ...], width, height, opts: RenderOptions,
+            note: str | None, name: str, fmt: str) -> bytes:
     base = None
     if path is not None:
         try:
-            with Image.open(path) as im:
-                im.load()
-                base = im.convert("RGB")
-        except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
+            base, full = _load_scaled(path, opts.max_side)
+        except _TooLarge as exc:
+            note = f"image too large to show: {name} ({exc.describe().removeprefix('it has ')})"
+        except (OSError, UnidentifiedImageError, ValueError) as exc:
             note = f"image not readable: {name} ({type(exc).__name__})"
     if base is None:
-        size = (int(width), int(height)) if width and height else FALLBACK_SIZE
-        base = Image.new("RGB", size, CANVAS_COLOUR)
-    orig_w, orig_h = base.size
-    scale = min(1.0, opts.max_side / max(orig_w, orig_h)) if opts.max_side > 0 else 1.0
-    if scale < 1.0:
-        base = base.resize((max(1, round(orig_w * scale)), max(1, round(orig_h * scale))), Image.Resampling.LANCZOS)
-    _draw(base, boxes, scale, opts)
+        full = (int(width), int(height)) if width and height else FALLBACK_SIZE
+        # Drawn at display size straight away: a recorded size can be anything up to 2**31 pixels a side.
+        base = Image.new("RGB", _display_size(full, opts.max_side), CANVAS_COLOUR)
+    _draw(base, boxes, base.size[0] / full[0], opts)
     if note:
         _draw_note(base, note)
     out = io.BytesIO()
-    base.save(out, format="PNG", optimize=False)
+    if fmt == "JPEG":
+        base.save(out, format="JPEG", quality=JPEG_QUALITY, subsampling=0)
+    else:
+        base.save(out, format="PNG", optimize=False)
     return out.getvalue()
 
 
@@ -255,5 +389,5 @@ def _draw_note(img: Image.Image, note: str) -> None:
 
 
 def clear_render_cache() -> None:
-    """Forget cached renders (tests; after replacing image files in place with the same mtime)."""
-    _render_cached.cache_clear()
+    """Forget cached renders (tests; after replacing image files in place with the same mtime and size)."""
+    _RENDERED.clear()

@@ -137,13 +137,12 @@ def server_side(url: str, n: int, *, prefetch_images: bool) -> dict:
     waited for, standing in for the seconds an annotator spends on a caption) before the timed
     save; without it the image of every next item is rendered inside the timed sequence.
     """
-    from annotator.annotation import Queue, _item_jpeg, prefetch, task_image
+    from annotator.annotation import Queue, prefetch, task_image
     from annotator.images import clear_render_cache
     from annotator.store import open_store
     from annotator.store.projects import project_names
 
     clear_render_cache()
-    _item_jpeg.cache_clear()
     store = open_store(url)
     q = Queue.open(store, BENCH_USER, "annotator", PROJECT)
     pos = q.first_todo()

@@ -155,7 +155,7 @@ def read_coco_project(project: str, captions_json: Path | str, instances_json: P
             # Always check containment under the root; read the size only when the JSON lacks it.
             path = resolve_image_path(root, info["file_name"], source=cap_src, location=f"image id {iid}")
             if (width is None or height is None) and read_sizes:
-                size = image_size(path)
+                size = image_size(path, source=cap_src, location=f"image id {iid}")
                 if size is not None:
                     width, height = size
         items.append(Item(key=key, image=info["file_name"], width=int(width) if width is not None else None,

@@ -204,7 +204,7 @@ def read_flickr30k_project(project: str, root: Path | str, *, ids: Path | str | 
         if img_root is not None:
             path = resolve_image_path(img_root, name, source=str(ann_path))
             if (width is None or height is None) and read_sizes:
-                size = image_size(path)
+                size = image_size(path, source=str(ann_path))
                 if size is not None:
                     width, height = size
         items.append(Item(key=name, image=name, width=width, height=height, boxes=boxes, references=refs))

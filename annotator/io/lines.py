@@ -83,7 +83,8 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
         name = names[i] if names is not None else None
         width = height = None
         if name is not None and root is not None and read_sizes:
-            size = image_size(resolve_image_path(root, name, source=str(images), location=i + 1))
+            where = {"source": str(images), "location": i + 1}
+            size = image_size(resolve_image_path(root, name, **where), **where)
             if size is not None:
                 width, height = size
         items.append(Item(
