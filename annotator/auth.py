@@ -9,12 +9,15 @@ each further attempt must wait a growing delay (attempts made too early are
 refused unchecked and count as failures), and after ``max_failures`` the
 account is locked for ``lock_minutes``. A successful log-in or a password
 change resets the counters.
+
+Sessions (see :class:`SessionClaim`): a log-in remembers the account's
+session epoch; a password change, a role change or a deactivation gives the
+account a new one, which ends every session it has.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -22,7 +25,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from .access import LEADS, require_role
-from .errors import AccountLocked, AuthenticationFailed, InputError, NotFound
+from .errors import AccountLocked, AuthenticationFailed, InputError, NotFound, SessionEnded
 from .model import Role, User
 
 log = logging.getLogger(__name__)
@@ -88,12 +91,8 @@ def _safe_verify(password_hash: str, password: str) -> bool:
         return False
 
 
-#: Failure counters for names that have no account, kept in memory so that an
-#: unknown name is throttled and "locked" exactly like a real one and the
-#: messages do not reveal which names exist.
-_UNKNOWN_NAMES: dict[str, tuple[int, datetime | None, datetime | None]] = {}
-_UNKNOWN_NAMES_MAX = 10_000
-_UNKNOWN_LOCK = threading.Lock()
+#: Counters of names nobody has tried for this long are deleted (a lock still running is kept).
+FORGET_FAILURES_AFTER = timedelta(days=1)
 
 
 def _gate(failures: int, last_failed_at, locked_until, now: datetime, policy: LoginPolicy) -> tuple[int, bool, float]:
@@ -115,44 +114,44 @@ def authenticate(store, name: str, password: str, *, now: datetime | None = None
                  policy: LoginPolicy = DEFAULT_POLICY) -> User:
     """Check a log-in; return the user or raise AuthenticationFailed / AccountLocked.
 
-    Unknown users and wrong passwords get the same message, the same
-    throttling and take the same time. Counters of real accounts live in the
-    user row, so they hold across server restarts and app processes.
+    Unknown names, accounts without a password, deactivated accounts and wrong
+    passwords get the same message, the same throttling and lock-out and take
+    the same time: the failure counters belong to the typed name's key
+    (store.users.user_name_key), live in the store whether or not an account
+    has that name, and hold across server restarts and app processes. So
+    neither the messages nor the lock behaviour tell which names exist.
 
     The attempt is counted as a failure *before* the password is checked, in a
-    short write transaction that locks the user row: parallel guesses are
-    counted one by one and reach the lock-out. The (slow) hash comparison runs
-    outside any transaction, so a flood of log-ins never holds the write lock
-    that annotators' saves need; a right password then resets the counters.
+    short write transaction that serialises attempts on that name: parallel
+    guesses are counted one by one and reach the lock-out. The (slow) hash
+    comparison runs outside any transaction, so a flood of log-ins never holds
+    the write lock that annotators' saves need; a right password then resets
+    the counters.
+
+    The returned user carries the account's session epoch: a session started
+    from it stays valid until the password, role or access changes
+    (:func:`resume_session`).
     """
-    from .store.users import get_user_row, update_user
+    from .store.logins import clear_failures, failure_state, prune_failures, record_failure
+    from .store.users import get_user_row, update_user, user_name_key
     now = now or datetime.now(timezone.utc)
-    name = (name or "").strip()
+    key = user_name_key(name)
     with store.transaction() as conn:
-        row = get_user_row(conn, name, for_update=True) if name else None
-        known = row is not None and bool(row.password_hash)
-        if known:
-            state = (int(row.failed_logins or 0), row.last_failed_at, row.locked_until)
-        else:
-            with _UNKNOWN_LOCK:
-                state = _UNKNOWN_NAMES.get(name.lower(), (0, None, None))
-        failures, too_early, wait = _gate(*state, now, policy)
+        row = get_user_row(conn, name) if key else None
+        known = row is not None and bool(row.password_hash) and bool(row.active)
+        failures, too_early, wait = _gate(*failure_state(conn, key), now, policy)
         failures += 1
         locked_until = now + timedelta(minutes=policy.lock_minutes) if failures >= policy.max_failures else None
-        if known:
-            update_user(conn, name, failed_logins=failures, last_failed_at=now, locked_until=locked_until)
-        else:
-            with _UNKNOWN_LOCK:
-                if len(_UNKNOWN_NAMES) >= _UNKNOWN_NAMES_MAX:
-                    _UNKNOWN_NAMES.pop(next(iter(_UNKNOWN_NAMES)))
-                _UNKNOWN_NAMES[name.lower()] = (failures, now, locked_until)
+        record_failure(conn, key, failures, now, locked_until)
+        prune_failures(conn, now - FORGET_FAILURES_AFTER, now)
     ok = (not too_early) and verify_password(row.password_hash if known else None, password) and known
     if ok:
         with store.transaction() as conn:
-            update_user(conn, name, failed_logins=0, last_failed_at=None, locked_until=None)
+            clear_failures(conn, key)
             if _HASHER.check_needs_rehash(row.password_hash):
-                update_user(conn, name, password_hash=_HASHER.hash(password))
-        return User(name=row.name, role=Role(row.role), password_hash=None, user_id=row.id)
+                update_user(conn, row.name, password_hash=_HASHER.hash(password))
+        return User(name=row.name, role=Role(row.role), password_hash=None, user_id=row.id,
+                    session_epoch=int(row.session_epoch))
     # Log the fact, never the name typed (it may be a password typed in the wrong field).
     log.info("failed log-in (%d in a row)", failures)
     if locked_until is not None:
@@ -164,37 +163,62 @@ def authenticate(store, name: str, password: str, *, now: datetime | None = None
 
 def add_user(store, name: str, role: Role | str, password: str | None = None) -> User:
     """Create an account; with a password it can log in (InputError if the name is taken)."""
-    from .store.users import create_user
+    from .store.users import create_user, normalise_user_name
     try:
         role = Role(role)
     except ValueError:
         raise InputError(f"unknown role {role!r}; roles: {', '.join(r.value for r in Role)}") from None
+    name = normalise_user_name(name)
     password_hash = hash_password(password) if password is not None else None
     with store.transaction() as conn:
         uid = create_user(conn, name, role, password_hash)
-    return User(name=name.strip(), role=role, password_hash=None, user_id=uid)
+    return User(name=name, role=role, password_hash=None, user_id=uid)
 
 
 def set_password(store, name: str, password: str) -> None:
-    """Set a new password and clear the failure counters and any lock."""
-    from .store.users import update_user
+    """Set a new password, clear the failure counters and any lock, and end the user's sessions."""
+    from .store.logins import clear_failures
+    from .store.users import update_user, user_name_key
     password_hash = hash_password(password)
     with store.transaction() as conn:
-        update_user(conn, name, password_hash=password_hash, failed_logins=0, last_failed_at=None, locked_until=None)
+        update_user(conn, name, password_hash=password_hash, end_sessions=True)
+        clear_failures(conn, user_name_key(name))
 
 
 def unlock(store, name: str) -> None:
-    """Clear a user's failure counters and lock."""
-    from .store.users import update_user
+    """Clear a user's failure counters and lock (sessions already open go on)."""
+    from .store.logins import clear_failures
+    from .store.users import get_user_row, user_name_key
     with store.transaction() as conn:
-        update_user(conn, name, failed_logins=0, last_failed_at=None, locked_until=None)
+        if get_user_row(conn, name) is None:
+            raise NotFound(f"no user called {name!r}")
+        clear_failures(conn, user_name_key(name))
 
 
 def set_role(store, name: str, role: Role | str) -> None:
-    """Change a user's role."""
-    from .store.users import update_user
+    """Change a user's role; a real change ends the user's sessions (they log in again with the new role)."""
+    from .store.users import get_user_row, update_user
+    try:
+        role = Role(role)
+    except ValueError:
+        raise InputError(f"unknown role {role!r}; roles: {', '.join(r.value for r in Role)}") from None
     with store.transaction() as conn:
-        update_user(conn, name, role=Role(role))
+        row = get_user_row(conn, name, for_update=True)
+        if row is None:
+            raise NotFound(f"no user called {name!r}")
+        if row.role != role.value:
+            update_user(conn, name, role=role, end_sessions=True)
+
+
+def set_active(store, name: str, active: bool) -> None:
+    """Deactivate (``active=False``: no log-in, sessions end, judgements kept) or reactivate an account."""
+    from .store.users import get_user_row, update_user
+    with store.transaction() as conn:
+        row = get_user_row(conn, name, for_update=True)
+        if row is None:
+            raise NotFound(f"no user called {name!r}")
+        if bool(row.active) != bool(active):
+            update_user(conn, name, active=bool(active), end_sessions=not active)
 
 
 @dataclass(frozen=True)
@@ -206,17 +230,23 @@ class UserInfo:
     can_log_in: bool
     failed_logins: int
     locked_until: datetime | None
+    active: bool = True
 
 
 def list_users(store) -> list[UserInfo]:
     """All accounts with their log-in state, by name."""
-    from .store.users import get_user_row, list_users as _list
+    from .store.logins import failures_by_key
+    from .store.users import get_user_row, list_users as _list, user_name_key
+    now = datetime.now(timezone.utc)
     out = []
     with store.read() as conn:
+        failures = failures_by_key(conn)
         for u in _list(conn):
             row = get_user_row(conn, u.name)
-            out.append(UserInfo(u.name, u.role.value, bool(row.password_hash), int(row.failed_logins or 0),
-                                _utc(row.locked_until)))
+            count, _, locked = failures.get(user_name_key(u.name), (0, None, None))
+            locked = _utc(locked)
+            out.append(UserInfo(u.name, u.role.value, bool(row.password_hash), count,
+                                locked if locked is not None and locked > now else None, bool(row.active)))
     return out
 
 
@@ -230,6 +260,67 @@ def ensure_user_id(store, name: str, role: Role | str) -> int:
             pass
     with store.transaction() as conn:
         return user_id(conn, name, create_role=Role(role))
+
+
+# --------------------------------------------------------------------------- sessions
+
+#: What a session that ended is told (the same words whatever changed: password, role or access).
+SESSION_ENDED_MESSAGE = ("Your account was changed since you logged in (its password, role or access), "
+                         "so you were logged out. Please log in again.")
+
+
+@dataclass(frozen=True)
+class SessionClaim:
+    """What a session remembers about its user at log-in: who (id and name) and the account's epoch then.
+
+    Whatever keeps sessions (the app's session state today; a session table
+    behind a cookie later) stores these three values and asks
+    :func:`resume_session` on every request. Changing the password, the role
+    or the access of an account gives it a new epoch, which ends all of its
+    sessions at once without finding them.
+    """
+
+    user_id: int
+    name: str
+    epoch: int
+
+    @classmethod
+    def of(cls, user: User) -> "SessionClaim":
+        """The claim of a user just returned by :func:`authenticate`."""
+        if user.user_id is None or user.session_epoch is None:
+            raise ValueError("a session starts from a user returned by authenticate()")
+        return cls(int(user.user_id), user.name, int(user.session_epoch))
+
+    def to_dict(self) -> dict:
+        """Plain values to keep in a session."""
+        return {"id": self.user_id, "name": self.name, "epoch": self.epoch}
+
+    @classmethod
+    def from_dict(cls, raw) -> "SessionClaim":
+        """The claim kept by :meth:`to_dict`; SessionEnded when it is incomplete (a session from before epochs)."""
+        try:
+            return cls(int(raw["id"]), str(raw["name"]), int(raw["epoch"]))
+        except (KeyError, TypeError, ValueError):
+            raise SessionEnded(SESSION_ENDED_MESSAGE) from None
+
+
+def resume_session(store, claim: SessionClaim) -> User:
+    """The session's user as the store has it now (role included), or SessionEnded.
+
+    One read of the user row by primary key. The session ends when the
+    account is gone, was replaced by another under the same id (a restore),
+    is deactivated, has no password any more, or has a new epoch (password,
+    role or access changed). A lock-out by failed log-ins does not end it:
+    anyone can trigger a lock-out by guessing, and it must not log the real
+    user out; the lock stops new log-ins only.
+    """
+    from .store.users import session_row, user_name_key
+    with store.read() as conn:
+        row = session_row(conn, claim.user_id)
+    if (row is None or user_name_key(row.name) != user_name_key(claim.name) or not row.active
+            or not row.has_password or int(row.session_epoch) != claim.epoch):
+        raise SessionEnded(SESSION_ENDED_MESSAGE)
+    return User(name=row.name, role=Role(row.role), user_id=claim.user_id, session_epoch=claim.epoch)
 
 
 def require_lead(role: Role | str | None, action: str) -> None:

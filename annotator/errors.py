@@ -59,6 +59,10 @@ class AccountLocked(AuthenticationFailed):
     """Too many failed logins; the account is locked for a while."""
 
 
+class SessionEnded(AuthenticationFailed):
+    """A logged-in session is no longer valid: the account's password, role or access changed."""
+
+
 class StoreUnavailable(AnnotatorError):
     """The database cannot be reached (server down, file locked too long)."""
 

@@ -186,9 +186,13 @@ class Correction:
 
 @dataclass(frozen=True)
 class User:
-    """An account. ``password_hash`` is None for accounts made by imports."""
+    """An account. ``password_hash`` is None for accounts made by imports.
+
+    ``session_epoch`` (set by a log-in) is the account's value that sessions started now remember.
+    """
 
     name: str
     role: Role
     password_hash: str | None = None
     user_id: int | None = None
+    session_epoch: int | None = None

@@ -12,6 +12,7 @@ from annotator import auth
 from annotator.cli import main
 from annotator.errors import AccountLocked, AuthenticationFailed, InputError
 from annotator.model import Role
+from annotator.store.logins import failure_state
 from annotator.store.users import get_user_row
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -94,8 +95,7 @@ def test_throttle_then_lock_then_expiry(store):
     # After the lock runs out the right password works and resets the counters.
     assert auth.authenticate(store, "alice", PW, now=t + timedelta(minutes=16)).name == "alice"
     with store.read() as conn:
-        row = get_user_row(conn, "alice")
-    assert row.failed_logins == 0 and row.locked_until is None
+        assert failure_state(conn, "alice") == (0, None, None)
 
 
 def test_success_resets_counter_before_lock(sqlite_store):
@@ -105,7 +105,7 @@ def test_success_resets_counter_before_lock(sqlite_store):
         _fail(store, "alice", T0 + timedelta(seconds=k))
     auth.authenticate(store, "alice", PW, now=T0 + timedelta(seconds=5))
     with store.read() as conn:
-        assert get_user_row(conn, "alice").failed_logins == 0
+        assert failure_state(conn, "alice")[0] == 0
 
 
 def test_unknown_names_are_throttled_like_real_ones(sqlite_store):

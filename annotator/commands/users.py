@@ -1,4 +1,4 @@
-"""``annotator users add|list|passwd|unlock|role``: accounts and roles."""
+"""``annotator users add|list|passwd|unlock|role|deactivate|activate``: accounts and roles."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from ..model import Role
 
 
 def register(sub) -> None:
-    """Add ``users add|list|passwd|unlock|role`` to the CLI."""
-    users = sub.add_parser("users", help="manage accounts: add, list, passwd, unlock, role")
+    """Add ``users add|list|passwd|unlock|role|deactivate|activate`` to the CLI."""
+    users = sub.add_parser("users", help="manage accounts: add, list, passwd, unlock, role, deactivate, activate")
     inner = users.add_subparsers(dest="users_command", metavar="ACTION")
 
     p = inner.add_parser("add", help="create an account (asks for its password)")
@@ -28,7 +28,7 @@ def register(sub) -> None:
     add_json_flag(p)
     p.set_defaults(func=_list)
 
-    p = inner.add_parser("passwd", help="set a new password (also unlocks the account)")
+    p = inner.add_parser("passwd", help="set a new password (also unlocks the account and ends its open sessions)")
     p.add_argument("name")
     p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     add_json_flag(p)
@@ -39,11 +39,22 @@ def register(sub) -> None:
     add_json_flag(p)
     p.set_defaults(func=_unlock)
 
-    p = inner.add_parser("role", help="change an account's role")
+    p = inner.add_parser("role", help="change an account's role (ends its open sessions)")
     p.add_argument("name")
     p.add_argument("role", choices=[r.value for r in Role])
     add_json_flag(p)
     p.set_defaults(func=_role)
+
+    p = inner.add_parser("deactivate", help="stop an account from logging in and end its open sessions "
+                                            "(its judgements stay)")
+    p.add_argument("name")
+    add_json_flag(p)
+    p.set_defaults(func=_active, active=False)
+
+    p = inner.add_parser("activate", help="let a deactivated account log in again")
+    p.add_argument("name")
+    add_json_flag(p)
+    p.set_defaults(func=_active, active=True)
 
     users.set_defaults(func=lambda args, ctx: (users.print_help(), 1)[1])
 
@@ -78,6 +89,7 @@ def _list(args, ctx) -> int:
     from ..auth import list_users
     rows = list_users(ctx.store())
     lines = [f"{u.name:<20} {u.role:<10} {'can log in' if u.can_log_in else 'no password'}"
+             + ("" if u.active else ", deactivated")
              + (f", {u.failed_logins} failed log-ins" if u.failed_logins else "")
              + (f", locked until {u.locked_until:%Y-%m-%d %H:%M} UTC" if u.locked_until else "") for u in rows]
     ctx.emit(rows, "\n".join(lines) or "no users")
@@ -102,4 +114,12 @@ def _role(args, ctx) -> int:
     from ..auth import set_role
     set_role(ctx.store(), args.name, args.role)
     ctx.emit({"name": args.name, "role": args.role}, f"{args.name!r} is now {args.role}")
+    return 0
+
+
+def _active(args, ctx) -> int:
+    from ..auth import set_active
+    set_active(ctx.store(), args.name, args.active)
+    ctx.emit({"name": args.name, "active": args.active},
+             f"{args.name!r} " + ("can log in again" if args.active else "is deactivated; its open sessions end"))
     return 0

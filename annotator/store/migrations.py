@@ -33,11 +33,51 @@ def _m0003_current_judgement_index(conn: Connection) -> None:
     schema.ix_current_judgements_judgement.create(conn, checkfirst=True)
 
 
+def _m0004_accounts(conn: Connection) -> None:
+    """Users get a comparison key for their names, a session epoch and an active flag; failed log-ins move
+    to their own table keyed by the typed name (known or not)."""
+    from sqlalchemy import text
+
+    from .users import new_session_epoch, user_name_key
+    have = {c["name"] for c in inspect(conn).get_columns("users")}
+    added = [c for c in ("name_key", "session_epoch", "active") if c not in have]
+    true_ = "1" if conn.dialect.name == "sqlite" else "true"
+    ddl = {"name_key": "VARCHAR(400) NOT NULL DEFAULT ''", "session_epoch": "BIGINT NOT NULL DEFAULT 0",
+           "active": f"BOOLEAN NOT NULL DEFAULT {true_}"}
+    for name in added:
+        conn.execute(text(f"ALTER TABLE users ADD COLUMN {name} {ddl[name]}"))
+    if added:
+        # Names that differed only in case (or width, or invisible characters) were two accounts before; the
+        # oldest keeps the plain key, the others get one no typed name can produce (they need a rename).
+        seen: set[str] = set()
+        users_ = schema.users
+        for uid, name in conn.execute(select(users_.c.id, users_.c.name).order_by(users_.c.id)).all():
+            key = user_name_key(name)
+            if key in seen or not key:
+                key = f"{key}\n{uid}"
+            seen.add(key)
+            conn.execute(users_.update().where(users_.c.id == uid).values(name_key=key, session_epoch=new_session_epoch()))
+    schema.ix_users_name_key.create(conn, checkfirst=True)
+    schema.login_failures.create(conn, checkfirst=True)
+    if "failed_logins" in have:
+        stamp = schema.login_failures.c.last_failed_at.type
+        rows = conn.execute(text("SELECT name_key, failed_logins, last_failed_at, locked_until FROM users "
+                                 "WHERE failed_logins > 0 AND last_failed_at IS NOT NULL")
+                            .columns(last_failed_at=stamp, locked_until=stamp)).all()
+        for key, failures, last, locked in rows:
+            conn.execute(schema.login_failures.insert().values(name_key=key, failures=failures, last_failed_at=last,
+                                                               locked_until=locked))
+        for name in ("failed_logins", "last_failed_at", "locked_until"):
+            conn.execute(text(f"ALTER TABLE users DROP COLUMN {name}"))
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
         "corrections, assignments, human scores", _m0001_initial),
     (2, "per-project settings (key/value)", _m0002_project_settings),
     (3, "index current judgements by judgement id (reading only what changed)", _m0003_current_judgement_index),
+    (4, "accounts: case-insensitive name key, session epoch, active flag; failed log-ins per typed name",
+     _m0004_accounts),
 ]
 
 

@@ -10,8 +10,8 @@ not have to group the history.
 from __future__ import annotations
 
 from sqlalchemy import (
-    Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-    UniqueConstraint,
+    BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+    UniqueConstraint, true,
 )
 
 metadata = MetaData()
@@ -96,10 +96,28 @@ users = Table(
     Column("name", String(100), nullable=False, unique=True),
     Column("role", String(20), nullable=False),
     Column("password_hash", Text),
-    Column("failed_logins", Integer, nullable=False, default=0),
-    Column("last_failed_at", DateTime(timezone=True)),
-    Column("locked_until", DateTime(timezone=True)),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # Added by migration 4 (which also moved the failure counters to login_failures):
+    # the name as it is compared (store.users.user_name_key), unique, so "Alice" and "alice" are one account;
+    Column("name_key", String(400), nullable=False, server_default=""),
+    # a value that changes whenever the password, role or access changes: sessions remember it at log-in
+    # and end when it differs (annotator.auth.resume_session);
+    Column("session_epoch", BigInteger, nullable=False, server_default="0"),
+    # False for a deactivated account: it cannot log in, its sessions end, its judgements stay.
+    Column("active", Boolean, nullable=False, server_default=true()),
+)
+
+ix_users_name_key = Index("uq_users_name_key", users.c.name_key, unique=True)
+
+# Failed log-ins per typed name (its user_name_key), whether or not an account has that name, so that
+# throttling and lock-out look the same for every name and hold across app processes; added by migration 4.
+login_failures = Table(
+    "login_failures", metadata,
+    Column("name_key", String(400), primary_key=True),
+    Column("failures", Integer, nullable=False),
+    Column("last_failed_at", DateTime(timezone=True), nullable=False),
+    Column("locked_until", DateTime(timezone=True)),
+    Index("ix_login_failures_last", "last_failed_at"),
 )
 
 judgements = Table(

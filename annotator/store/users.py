@@ -1,14 +1,59 @@
-"""User rows. Password hashing and lock-out policy live in annotator.auth."""
+"""User rows. Password hashing and lock-out policy live in annotator.auth.
+
+One rule for user names everywhere: a name is stored as typed, in Unicode NFC and without surrounding
+white space, and compared by its key (:func:`user_name_key`): case-folded, compatibility-normalised
+(NFKC, so full-width letters are the plain ones), without invisible format characters and with inner
+white space collapsed. "Alice", "ALICE" and "ａｌｉｃｅ" are therefore one account, for creating,
+logging in, importing and assigning alike.
+"""
 
 from __future__ import annotations
 
+import secrets
+import unicodedata
 from datetime import datetime, timezone
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, exists, select
 
 from ..errors import InputError, NotFound
 from ..model import Role, User
 from .schema import users
+
+MAX_NAME_LENGTH = 100
+# Characters that reorder the text around them: a name holding one displays as a different name.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def user_name_key(name: str | None) -> str:
+    """The form in which user names are compared ("" for an empty or invisible name)."""
+    text = unicodedata.normalize("NFKC", str(name or ""))
+    text = unicodedata.normalize("NFKC", text.casefold())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return " ".join(text.split())
+
+
+def normalise_user_name(name: str | None) -> str:
+    """``name`` as it is stored (NFC, stripped); InputError when it cannot be a user name."""
+    text = unicodedata.normalize("NFC", str(name or "")).strip()
+    if not text:
+        raise InputError("a user name cannot be empty")
+    bad = next((ch for ch in text if unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS), None)
+    if bad is not None:
+        raise InputError(f"a user name cannot contain the control character U+{ord(bad):04X}")
+    if len(text) > MAX_NAME_LENGTH:
+        raise InputError(f"a user name has at most {MAX_NAME_LENGTH} characters")
+    if not user_name_key(text):
+        raise InputError("a user name needs at least one visible character")
+    return text
+
+
+def new_session_epoch() -> int:
+    """A fresh session epoch: random, so that a restored backup never brings an old value back."""
+    return secrets.randbits(62)
+
+
+def _named(name: str):
+    return users.c.name_key == user_name_key(name)
 
 
 def _row_to_user(r) -> User:
@@ -17,7 +62,7 @@ def _row_to_user(r) -> User:
 
 def user_id(conn: Connection, name: str, *, create_role: Role | None = None) -> int:
     """Id of user ``name``; create it (no password) with ``create_role`` if given, else NotFound."""
-    uid = conn.execute(select(users.c.id).where(users.c.name == name)).scalar()
+    uid = conn.execute(select(users.c.id).where(_named(name))).scalar()
     if uid is None:
         if create_role is None:
             raise NotFound(f"no user called {name!r}")
@@ -26,35 +71,43 @@ def user_id(conn: Connection, name: str, *, create_role: Role | None = None) -> 
 
 
 def create_user(conn: Connection, name: str, role: Role, password_hash: str | None = None) -> int:
-    """Insert a user; InputError if the name is taken or empty."""
-    name = name.strip()
-    if not name:
-        raise InputError("a user name cannot be empty")
-    if conn.execute(select(users.c.id).where(users.c.name == name)).scalar() is not None:
-        raise InputError(f"a user called {name!r} exists already")
-    return conn.execute(users.insert().values(name=name, role=Role(role).value, password_hash=password_hash,
-                                              failed_logins=0, created_at=datetime.now(timezone.utc))).inserted_primary_key[0]
+    """Insert a user; InputError if the name is taken (compared by its key) or not a valid name."""
+    name = normalise_user_name(name)
+    taken = conn.execute(select(users.c.name).where(_named(name))).scalar()
+    if taken is not None:
+        raise InputError(f"a user called {taken!r} exists already" if taken == name else
+                         f"the name {name!r} is taken by the user {taken!r} (names are compared regardless of case)")
+    return conn.execute(users.insert().values(
+        name=name, name_key=user_name_key(name), role=Role(role).value, password_hash=password_hash,
+        session_epoch=new_session_epoch(), active=True,
+        created_at=datetime.now(timezone.utc))).inserted_primary_key[0]
 
 
 def get_user(conn: Connection, name: str) -> User:
     """The user called ``name`` (NotFound if none)."""
-    r = conn.execute(select(users).where(users.c.name == name)).first()
+    r = conn.execute(select(users).where(_named(name))).first()
     if r is None:
         raise NotFound(f"no user called {name!r}")
     return _row_to_user(r)
 
 
 def get_user_row(conn: Connection, name: str, *, for_update: bool = False):
-    """The raw row (with lock-out fields) of user ``name``, or None.
+    """The raw row of user ``name`` (role, hash, session epoch, active), or None.
 
     ``for_update`` locks the row until the transaction ends (PostgreSQL; SQLite's
-    write transactions are serialised already), so concurrent log-in attempts
-    count their failures one after another instead of overwriting each other.
+    write transactions are serialised already).
     """
-    q = select(users).where(users.c.name == name)
+    q = select(users).where(_named(name))
     if for_update and conn.dialect.name != "sqlite":
         q = q.with_for_update()
     return conn.execute(q).first()
+
+
+def session_row(conn: Connection, uid: int):
+    """(name, role, session_epoch, active, has password) of user ``uid`` by primary key, or None."""
+    return conn.execute(select(users.c.name, users.c.role, users.c.session_epoch, users.c.active,
+                               users.c.password_hash.is_not(None).label("has_password"))
+                        .where(users.c.id == uid)).first()
 
 
 def list_users(conn: Connection) -> list[User]:
@@ -62,15 +115,17 @@ def list_users(conn: Connection) -> list[User]:
     return [_row_to_user(r) for r in conn.execute(select(users).order_by(users.c.name))]
 
 
-def count_users_with_password(conn: Connection) -> int:
-    """How many users can log in (users made by imports have no password)."""
-    return len(conn.execute(select(users.c.id).where(users.c.password_hash.is_not(None))).all())
+def any_user_with_password(conn: Connection) -> bool:
+    """True when some account can log in (users made by imports have no password; deactivated ones count)."""
+    return bool(conn.execute(select(exists().where(users.c.password_hash.is_not(None)))).scalar())
 
 
-def update_user(conn: Connection, name: str, **values) -> None:
-    """Update columns of user ``name`` (NotFound if none)."""
+def update_user(conn: Connection, name: str, *, end_sessions: bool = False, **values) -> None:
+    """Update columns of user ``name`` (NotFound if none); ``end_sessions`` also gives it a new session epoch."""
     if "role" in values:
         values["role"] = Role(values["role"]).value
-    n = conn.execute(users.update().where(users.c.name == name).values(**values)).rowcount
+    if end_sessions:
+        values["session_epoch"] = new_session_epoch()
+    n = conn.execute(users.update().where(_named(name)).values(**values)).rowcount
     if n == 0:
         raise NotFound(f"no user called {name!r}")

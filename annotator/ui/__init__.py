@@ -79,11 +79,11 @@ def _remembered(key: str, read):
 
 def local_mode(store) -> bool:
     """True when no account can log in: the app then runs as a local admin."""
-    from ..store.users import count_users_with_password
+    from ..store.users import any_user_with_password
 
     def read():
         with store.read() as conn:
-            return count_users_with_password(conn) == 0
+            return not any_user_with_password(conn)
     return _remembered(LOCAL_MODE_KEY, read)
 
 
