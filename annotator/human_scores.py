@@ -75,6 +75,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .metrics.registry import REGISTRY
 
 __all__ = [
     "ScoreRecord", "ImportSummary", "read_scores_csv", "read_score_lines", "import_human_scores",
@@ -88,8 +89,9 @@ VARIANTS = ("standard", "ldr", "gap")
 VARIANT_LABELS = {"standard": "Standard", "ldr": "M·ld", "gap": "M·Lg"}
 METHOD_LABELS = {"spearman": "Spearman", "pearson": "Pearson", "kendall": "Kendall τ"}
 DIVERSITY_MEASURES = ("ld", "lexical_gap")
-METRIC_LABELS = {"Bleu_1": "BLEU-1", "Bleu_2": "BLEU-2", "Bleu_3": "BLEU-3", "Bleu_4": "BLEU-4", "METEOR": "METEOR",
-                 "ROUGE_L": "ROUGE-L", "CIDEr": "CIDEr-D", "ld": "ld", "lexical_gap": "Lg"}
+METRIC_LABELS = {**REGISTRY.score_labels(), "ld": "ld", "lexical_gap": "Lg"}
+#: Metrics computed per caption when none are named: the default ones that run in this process.
+DEFAULT_METRICS = REGISTRY.defaults(in_process_only=True)
 
 _KEY_COLUMNS = ("item", "system", "line")
 
@@ -369,7 +371,7 @@ def read_metric_scores(store, project: str, path_or_text, *, source: str | None 
 # --------------------------------------------------------------------------- metric scores per caption
 
 def caption_metric_scores(store, project: str, systems: Sequence[str] | None = None,
-                          metrics: Sequence[str] = ("bleu", "rouge", "cider"), tokenize: str | None = None,
+                          metrics: Sequence[str] = DEFAULT_METRICS, tokenize: str | None = None,
                           ) -> tuple[dict[str, dict[int, float]], list[str]]:
     """Per-caption scores of the project's captions with :mod:`annotator.metrics` (coco-caption values).
 
@@ -566,7 +568,7 @@ def correlate(human: pd.DataFrame, metrics: Mapping[str, Mapping[int, float]] | 
 
 
 def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[int, float]] | None = None,
-                         compute_metrics: Sequence[str] | None = ("bleu", "rouge", "cider"),
+                         compute_metrics: Sequence[str] | None = DEFAULT_METRICS,
                          humans: Sequence[str] | None = None, settings=None, gap=None, per_system: bool = True,
                          system_means: bool = True, tokenize: str | None = None) -> CorrelationReport:
     """:func:`correlate` for a stored project: its human scores, per-caption metrics, ld and Lg.

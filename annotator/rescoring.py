@@ -17,10 +17,12 @@ and the metrics of :mod:`annotator.metrics`:
   instead of a full rescore per save.
 
 Scores are the metrics' own values (BLEU, METEOR, ROUGE-L in [0, 1], CIDEr-D
-in [0, 10]), under coco-caption's names (``Bleu_1`` … ``Bleu_4``, ``METEOR``,
-``ROUGE_L``, ``CIDEr``); pages and exported tables multiply by 100.
-Captions of items without references cannot be scored; they are left out and
-counted in ``meta.skipped_lines``. Without Java, METEOR is left out and
+in [0, 10]), under their score keys (coco-caption's names ``Bleu_1`` …
+``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr``), which, with their labels and
+order, come from :data:`annotator.metrics.REGISTRY`; pages and exported
+tables multiply by 100. Captions of items without references cannot be
+scored; they are left out and counted in ``meta.skipped_lines``. A metric
+that cannot run here (METEOR without Java) is left out and
 ``meta.unavailable`` says why; the other metrics are reported.
 """
 
@@ -34,15 +36,9 @@ import pandas as pd
 from .correction import CorrectionSet, correction_set
 from .errors import InputError
 from .layers import optional_layer
+from .metrics.bootstrap import DEFAULT_RESAMPLES
+from .metrics.registry import REGISTRY
 from .taxonomy import taxonomy
-
-#: Metric keys in table order (coco-caption's names).
-METRICS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
-#: The metrics shown live while correcting.
-LIVE_METRICS = ("Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
-METRIC_LABELS = {"Bleu_1": "BLEU-1", "Bleu_2": "BLEU-2", "Bleu_3": "BLEU-3", "Bleu_4": "BLEU-4", "METEOR": "METEOR",
-                 "ROUGE_L": "ROUGE-L", "CIDEr": "CIDEr-D"}
-DEFAULT_RESAMPLES = 1000
 
 
 # --------------------------------------------------------------------------- data
@@ -87,61 +83,24 @@ def scoring_data(store, project: str, system: str) -> ScoringData:
     return data
 
 
-_METRIC_OF_KEY = {"Bleu_1": "bleu", "Bleu_2": "bleu", "Bleu_3": "bleu", "Bleu_4": "bleu", "METEOR": "meteor",
-                  "ROUGE_L": "rouge", "CIDEr": "cider"}
-JAVA_NOTE = "METEOR needs Java, which is not available here; the other metrics are reported without it."
-
-
-def _meteor_available() -> bool:
-    from .metrics import meteor_available
-    return meteor_available()
-
-
-_warm_lock = threading.Lock()
-_warm_done = threading.Event()
-_warm_thread: threading.Thread | None = None
-
-
-def meteor_state() -> str:
-    """"unavailable" (no Java), "warming" (its process is starting in the background) or "ready".
-
-    The first call starts METEOR's Java process in a background thread: its
-    start takes seconds (a minute on a busy machine), so an interactive page
-    can show the other metrics at once and add METEOR when it is ready.
-    """
-    global _warm_thread
-    if not _meteor_available():
-        return "unavailable"
-    if _warm_done.is_set():
-        return "ready"
-    with _warm_lock:
-        if _warm_thread is None:
-            def run():
-                from .metrics import warm_up
-                try:
-                    warm_up(background=False)
-                except Exception:  # noqa: BLE001 - a failed start shows up as a note when METEOR is used
-                    pass
-                finally:
-                    _warm_done.set()
-            _warm_thread = threading.Thread(target=run, name="meteor-warm-up", daemon=True)
-            _warm_thread.start()
-    return "ready" if _warm_done.is_set() else "warming"
-
-
 def available_metrics(keys=None) -> tuple[tuple[str, ...], str | None]:
-    """The requested score keys that can be computed here, and a note on those that cannot (METEOR needs Java)."""
-    keys = tuple(keys or METRICS)
-    unknown = [k for k in keys if k not in _METRIC_OF_KEY]
-    if unknown:
-        raise InputError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRICS)}")
-    if "METEOR" in keys and not _meteor_available():
-        return tuple(k for k in keys if k != "METEOR"), JAVA_NOTE
-    return keys, None
+    """The requested score keys that can be computed here, and a note on the metrics that cannot run.
+
+    ``keys`` are score keys (default: every metric's, in table order); an
+    unknown one is an InputError. A metric that cannot run here (METEOR
+    without Java) is dropped with its reason in the note.
+    """
+    keys = tuple(keys or REGISTRY.score_keys())
+    missing = REGISTRY.unavailable(REGISTRY.metrics_of_scores(keys))
+    if not missing:
+        return keys, None
+    dropped = set(REGISTRY.score_keys(missing))
+    note = "; ".join(missing.values()) + f"; the other metrics are reported without {'it' if len(missing) == 1 else 'them'}."
+    return tuple(k for k in keys if k not in dropped), note
 
 
 def _metric_names(keys) -> list[str]:
-    return list(dict.fromkeys(_METRIC_OF_KEY[k] for k in keys))
+    return list(REGISTRY.metrics_of_scores(keys))
 
 
 def _settle(keys, values: dict, notes, note: str | None) -> tuple[tuple[str, ...], str | None]:
@@ -175,7 +134,7 @@ def by_type_table(store, project: str, system: str, *, layer=None, correctors: l
     The bootstrap resamples captions with replacement (``resamples`` times,
     ``seed``ed) and re-aggregates corpus scores for baseline and variant on
     the same resample; see :func:`annotator.metrics.delta_table`. ``metrics``
-    limits the score keys (default: all of :data:`METRICS`); ``tokenize``
+    limits the score keys (default: every metric's); ``tokenize``
     is passed to the metrics (None: raw text, "ptb": coco-caption's tokenizer).
     """
     from .metrics import delta_table
@@ -220,12 +179,13 @@ def table_frame(result: dict, *, scale: float = 100.0, with_ci: bool = True) -> 
     ``with_ci``) ``<label> Δ low``, ``<label> Δ high``, ``<label> p``. Scores,
     Δs and intervals are multiplied by ``scale`` (×100 like published tables).
     """
-    metrics = [m for m in METRICS if m in result["baseline"]]
+    metrics = [m for m in REGISTRY.score_keys() if m in result["baseline"]]
+    labels = REGISTRY.score_labels()
     rows = []
     base = {"row": "Baseline", "error_type": "", "changed": 0}
     nan = float("nan")  # no Δ for the baseline: an empty cell in every export
     for m in metrics:
-        lab = METRIC_LABELS[m]
+        lab = labels[m]
         base[lab] = result["baseline"][m] * scale
         base[f"{lab} Δ"] = nan
         if with_ci:
@@ -236,7 +196,7 @@ def table_frame(result: dict, *, scale: float = 100.0, with_ci: bool = True) -> 
     for name, tid, r in named:
         row = {"row": name, "error_type": tid, "changed": int(r["changed"])}
         for m in metrics:
-            lab = METRIC_LABELS[m]
+            lab = labels[m]
             row[lab] = r["scores"][m] * scale
             row[f"{lab} Δ"] = r["delta"][m] * scale
             if with_ci:
@@ -249,10 +209,11 @@ def table_frame(result: dict, *, scale: float = 100.0, with_ci: bool = True) -> 
 
 def format_by_type(result: dict) -> str:
     """A readable text form of :func:`by_type_table`: scores ×100 with Δ, then each Δ's 95% interval and p."""
-    metrics = [m for m in METRICS if m in result["baseline"]]
+    metrics = [m for m in REGISTRY.score_keys() if m in result["baseline"]]
+    labels = REGISTRY.score_labels()
     rows = [(taxonomy().get(t).name, r) for t, r in result["types"].items()] + [("All corrections", result["all"])]
     w = max(len(n) for n, _ in rows + [("Baseline", None)]) + 2
-    lines = [f"{'':{w}}{'changed':>8}" + "".join(f"{METRIC_LABELS[m]:>16}" for m in metrics),
+    lines = [f"{'':{w}}{'changed':>8}" + "".join(f"{labels[m]:>16}" for m in metrics),
              f"{'Baseline':{w}}{'':>8}" + "".join(f"{100 * result['baseline'][m]:>16.2f}" for m in metrics)]
     for name, r in rows:
         cells = ["{:.2f} ({:+.2f})".format(100 * r["scores"][m], 100 * r["delta"][m]) for m in metrics]
@@ -261,7 +222,7 @@ def format_by_type(result: dict) -> str:
     lines.append("")
     lines.append(f"Paired bootstrap ({meta.get('resamples', '?')} resamples, seed {meta.get('seed', '?')}): Δ ×100 [95% interval] p")
     for name, r in rows:
-        cells = [f"{METRIC_LABELS[m]} {100 * r['delta'][m]:+.2f} [{100 * r['ci'][m][0]:+.2f}, {100 * r['ci'][m][1]:+.2f}] p={r['p'][m]:.3f}"
+        cells = [f"{labels[m]} {100 * r['delta'][m]:+.2f} [{100 * r['ci'][m][0]:+.2f}, {100 * r['ci'][m][1]:+.2f}] p={r['p'][m]:.3f}"
                  for m in metrics]
         lines.append(f"  {name}: " + "; ".join(cells))
     if meta.get("unavailable"):
@@ -274,53 +235,6 @@ def format_by_type(result: dict) -> str:
     if meta.get("skipped_lines"):
         lines.append(f"{len(meta['skipped_lines'])} caption(s) have no references and were not scored.")
     return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- the `rescore --by-type` hook
-
-_KEYS_OF_METRIC = {"bleu": ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"), "meteor": ("METEOR",), "rouge": ("ROUGE_L",),
-                   "rouge_l": ("ROUGE_L",), "rouge-l": ("ROUGE_L",), "cider": ("CIDEr",), "cider_d": ("CIDEr",),
-                   "cider-d": ("CIDEr",)}
-
-
-def keys_for_metric_names(names) -> tuple[str, ...]:
-    """Score keys for metric names as the rescore CLI takes them (bleu, meteor, rouge, cider)."""
-    keys: list[str] = []
-    for n in names:
-        got = _KEYS_OF_METRIC.get(str(n).strip().lower())
-        if got is None:
-            raise InputError(f"unknown metric {n!r}; choose from bleu, meteor, rouge, cider")
-        keys.extend(k for k in got if k not in keys)
-    return tuple(k for k in METRICS if k in keys)
-
-
-def add_by_type_arguments(parser) -> None:
-    """Add ``--by-type`` and its options (``--layer``, ``--corrector``, ``--resamples``, ``--seed``) to a parser."""
-    parser.add_argument("--by-type", action="store_true",
-                        help="per-error-type table: baseline, each type's corrections alone, all corrections, "
-                             "with paired-bootstrap intervals and p-values")
-    parser.add_argument("--layer", default=None,
-                        help="with --by-type: count only corrections whose type this layer gives the caption "
-                             "('adjudicated' or 'annotator:NAME')")
-    parser.add_argument("--corrector", action="append", dest="correctors", metavar="USER",
-                        help="with --by-type: only this user's corrections (repeatable)")
-    parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
-                        help="with --by-type: bootstrap resamples (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="with --by-type: bootstrap seed (default: %(default)s)")
-
-
-def run_by_type(args, ctx) -> int:
-    """CLI handler body of ``annotator rescore --by-type`` (prints the by-type table; JSON with ``--json``)."""
-    if getattr(args, "captions", None):
-        raise InputError("--by-type scores the stored captions and their corrections; it cannot be combined with --captions")
-    names = getattr(args, "metrics", None)
-    keys = keys_for_metric_names(names.split(",") if isinstance(names, str) else names) if names else None
-    result = by_type_table(ctx.store(), args.project, args.system, layer=getattr(args, "layer", None),
-                           correctors=getattr(args, "correctors", None),
-                           resamples=getattr(args, "resamples", DEFAULT_RESAMPLES), seed=getattr(args, "seed", 0),
-                           metrics=keys, tokenize=getattr(args, "tokenize", None))
-    ctx.emit(result, format_by_type(result))
-    return 0
 
 
 # --------------------------------------------------------------------------- any caption file
@@ -393,18 +307,19 @@ class LiveDelta:
     which rescore only the captions that changed (the metrics' incremental
     scorer). The corrections counted are the current ones of the type (the
     latest per caption across users), restricted to ``layer`` when given —
-    the same set the rescoring table uses with those options.
+    the same set the rescoring table uses with those options. ``metrics``
+    are score keys (default: each metric's headline, e.g. BLEU-4).
     """
 
     def __init__(self, store, project: str, system: str, error_type: str, *, layer=None,
-                 correctors: list[str] | None = None, metrics=LIVE_METRICS):
+                 correctors: list[str] | None = None, metrics=None):
         from .metrics import IncrementalScorer
         taxonomy().get(error_type)
         self.project, self.system, self.error_type = project, system, error_type
         self.layer = optional_layer(layer)
         self.correctors = correctors
         self.data = scoring_data(store, project, system)
-        keys, note = available_metrics(metrics)
+        keys, note = available_metrics(metrics or REGISTRY.headline_keys())
         cs = correction_set(store, project, system, types=[error_type])
         self._baseline_text = list(cs.baseline)
         self._index = {line: k for k, line in enumerate(self.data.lines)}

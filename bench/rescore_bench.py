@@ -125,7 +125,7 @@ def main() -> int:
         same = mine == coco_vals and [ours2.values[k] for k in keys] == coco_vals
         segs = coco_out[1]
         if name == "BLEU":
-            same = same and all(ours.extra["per_segment_all"][k] == list(segs[j]) for j, k in enumerate(keys))
+            same = same and all(ours.segments[k] == list(segs[j]) for j, k in enumerate(keys))
         else:
             same = same and ours.per_segment == list(segs)
         all_identical &= same
@@ -148,7 +148,7 @@ def main() -> int:
     if have_meteor:
         coco_m = CocoMeteor()
         coco_m.compute_score(gts, res)  # start and warm its JVM (untimed)
-        meteor.warm_up(background=False)
+        meteor.warm_up()
         Meteor().stats(hyps, refs)  # one untimed pass over the same corpus, as for pycocoevalcap's process
         compare("METEOR", lambda: coco_m.compute_score(gts, res), Meteor(), ["METEOR"])
         del coco_m
@@ -180,12 +180,12 @@ def main() -> int:
     # paired bootstrap, 1,000 resamples, all four metrics
     other = perturb(hyps, 0.2, seed=3)
     metrics = [Bleu(), RougeL(), CiderD()] + ([Meteor()] if have_meteor else [])
-    stats_a = {m.name: m.stats(hyps, refs) for m in metrics}
-    stats_b = {m.name: m.stats(other, refs) for m in metrics}
+    stats_a = {m.label: m.stats(hyps, refs) for m in metrics}
+    stats_b = {m.label: m.stats(other, refs) for m in metrics}
 
     def boot(exact=False):
         w = resample_weights(len(hyps), 1000, seed=1)
-        return {m.name: paired_bootstrap(m, stats_a[m.name], stats_b[m.name], weights=w, meteor_exact=exact)
+        return {m.label: paired_bootstrap(m, stats_a[m.label], stats_b[m.label], weights=w, meteor_exact=exact)
                 for m in metrics}
     t_boot, _ = best(boot, args.repeat)
     t_boot_exact = None

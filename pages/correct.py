@@ -15,6 +15,7 @@ from annotator.correction import (  # noqa: E402
 from annotator.layers import ADJUDICATED, Layer, available_layers, parse_layer  # noqa: E402
 from annotator import rescoring  # noqa: E402
 from annotator.errors import AnnotatorError, GuardViolation, InputError  # noqa: E402
+from annotator.metrics import REGISTRY  # noqa: E402
 from annotator.store.correction_queries import caption_context, layer_choices  # noqa: E402
 from annotator.store.projects import project_id  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
@@ -92,9 +93,10 @@ def _live(url: str, project: str, system: str, etype: str, layer_label: str, met
 
 def _show_live():
     live, live_note = None, None
-    # METEOR's Java process starts in the background; until it is up, the other metrics are shown.
-    meteor = rescoring.meteor_state()
-    metrics = tuple(m for m in rescoring.LIVE_METRICS if m != "METEOR" or meteor != "warming")
+    # Metrics that need a warm-up (METEOR's Java processes) start in the background; until they are up,
+    # the other metrics are shown.
+    warming = [k for k, state in REGISTRY.warm_up(wait=False).items() if state == "warming"]
+    metrics = tuple(m for m in REGISTRY.headline_keys() if REGISTRY.metric_of_score(m) not in warming)
     try:
         live = _live(store.url, project, system, etype, layer_label, metrics)
         # Picks up saves (this session's and others') by rescoring only the changed captions.
@@ -108,14 +110,15 @@ def _show_live():
     d = live.delta()
     cols = st.columns(len(d["metrics"]) + 1)
     for col, m in zip(cols, d["metrics"]):
-        col.metric(rescoring.METRIC_LABELS.get(m, m), f"{100 * d['scores'][m]:.2f}", f"{100 * d['delta'][m]:+.2f}",
+        col.metric(REGISTRY.score_labels().get(m, m), f"{100 * d['scores'][m]:.2f}", f"{100 * d['delta'][m]:+.2f}",
                    help="×100; the change is against the captions as generated")
     cols[-1].metric("Captions changed", d["changed"])
     if d["unavailable"]:
         st.caption(d["unavailable"])
-    elif meteor == "warming":
-        st.caption("METEOR is starting (it runs in Java; the first start takes a while). "
-                   "It joins these figures on a later update.")
+    elif warming:
+        names = " and ".join(REGISTRY.label(k) for k in warming)
+        st.caption(f"{names} {'is' if len(warming) == 1 else 'are'} starting (the first start takes a while). "
+                   "The figures follow on a later update.")
 
 
 if not items:

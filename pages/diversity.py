@@ -177,13 +177,13 @@ if not names:
                "`annotator human-scores import`."))
     correlation = None
 else:
-    from annotator.metrics import meteor_available  # noqa: E402
+    from annotator.metrics import REGISTRY  # noqa: E402
     c1, c2 = st.columns(2)
     human = c1.selectbox("Human score", names, key="div_human")
-    options = ["bleu", "rouge", "cider"] + (["meteor"] if meteor_available() else [])
-    labels = {"bleu": "BLEU-1…4", "rouge": "ROUGE-L", "cider": "CIDEr-D", "meteor": "METEOR"}
-    chosen = c2.multiselect("Metrics", options, default=["bleu", "rouge", "cider"], format_func=labels.get,
-                            key="div_metrics")
+    options = list(REGISTRY.available())
+    chosen = c2.multiselect("Metrics", options, default=list(REGISTRY.defaults(in_process_only=True)),
+                            format_func=REGISTRY.label, key="div_metrics",
+                            help="Metrics that cannot run here (METEOR without Java) are not offered.")
 
     @st.cache_data(show_spinner="Scoring captions and correlating…", max_entries=16)
     def _correlations(url: str, name: str, fp: tuple, hfp: tuple, key: str, metrics: tuple):

@@ -14,12 +14,13 @@ from annotator.correction import corrections_table  # noqa: E402
 from annotator.errors import AnnotatorError  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
 from annotator.layers import ADJUDICATED, available_layers, parse_layer  # noqa: E402
-from annotator.rescoring import (  # noqa: E402
-    DEFAULT_RESAMPLES, METRIC_LABELS, METRICS, by_type_table, rescore_lines, table_frame,
-)
+from annotator.metrics import REGISTRY  # noqa: E402
+from annotator.rescoring import DEFAULT_RESAMPLES, by_type_table, rescore_lines, table_frame  # noqa: E402
 from annotator.store.correction_queries import corrections_fingerprint, layer_choices  # noqa: E402
 from annotator.store.projects import project_id  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
+
+METRIC_LABELS = REGISTRY.score_labels()
 
 st.title("Rescoring")
 st.caption(
@@ -88,10 +89,9 @@ with tab_table:
                 if not result["types"]:
                     st.info("No stored correction changes a caption of this system yet: only the baseline is shown. "
                             "Corrections are made on the Correction page.")
-                metrics = [m for m in METRICS if m in result["baseline"]]
+                metrics = [m for m in REGISTRY.score_keys() if m in result["baseline"]]
                 frame = table_frame(result)
-                shown = st.multiselect("Metrics shown", metrics, default=[m for m in ("Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
-                                                                         if m in metrics],
+                shown = st.multiselect("Metrics shown", metrics, default=[m for m in REGISTRY.headline_keys() if m in metrics],
                                        format_func=lambda m: METRIC_LABELS[m], key="rescore_shown",
                                        help="The downloads always have every metric, with intervals and p-values.")
                 shown = [m for m in metrics if m in shown] or metrics
@@ -169,7 +169,7 @@ with tab_file:
             if res is not None:
                 if res["unavailable"]:
                     st.warning(res["unavailable"])
-                ms = [m for m in METRICS if m in res["scores"]]
+                ms = [m for m in REGISTRY.score_keys() if m in res["scores"]]
                 cols = st.columns(len(ms))
                 for col, m in zip(cols, ms):
                     delta = f"{100 * res['compare']['delta'][m]:+.2f}" if res["compare"] else None

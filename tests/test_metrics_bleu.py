@@ -68,7 +68,7 @@ def test_equals_pycocoevalcap_on_generated_corpus(seed):
     s = Bleu().corpus_score(hyps, refs)
     assert list(s.values.values()) == pcc_score
     for k in range(4):
-        assert s.extra["per_segment_all"][f"Bleu_{k + 1}"] == pcc_segs[k]
+        assert s.segments[f"Bleu_{k + 1}"] == pcc_segs[k]
     assert s.per_segment == pcc_segs[3]
 
 

@@ -11,7 +11,7 @@ import threading
 import numpy as np
 import pytest
 
-from annotator.metrics import Meteor, MetricUnavailable, meteor
+from annotator.metrics import REGISTRY, Meteor, MetricUnavailable, meteor
 from annotator.metrics.synthetic import synthetic_corpus
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="METEOR needs Java (no `java` on PATH)")
@@ -133,6 +133,22 @@ def test_without_java_a_clear_error(monkeypatch, tmp_path):
     assert not meteor.meteor_available()
     with pytest.raises(MetricUnavailable, match="Java"):
         Meteor().corpus_score(["a dog"], [["a dog"]])
+    # the warm-up starts nothing and says so; the registry gives the reason
+    assert meteor.warm_up() == "unavailable" and meteor.warm_state() == "unavailable"
+    assert REGISTRY.unavailable() == {"meteor": "METEOR needs Java, which is not available here"}
+    assert REGISTRY.warm_up(wait=True) == {"bleu": "ready", "meteor": "unavailable", "rouge": "ready", "cider": "ready"}
+
+
+def test_warm_up_starts_once_per_process_and_reports_its_state():
+    meteor.shutdown()
+    assert meteor.warm_state() == "cold"
+    assert meteor.warm_up(wait=False, rounds=1) == "warming"  # starting a JVM takes seconds
+    first = meteor._warming
+    assert meteor.warm_up(wait=False) in ("warming", "ready") and meteor._warming is first  # no second start
+    assert meteor.warm_up() == "ready" and meteor._warming is first
+    assert meteor.warm_state() == "ready" and all(p.running for p in meteor.POOL.procs())
+    assert REGISTRY.warm_up() == {"bleu": "ready", "meteor": "ready", "rouge": "ready", "cider": "ready"}
+    assert Meteor().corpus_score(["a dog runs"], [["a dog runs"]]).value == 1.0
 
 
 def test_resample_exact_and_numpy_agree():

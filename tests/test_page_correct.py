@@ -11,10 +11,9 @@ from tests.apptest_helpers import page_test, texts
 
 
 @pytest.fixture
-def no_java(monkeypatch):
-    """Pretend Java is missing: keeps page tests fast and exercises the page's note."""
-    import annotator.metrics
-    monkeypatch.setattr(annotator.metrics, "meteor_available", lambda: False)
+def no_java(monkeypatch, tmp_path):
+    """No `java` on PATH, as on a machine without Java: keeps page tests fast and exercises the page's note."""
+    monkeypatch.setenv("PATH", str(tmp_path))
 
 
 def _page(store, *, user="lead", role="lead"):
@@ -152,8 +151,8 @@ def test_annotators_may_not_open_the_page(store):
 
 def test_live_scores_do_not_wait_for_meteor(sqlite_store, monkeypatch):
     """While METEOR's Java process starts, the other metrics show at once, with a note."""
-    from annotator import rescoring
-    monkeypatch.setattr(rescoring, "meteor_state", lambda: "warming")
+    from annotator.metrics import meteor
+    monkeypatch.setattr(meteor, "warm_up", lambda wait=True: "warming")
     build_demo(sqlite_store)
     at = _page(sqlite_store)
     labels = {m.label for m in at.metric}

@@ -11,9 +11,9 @@ from tests.apptest_helpers import page_test, texts
 
 
 @pytest.fixture
-def no_java(monkeypatch):
-    import annotator.metrics
-    monkeypatch.setattr(annotator.metrics, "meteor_available", lambda: False)
+def no_java(monkeypatch, tmp_path):
+    """No `java` on PATH: METEOR is unavailable, as on a machine without Java."""
+    monkeypatch.setenv("PATH", str(tmp_path))
 
 
 def _page(store, **kw):

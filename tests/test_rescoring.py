@@ -14,8 +14,10 @@ from pycocoevalcap.rouge.rouge import Rouge as CocoRouge
 
 from annotator import rescoring
 from annotator.cli import CommandContext, main
+from annotator.commands.rescore import add_by_type_arguments, run_by_type
 from annotator.correction import correct_caption, leave_untouched
 from annotator.errors import InputError, NotFound
+from annotator.metrics import REGISTRY
 from annotator.model import Caption, Item, Project
 from annotator.store import projects as P
 from test_correction_store import CAPTIONS, REFS, build_demo
@@ -153,14 +155,13 @@ def test_items_without_references_are_skipped(sqlite_store):
     assert out["baseline"]["CIDEr"] == pytest.approx(coco(CAPTIONS, REFS)["CIDEr"], abs=1e-12)
 
 
-def test_without_java_meteor_is_left_out_with_a_note(sqlite_store, monkeypatch):
-    import annotator.metrics
-    monkeypatch.setattr(annotator.metrics, "meteor_available", lambda: False)
+def test_without_java_meteor_is_left_out_with_a_note(sqlite_store, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `java` on PATH
     ids = build_demo(sqlite_store)
     correct_caption(sqlite_store, ids[1], "gender", "alice", GEN)
     out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=20)
     assert "METEOR" not in out["baseline"] and "METEOR" not in out["types"]["gender"]["delta"]
-    assert set(out["baseline"]) == set(rescoring.METRICS) - {"METEOR"}
+    assert set(out["baseline"]) == set(REGISTRY.score_keys()) - {"METEOR"}
     assert "Java" in out["meta"]["unavailable"]
     assert "Java" in rescoring.format_by_type(out)
     live = rescoring.LiveDelta(sqlite_store, "demo", "sys", "gender")
@@ -177,7 +178,7 @@ def test_by_type_with_meteor(sqlite_store):
     ids = build_demo(sqlite_store)
     correct_caption(sqlite_store, ids[1], "gender", "alice", GEN)
     out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=100)
-    assert list(out["baseline"]) == list(rescoring.METRICS) and out["meta"]["unavailable"] is None
+    assert list(out["baseline"]) == list(REGISTRY.score_keys()) and out["meta"]["unavailable"] is None
     m = CocoMeteor()
     try:
         base, _ = m.compute_score({i: r for i, r in enumerate(REFS)}, {i: [h] for i, h in enumerate(CAPTIONS)})
@@ -279,7 +280,7 @@ def test_unknown_metric_and_bad_resamples(sqlite_store):
         rescoring.by_type_table(sqlite_store, "demo", "sys", metrics=("BLEU",))
     with pytest.raises(InputError, match="resample"):
         rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=0)
-    assert rescoring.keys_for_metric_names(["cider", "bleu"]) == ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "CIDEr")
+    assert REGISTRY.score_keys(["cider", "bleu"]) == ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "CIDEr")
 
 
 def test_run_by_type_hook(sqlite_store, capsys):
@@ -291,13 +292,13 @@ def test_run_by_type_hook(sqlite_store, capsys):
     parser.add_argument("--system")
     parser.add_argument("--metrics", default="bleu,rouge,cider")
     parser.add_argument("--json", action="store_true")
-    rescoring.add_by_type_arguments(parser)
+    add_by_type_arguments(parser)
     args = parser.parse_args(["--project", "demo", "--system", "sys", "--by-type", "--resamples", "30", "--seed", "4",
                               "--corrector", "alice", "--json"])
     args.db = sqlite_store.url
     ctx = CommandContext(args)
     try:
-        assert rescoring.run_by_type(args, ctx) == 0
+        assert run_by_type(args, ctx) == 0
     finally:
         ctx.close()
     out = json.loads(capsys.readouterr().out)
@@ -337,25 +338,3 @@ def test_rescore_by_type_cli(sqlite_store, capsys):
     rc = main(["--db", sqlite_store.url, "rescore", "--project", "demo", "--system", "sys", "--by-type",
                "--captions", "x.txt"])
     assert rc == 2 and "--by-type" in capsys.readouterr().err
-
-
-def test_meteor_state_warms_up_in_the_background(monkeypatch):
-    import threading
-    import annotator.metrics
-    monkeypatch.setattr(annotator.metrics, "meteor_available", lambda: False)
-    assert rescoring.meteor_state() == "unavailable"
-    monkeypatch.setattr(annotator.metrics, "meteor_available", lambda: True)
-    release, calls = threading.Event(), []
-
-    def fake_warm_up(background=True):
-        calls.append(background)
-        release.wait(5)
-
-    monkeypatch.setattr(annotator.metrics, "warm_up", fake_warm_up)
-    monkeypatch.setattr(rescoring, "_warm_thread", None)
-    monkeypatch.setattr(rescoring, "_warm_done", threading.Event())
-    assert rescoring.meteor_state() == "warming"
-    assert rescoring.meteor_state() == "warming"  # one start only
-    release.set()
-    rescoring._warm_thread.join(5)
-    assert rescoring.meteor_state() == "ready" and calls == [False]

@@ -13,6 +13,8 @@ import math
 from pathlib import Path
 
 from ..cli import add_json_flag
+from ..metrics.registry import REGISTRY
+from ..metrics.tokenize import TOKENIZERS
 
 _MTLD_CHOICES = ("lexicalrichness", "mccarthy-jarvis", "taaled-mean-length")
 
@@ -72,11 +74,12 @@ def register(sub) -> None:
     _human_file_args(p)
     p.add_argument("--score", action="append", default=[], metavar="NAME", help="correlate only this human score (repeatable)")
     mg = p.add_mutually_exclusive_group()
-    mg.add_argument("--metric", action="append", default=[], metavar="M",
-                    help="metric to compute per caption: bleu, meteor, rouge, cider (repeatable; default bleu, rouge, cider)")
+    mg.add_argument("--metric", action="append", default=[], metavar="M", choices=REGISTRY.names(),
+                    help=f"metric to compute per caption: {REGISTRY.choices_text()} (repeatable; default "
+                         f"{', '.join(REGISTRY.defaults(in_process_only=True))})")
     mg.add_argument("--metric-scores", metavar="FILE", help="per-caption metric values from a CSV keyed like human scores")
     mg.add_argument("--no-metrics", action="store_true", help="only ld and Lg")
-    p.add_argument("--tokenize", choices=["none", "ptb"], default=None, help="metric tokenisation (default none)")
+    p.add_argument("--tokenize", choices=TOKENIZERS, default=None, help="metric tokenisation (default none)")
     _gap_args(p)
     _measure_args(p)
     p.add_argument("--overall-only", action="store_true", help="only the pooled correlations (no system means, no per-system rows)")
@@ -243,7 +246,7 @@ def _correlate(args, ctx) -> int:
     if args.metric_scores:
         metrics = read_metric_scores(store, args.project, args.metric_scores)
     elif not args.no_metrics:
-        compute = tuple(args.metric) or ("bleu", "rouge", "cider")
+        compute = tuple(args.metric) or REGISTRY.defaults(in_process_only=True)
     report = project_correlations(store, args.project, metrics=metrics, compute_metrics=compute, humans=args.score or None,
                                   settings=settings, gap=gap, per_system=not args.overall_only,
                                   system_means=not args.overall_only, tokenize=args.tokenize)

@@ -1,7 +1,10 @@
-"""``annotator rescore``: coco-caption metrics for a system's captions.
+"""``annotator rescore``: the registered caption metrics for a system's captions.
 
 Scores the system's stored captions (or a line-aligned replacement file) against
-the project's references with BLEU-1…4, METEOR, ROUGE-L and CIDEr-D.
+the project's references with every metric of :data:`annotator.metrics.REGISTRY`
+(BLEU-1…4, METEOR, ROUGE-L and CIDEr-D), or, with ``--by-type``, builds the
+per-error-type table of :func:`annotator.rescoring.by_type_table`. The metric
+names, their defaults and the tokenisation choices come from the registry.
 """
 
 from __future__ import annotations
@@ -10,29 +13,67 @@ from pathlib import Path
 
 from ..cli import add_json_flag
 from ..errors import InputError
+from ..metrics.bootstrap import DEFAULT_RESAMPLES
+from ..metrics.registry import REGISTRY
+from ..metrics.tokenize import TOKENIZERS
+
+
+def _metric_labels() -> str:
+    labels = [REGISTRY.label(k) for k in REGISTRY.keys()]
+    return ", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else labels[0]
+
+
+def add_metric_arguments(parser) -> None:
+    """Add ``--metrics`` (registry names, comma-separated) and ``--tokenize`` (the metrics' tokenisers) to a parser."""
+    parser.add_argument("--tokenize", choices=TOKENIZERS, default=TOKENIZERS[0],
+                        help="none: raw text (default); ptb: coco-caption's PTB tokenizer (needs Java)")
+    parser.add_argument("--metrics", default=",".join(REGISTRY.defaults()),
+                        help=f"comma-separated subset of {','.join(REGISTRY.keys())} (default: %(default)s)")
+
+
+def add_by_type_arguments(parser) -> None:
+    """Add ``--by-type`` and its options (``--layer``, ``--corrector``, ``--resamples``, ``--seed``) to a parser."""
+    parser.add_argument("--by-type", action="store_true",
+                        help="per-error-type table: baseline, each type's corrections alone, all corrections, "
+                             "with paired-bootstrap intervals and p-values")
+    parser.add_argument("--layer", default=None,
+                        help="with --by-type: count only corrections whose type this layer gives the caption "
+                             "('adjudicated' or 'annotator:NAME')")
+    parser.add_argument("--corrector", action="append", dest="correctors", metavar="USER",
+                        help="with --by-type: only this user's corrections (repeatable)")
+    parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+                        help="with --by-type: bootstrap resamples (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="with --by-type: bootstrap seed (default: %(default)s)")
 
 
 def register(sub) -> None:
-    p = sub.add_parser("rescore", help="BLEU, METEOR, ROUGE-L and CIDEr-D of a system against the references",
+    p = sub.add_parser("rescore", help=f"{_metric_labels()} of a system against the references",
                        description="Score a system's captions against the project's references exactly as "
                                    "coco-caption (pycocoevalcap) does. METEOR needs Java.")
     p.add_argument("--project", required=True, help="project name")
     p.add_argument("--system", required=True, help="system whose captions (or caption order) to use")
     p.add_argument("--captions", metavar="FILE",
                    help="score this UTF-8 file instead: line i replaces the system's caption line i")
-    p.add_argument("--tokenize", choices=["none", "ptb"], default="none",
-                   help="none: raw text (default); ptb: coco-caption's PTB tokenizer (needs Java)")
-    p.add_argument("--metrics", default="bleu,meteor,rouge,cider",
-                   help="comma-separated subset of bleu,meteor,rouge,cider (default: all)")
+    add_metric_arguments(p)
     p.add_argument("--per-segment", action="store_true", help="also output per-caption scores")
-    try:  # the per-error-type table (--by-type and its options) lives with the correction workflow
-        from ..rescoring import add_by_type_arguments
-    except ImportError:
-        pass
-    else:
-        add_by_type_arguments(p)
+    add_by_type_arguments(p)
     add_json_flag(p)
     p.set_defaults(func=_rescore)
+
+
+def run_by_type(args, ctx) -> int:
+    """``annotator rescore --by-type``: print the per-error-type table (JSON with ``--json``)."""
+    from ..rescoring import by_type_table, format_by_type
+    if getattr(args, "captions", None):
+        raise InputError("--by-type scores the stored captions and their corrections; it cannot be combined with --captions")
+    names = getattr(args, "metrics", None)
+    keys = REGISTRY.score_keys(names) if names else None
+    result = by_type_table(ctx.store(), args.project, args.system, layer=getattr(args, "layer", None),
+                           correctors=getattr(args, "correctors", None),
+                           resamples=getattr(args, "resamples", DEFAULT_RESAMPLES), seed=getattr(args, "seed", 0),
+                           metrics=keys, tokenize=getattr(args, "tokenize", None))
+    ctx.emit(result, format_by_type(result))
+    return 0
 
 
 def load_system(store, project: str, system: str) -> tuple[list[str], list[list[str]], list[str]]:
@@ -79,7 +120,6 @@ def read_caption_file(path: str, expected: int) -> list[str]:
 
 def _rescore(args, ctx) -> int:
     if getattr(args, "by_type", False):
-        from ..rescoring import run_by_type
         return run_by_type(args, ctx)
     from ..metrics import rescore
     store = ctx.store()
@@ -90,13 +130,13 @@ def _rescore(args, ctx) -> int:
     if args.captions:
         hyps = read_caption_file(args.captions, len(hyps))
         source = args.captions
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    result = rescore(hyps, refs, metrics=metrics, tokenize=args.tokenize, per_segment=args.per_segment)
+    result = rescore(hyps, refs, metrics=REGISTRY.select(args.metrics), tokenize=args.tokenize,
+                     per_segment=args.per_segment)
     result = {"project": args.project, "system": args.system, "captions": source, **result}
     if args.per_segment:
         result["items"] = keys
     lines = [f"{args.project} / {args.system} ({source}, {result['n']} captions, tokenize={result['tokenize']})"]
-    for key in ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr"):
+    for key in REGISTRY.score_keys():
         if key in result:
             v = result[key]
             lines.append(f"  {key:<8} {'n/a' if v is None else f'{v:.4f}'}")

@@ -28,9 +28,30 @@ Quick use
                 seed=1, resamples=1000)  # the correction study's Δ table with CIs and p-values
 
 ``hyps`` is a list of caption strings; ``refs`` a list (same length) of
-non-empty lists of reference strings. Scores use coco-caption's scale (0–1
-for BLEU, METEOR, ROUGE-L; CIDEr-D roughly 0–10); multiply by 100 for the
-"points" papers print.
+non-empty lists of reference strings, or of :class:`Sample` objects (caption,
+references, image path and size, gold boxes) — what a metric that looks at
+the image needs; ``rescore(samples)`` scores the samples' own captions.
+Scores use coco-caption's scale (0–1 for BLEU, METEOR, ROUGE-L; CIDEr-D
+roughly 0–10); multiply by 100 for the "points" papers print.
+
+The registry
+------------
+:data:`REGISTRY` knows every metric, in table order. Each metric class
+declares its ``key`` (``bleu``), ``label`` (``BLEU``), ``aliases``,
+``settings`` (the fields of its signature), ``score_keys`` and what it
+``requires`` of a sample; the registry derives from them every list the tool
+shows or accepts::
+
+    REGISTRY.keys()            # ('bleu', 'meteor', 'rouge', 'cider'): CLI choices, page options
+    REGISTRY.resolve("CIDEr-D")  # 'cider' (keys and aliases, any case)
+    REGISTRY.score_keys()      # ('Bleu_1', …, 'CIDEr'): table columns in order
+    REGISTRY.score_labels()    # {'Bleu_1': 'BLEU-1', …, 'CIDEr': 'CIDEr-D'}
+    REGISTRY.headline_keys()   # ('Bleu_4', 'METEOR', 'ROUGE_L', 'CIDEr'): compact and live views
+    REGISTRY.unavailable()     # {'meteor': 'METEOR needs Java, …'} on a machine without Java
+    REGISTRY.warm_up()         # start METEOR's processes in the background, once per process
+
+A new metric is one module with a :class:`Metric` subclass and one entry in
+the list in :mod:`annotator.metrics.registry`.
 
 Input text
 ----------
@@ -46,13 +67,15 @@ The metric interface (``base.Metric``)
 ``m = Bleu() | Meteor() | RougeL() | CiderD()`` (each takes ``tokenize=``):
 
 * ``m.signature`` — settings string;
-* ``m.prepare(refs)`` → ``Prepared``: the reference-side work (n-gram tables,
-  CIDEr-D document frequencies, LCS masks), cached per reference set;
-* ``m.stats(hyps, refs_or_prepared)`` → N × ``m.width`` float array;
+* ``m.prepare(refs_or_samples)`` → ``Prepared``: the context-side work
+  (n-gram tables, CIDEr-D document frequencies, LCS masks), cached per
+  reference set;
+* ``m.stats(hyps, refs_or_samples_or_prepared)`` or ``m.stats(samples)`` →
+  N × ``m.width`` float array;
 * ``m.segment_stats(hyp, refs)`` or ``m.segment_stats(hyp, prepared=p, index=i)``
   → one row (CIDEr-D needs the prepared set: its weights depend on all references);
 * ``m.aggregate(stats, per_segment=False)`` → ``Score(name, value, values,
-  signature, n, per_segment, extra)``;
+  signature, n, per_segment, extra, segments)``;
 * ``m.corpus_score(hyps, refs)`` → ``Score``;
 * ``m.resample(stats, weights)`` → corpus values for bootstrap resamples.
 
@@ -65,10 +88,11 @@ METEOR and Java
 ---------------
 METEOR runs ``meteor-1.5.jar`` in long-lived processes (one per core, at most
 two; ``ANNOTATOR_METEOR_PROCESSES`` overrides), started on first use — call
-``meteor.warm_up()`` early, startup takes several seconds — thread-safe,
-restarted if they die, closed at exit. Without Java, ``Meteor`` raises
-``MetricUnavailable`` and ``rescore``/``IncrementalScorer``/``delta_table``
-report the other metrics with ``METEOR: None`` and a note.
+``meteor.warm_up(wait=False)`` early (once per process; later calls find it
+started), startup takes several seconds — thread-safe, restarted if they
+die, closed at exit. Without Java, ``Meteor`` raises ``MetricUnavailable``
+and ``rescore``/``IncrementalScorer``/``delta_table`` report the other
+metrics with ``METEOR: None`` and a note.
 
 Bootstrap
 ---------
@@ -87,19 +111,22 @@ Where we differ from pycocoevalcap (only where it fails or misaligns)
 Empty captions and references are scored exactly as pycocoevalcap scores them.
 """
 
-from .base import COCO_CAPTION, Metric, Prepared, Score
-from .errors import MetricInputError, MetricUnavailable
+from .base import COCO_CAPTION, Metric, Prepared, Score, Setting
 from .bleu import Bleu
 from .bootstrap import BootstrapResult, paired_bootstrap, resample_weights
 from .cider import CiderD
+from .errors import MetricInputError, MetricUnavailable
 from .meteor import Meteor, meteor_available, warm_up
+from .registry import REGISTRY, MetricRegistry
 from .rouge import RougeL
+from .sample import Sample
 from .scoring import (DEFAULT_METRICS, RESULT_KEYS, IncrementalScorer, delta_table, make_metrics, merge_variants,
                       rescore)
-from .tokenize import ptb_tokenize
+from .tokenize import TOKENIZERS, ptb_tokenize
 
 __all__ = [
-    "COCO_CAPTION", "Metric", "MetricInputError", "MetricUnavailable", "Prepared", "Score",
+    "COCO_CAPTION", "Metric", "MetricInputError", "MetricUnavailable", "Prepared", "Score", "Setting", "Sample",
+    "REGISTRY", "MetricRegistry", "TOKENIZERS",
     "Bleu", "Meteor", "RougeL", "CiderD", "meteor_available", "warm_up", "ptb_tokenize",
     "BootstrapResult", "paired_bootstrap", "resample_weights",
     "DEFAULT_METRICS", "RESULT_KEYS", "IncrementalScorer", "delta_table", "make_metrics", "merge_variants", "rescore",

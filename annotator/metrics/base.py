@@ -1,6 +1,7 @@
 """The one interface every caption metric follows.
 
-A metric turns each caption (with its references) into a small vector of
+A metric turns each caption (with its references, or the whole
+:class:`~annotator.metrics.sample.Sample`) into a small vector of
 *sufficient statistics* and turns any list of such vectors into a corpus
 score. Keeping the statistics lets callers
 
@@ -8,9 +9,16 @@ score. Keeping the statistics lets callers
 * resample captions for a bootstrap test by re-aggregating rows, without
   scoring text again.
 
-Reference-side work (n-gram tables, CIDEr-D document frequencies, LCS bit
-masks) is done once by :meth:`Metric.prepare` and reused for any number of
-hypothesis sets scored against the same references.
+Context-side work (n-gram tables, CIDEr-D document frequencies, LCS bit
+masks; for an image metric, image features) is done once by
+:meth:`Metric.prepare` and reused for any number of caption sets scored
+against the same references.
+
+A metric class declares what the rest of the tool needs to know about it —
+its registry ``key``, ``label``, ``aliases``, ``settings`` (which make its
+``signature``), what it ``requires`` of a sample, its ``score_keys`` — and
+:data:`annotator.metrics.REGISTRY` derives every list of metric names,
+labels and choices from those declarations.
 """
 
 from __future__ import annotations
@@ -21,15 +29,41 @@ import gc
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
 from .errors import MetricInputError, MetricUnavailable
+from .sample import Sample, hypotheses, read_context, split_samples
 from .tokenize import check_tokenizer, tokenize_texts
 
 #: The toolkit release whose numbers these metrics reproduce.
 COCO_CAPTION = "coco-caption-1.2"
+
+#: What a metric may require of each sample besides its caption.
+SAMPLE_FIELDS = ("references", "image", "boxes")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting a metric's signature records, in the form ``name=value``.
+
+    ``attribute`` names the instance attribute that holds an adjustable value
+    (a constructor argument); a fixed property of the implementation has no
+    attribute and its value is ``default``. ``spec`` formats the value
+    (``format(value, spec)``).
+    """
+
+    name: str
+    default: Any
+    help: str
+    attribute: str | None = None
+    spec: str = ""
+
+    def value(self, metric: "Metric") -> str:
+        """The value of this setting in ``metric``, as the signature writes it."""
+        v = self.default if self.attribute is None else getattr(metric, self.attribute)
+        return format(v, self.spec)
 
 
 @dataclass(frozen=True)
@@ -37,10 +71,11 @@ class Score:
     """A corpus score.
 
     ``value`` is the headline number (BLEU-4 for BLEU). ``values`` holds every
-    number the metric reports under coco-caption's names (``Bleu_1`` …
-    ``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr``). ``per_segment`` holds
-    per-caption scores where the metric defines them and they were asked for
-    (for BLEU, per-caption BLEU-4 as coco-caption computes it).
+    number the metric reports under its score keys (coco-caption's names
+    ``Bleu_1`` … ``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr``). When
+    per-caption scores were asked for and the metric defines them,
+    ``per_segment`` holds the headline's (for BLEU, per-caption BLEU-4 as
+    coco-caption computes it) and ``segments`` those of every score key.
     """
 
     name: str
@@ -50,48 +85,37 @@ class Score:
     n: int
     per_segment: list[float] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    segments: dict[str, list[float]] | None = None
 
     def __float__(self) -> float:
         return float(self.value)
 
 
 class Prepared:
-    """Reference-side state of one metric for one list of reference sets.
+    """Context-side state of one metric for one list of captions' contexts.
 
-    ``n`` is the number of captions (items) it scores; ``data`` is private to
-    the metric. Instances are read-only after creation except for internal
-    caches guarded by ``lock``.
+    ``n`` is the number of captions (items) it scores, ``refs`` their
+    reference sets, ``samples`` their samples when the metric needs more than
+    references (None otherwise); ``data`` is private to the metric. Instances
+    are read-only after creation except for internal caches guarded by
+    ``lock``.
     """
 
-    __slots__ = ("signature", "n", "refs", "data", "lock")
+    __slots__ = ("signature", "n", "refs", "samples", "data", "lock")
 
-    def __init__(self, signature: str, refs: tuple[tuple[str, ...], ...], data: Any):
+    def __init__(self, signature: str, refs: tuple[tuple[str, ...], ...], data: Any,
+                 samples: tuple[Sample, ...] | None = None):
         self.signature = signature
         self.n = len(refs)
         self.refs = refs
+        self.samples = samples
         self.data = data
         self.lock = threading.Lock()
 
 
-def normalise_refs(refs_list: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...]:
-    """Validate references (a non-empty list of strings per caption) and freeze them."""
-    out = []
-    for i, refs in enumerate(refs_list):
-        if isinstance(refs, str):
-            raise MetricInputError(f"references of caption {i} must be a list of strings, not one string")
-        refs = tuple(refs)
-        if not refs:
-            raise MetricInputError(f"caption {i} has no reference")
-        for r in refs:
-            if not isinstance(r, str):
-                raise MetricInputError(f"caption {i}: reference {r!r} is not a string")
-        out.append(refs)
-    return tuple(out)
-
-
 def check_hyps(hyps: Sequence[str], n: int) -> list[str]:
-    """Validate hypotheses against the number of reference sets."""
-    hyps = list(hyps)
+    """Validate captions (strings, or samples whose hypotheses are taken) against the number of contexts."""
+    hyps = hypotheses(hyps)
     if len(hyps) != n:
         raise MetricInputError(f"{len(hyps)} captions but {n} reference sets")
     for i, h in enumerate(hyps):
@@ -167,9 +191,29 @@ gc_paused.was_enabled = True
 class Metric(abc.ABC):
     """Base class: sufficient statistics per caption, aggregated to a corpus score.
 
-    Subclasses set ``name``, ``keys`` (coco-caption result names) and
-    ``width`` (length of a statistics row) and implement ``_prepare``,
-    ``_stats``, ``_aggregate`` and ``_resample``.
+    A subclass declares, as class attributes:
+
+    * ``key`` — the registry key the CLI and pages use (``"bleu"``), and
+      ``aliases``, other names accepted for it;
+    * ``label`` — the display name, also the first field of the signature
+      and :attr:`Score.name` (``"BLEU"``);
+    * ``settings`` — the :class:`Setting` fields of the signature, in order;
+      tokenisation (``tok=``) and ``implementation`` follow them;
+    * ``requires`` — what each sample must carry: ``"references"`` (the
+      default), ``"image"``, ``"boxes"``; a metric that needs more than
+      references is handed :class:`Sample` objects;
+    * ``reference`` — the reference implementation whose numbers it
+      reproduces (``"module:Class"`` with pycocoevalcap's ``compute_score``
+      interface), checked by the contract test; None if there is none;
+    * ``default`` — part of the default metric set; ``in_process`` — False
+      when the work happens in another process (METEOR's JVM): such a metric
+      is scored in a background thread while the others run, and left out of
+      the quick defaults of interactive pages;
+
+    and per instance ``score_keys`` (the names of the values it reports),
+    ``width`` (length of a statistics row). It implements ``_prepare``,
+    ``_segment`` (and, for speed, ``_stats``), ``_aggregate`` and
+    ``_resample``.
 
     ``tokenize`` is ``None``/``"none"`` (score the text as given; every scorer
     then splits it the way coco-caption's scorers split raw strings) or
@@ -177,8 +221,16 @@ class Metric(abc.ABC):
     punctuation removed). It is part of the signature.
     """
 
-    name: str = ""
-    keys: tuple[str, ...] = ()
+    key: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    settings: ClassVar[tuple[Setting, ...]] = ()
+    requires: ClassVar[frozenset[str]] = frozenset({"references"})
+    implementation: ClassVar[str] = COCO_CAPTION
+    reference: ClassVar[str | None] = None
+    default: ClassVar[bool] = True
+    in_process: ClassVar[bool] = True
+    score_keys: tuple[str, ...] = ()
     width: int = 1
 
     def __init__(self, tokenize: str | None = None):
@@ -188,10 +240,34 @@ class Metric(abc.ABC):
     @property
     def signature(self) -> str:
         """Settings string, e.g. ``BLEU|n=4|ref=closest|tok=none|coco-caption-1.2``."""
-        return "|".join([self.name, *self._settings(), f"tok={self.tokenize}", COCO_CAPTION])
+        fields = [f"{s.name}={s.value(self)}" for s in self.settings]
+        return "|".join([self.label, *fields, f"tok={self.tokenize}", self.implementation])
 
-    def _settings(self) -> list[str]:
-        return []
+    @property
+    def headline_key(self) -> str:
+        """The score key of :attr:`Score.value` (the first one unless a metric says otherwise)."""
+        return self.score_keys[0]
+
+    @property
+    def score_labels(self) -> dict[str, str]:
+        """Display label of every score key (a single-valued metric's is its ``label``)."""
+        if len(self.score_keys) == 1:
+            return {self.score_keys[0]: self.label}
+        raise NotImplementedError(f"{type(self).__name__} reports several values and must label them")
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        """Why this metric cannot run on this machine (e.g. Java is missing), or None if it can."""
+        return None
+
+    @classmethod
+    def warm_up(cls, *, wait: bool = True) -> str:
+        """Start what the metric needs before its first use; return ``"ready"``, ``"warming"`` or ``"unavailable"``.
+
+        Most metrics need nothing; METEOR starts its Java processes. Safe to
+        call any number of times from any thread.
+        """
+        return "unavailable" if cls.unavailable_reason() else "ready"
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.signature}>"
@@ -200,19 +276,40 @@ class Metric(abc.ABC):
     def _tok(self, texts: Sequence[str]) -> list[str]:
         return tokenize_texts(texts, self.tokenize)
 
-    # -- references ----------------------------------------------------------
-    def prepare(self, refs_list: Sequence[Sequence[str]], *, cache: bool = True) -> Prepared:
-        """Do the reference-side work once for these reference sets.
+    # -- context -------------------------------------------------------------
+    @property
+    def _needs_samples(self) -> bool:
+        return bool(self.requires - {"references"})
 
-        Results are kept in a small in-process LRU keyed by the signature and
-        the references (compared by equality), so rescoring other captions
-        against the same references reuses it. ``cache=False`` skips the LRU.
+    def _read_context(self, context) -> tuple[tuple[tuple[str, ...], ...], tuple[Sample, ...] | None]:
+        refs, samples = read_context(context, references="references" in self.requires)
+        if not self._needs_samples:
+            return refs, None
+        if samples is None:
+            raise MetricInputError(f"{self.label} needs {', '.join(sorted(self.requires - {'references'}))} "
+                                   "of every caption: give Sample objects, not reference lists")
+        if "image" in self.requires:
+            for i, smp in enumerate(samples):
+                if not smp.image:
+                    raise MetricInputError(f"{self.label} needs the image of every caption; caption {i} has none")
+        return refs, samples
+
+    def prepare(self, context: Sequence[Sequence[str]] | Sequence[Sample] | Prepared, *,
+                cache: bool = True) -> Prepared:
+        """Do the context-side work once for these captions' references (or samples).
+
+        ``context`` is one reference list per caption, or one
+        :class:`Sample` per caption (their hypotheses are ignored). Results
+        are kept in a small in-process LRU keyed by the signature and the
+        context (compared by equality), so rescoring other captions against
+        the same references reuses it. ``cache=False`` skips the LRU.
         """
-        if isinstance(refs_list, Prepared):
-            self._check_prepared(refs_list)
-            return refs_list
-        refs = normalise_refs(refs_list)
-        key = (self.signature, refs)
+        if isinstance(context, Prepared):
+            self._check_prepared(context)
+            return context
+        refs, samples = self._read_context(context)
+        key = (self.signature, refs) if samples is None else (
+            self.signature, refs, tuple((s.image, s.image_size, s.boxes) for s in samples))
         if cache:
             hit = PREPARED_CACHE.get(key)
             if hit is not None:
@@ -224,7 +321,7 @@ class Metric(abc.ABC):
             tok_refs.append(flat[pos:pos + c])
             pos += c
         with gc_paused():
-            prep = Prepared(self.signature, refs, self._prepare(tok_refs))
+            prep = Prepared(self.signature, refs, self._prepare(tok_refs, samples), samples)
         if cache:
             PREPARED_CACHE.put(key, prep)
         return prep
@@ -234,31 +331,45 @@ class Metric(abc.ABC):
             raise MetricInputError(f"references were prepared for {prep.signature}, not {self.signature}")
 
     # -- statistics ----------------------------------------------------------
-    def stats(self, hyps: Sequence[str], refs: Sequence[Sequence[str]] | Prepared) -> np.ndarray:
-        """Statistics rows (``len(hyps)`` × ``width`` float64) for captions vs references."""
-        prep = self.prepare(refs)
+    def stats(self, hyps: Sequence[str] | Sequence[Sample],
+              context: Sequence[Sequence[str]] | Sequence[Sample] | Prepared | None = None) -> np.ndarray:
+        """Statistics rows (``len(hyps)`` × ``width`` float64) for captions vs their context.
+
+        ``stats(captions, references_or_samples_or_prepared)``, or
+        ``stats(samples)``: the samples' hypotheses scored against the rest
+        of them.
+        """
+        hyps, context = split_samples(hyps, context)
+        prep = self.prepare(context)
         hyps = check_hyps(hyps, prep.n)
         with gc_paused():
             out = self._stats(self._tok(hyps), prep)
         return np.asarray(out, dtype=np.float64).reshape(len(hyps), self.width)
 
-    def segment_stats(self, hyp: str, refs: Sequence[str] | None = None, *,
+    def segment_stats(self, hyp: str | Sample, refs: Sequence[str] | None = None, *,
                       prepared: Prepared | None = None, index: int | None = None) -> np.ndarray:
         """Statistics row of one caption.
 
-        Either give its references (``refs``; fine for every metric except
-        CIDEr-D, whose weights come from the whole scored set), or a
-        ``prepared`` reference set and the caption's ``index`` in it.
+        Either a :class:`Sample` alone, or a caption with its references
+        (``refs``; fine for every metric except CIDEr-D, whose weights come
+        from the whole scored set), or a ``prepared`` context and the
+        caption's ``index`` in it.
         """
         if prepared is None:
-            if refs is None:
+            if isinstance(hyp, Sample) and refs is None:
+                context = [hyp]
+            elif refs is None:
                 raise MetricInputError("give refs, or prepared= and index=")
-            prepared = self.prepare([refs], cache=False)
+            else:
+                context = [refs]
+            prepared = self.prepare(context, cache=False)
             index = 0
         else:
             self._check_prepared(prepared)
             if index is None or not 0 <= index < prepared.n:
                 raise MetricInputError(f"index {index!r} outside 0..{prepared.n - 1}")
+        if isinstance(hyp, Sample):
+            hyp = hyp.hypothesis
         if not isinstance(hyp, str):
             raise MetricInputError(f"caption is not a string: {hyp!r}")
         row = self._segment(self._tok([hyp])[0], prepared, index)
@@ -271,7 +382,7 @@ class Metric(abc.ABC):
         of a system.
         """
         self._check_prepared(prep)
-        hyps = list(hyps)
+        hyps = hypotheses(hyps)
         indices = list(indices)
         if len(hyps) != len(indices):
             raise MetricInputError("hyps and indices differ in length")
@@ -280,6 +391,10 @@ class Metric(abc.ABC):
                 raise MetricInputError(f"index {i!r} outside 0..{prep.n - 1}")
         rows = self._segments(self._tok(hyps), prep, indices)
         return np.asarray(rows, dtype=np.float64).reshape(len(indices), self.width)
+
+    def _stats(self, hyps: list[str], prep: Prepared):
+        """Statistics rows of (tokenised) captions, caption i at item i; override for a batched fast path."""
+        return self._segments(hyps, prep, list(range(len(hyps))))
 
     def _segments(self, toks: list[str], prep: Prepared, indices: list[int]):
         return [self._segment(h, prep, i) for h, i in zip(toks, indices)]
@@ -295,37 +410,41 @@ class Metric(abc.ABC):
         if arr.ndim == 1:
             arr = arr.reshape(-1, self.width)
         if arr.shape[1:] != (self.width,):
-            raise MetricInputError(f"{self.name} statistics rows have {self.width} columns, got shape {arr.shape}")
+            raise MetricInputError(f"{self.label} statistics rows have {self.width} columns, got shape {arr.shape}")
         if len(arr) == 0:
             raise MetricInputError("no captions to score")
         return self._aggregate(arr, per_segment)
 
-    def corpus_score(self, hyps: Sequence[str], refs_list: Sequence[Sequence[str]] | Prepared, *,
+    def corpus_score(self, hyps: Sequence[str] | Sequence[Sample],
+                     context: Sequence[Sequence[str]] | Sequence[Sample] | Prepared | None = None, *,
                      per_segment: bool = True) -> Score:
-        """Score captions against references in one call."""
-        return self.aggregate(self.stats(hyps, refs_list), per_segment=per_segment)
+        """Score captions against their references (or samples) in one call."""
+        return self.aggregate(self.stats(hyps, context), per_segment=per_segment)
 
-    def resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    def resample(self, stats: np.ndarray, weights: np.ndarray, *, exact: bool = True) -> np.ndarray:
         """Corpus values for bootstrap resamples.
 
         ``weights`` is an R × N matrix: how often each caption is drawn in each
-        resample. Returns an R × len(keys) array whose columns follow
-        ``keys``.
+        resample. Returns an R × len(score_keys) array whose columns follow
+        ``score_keys``. A metric whose corpus formula runs elsewhere (METEOR's
+        jar) may offer a numpy port of it, used with ``exact=False``.
         """
         arr = np.asarray(stats, dtype=np.float64).reshape(-1, self.width)
-        return self._resample(arr, np.asarray(weights, dtype=np.float64))
+        w = np.asarray(weights, dtype=np.float64)
+        return self._resample(arr, w) if exact else self._resample_quick(arr, w)
 
     @abc.abstractmethod
-    def _prepare(self, tok_refs: list[list[str]]) -> Any: ...
-
-    @abc.abstractmethod
-    def _stats(self, hyps: list[str], prep: Prepared): ...
+    def _prepare(self, tok_refs: list[list[str]], samples: tuple[Sample, ...] | None) -> Any:
+        """Context-side data from the tokenised references (and the samples, if the metric requires them)."""
 
     @abc.abstractmethod
     def _aggregate(self, stats: np.ndarray, per_segment: bool) -> Score: ...
 
     @abc.abstractmethod
     def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray: ...
+
+    def _resample_quick(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        return self._resample(stats, weights)
 
 
 def mean_like_numpy(values) -> float:

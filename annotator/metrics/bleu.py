@@ -24,7 +24,7 @@ from itertools import repeat
 import numpy as np
 
 from . import _ngrams
-from .base import Metric, Prepared, Score
+from .base import Metric, Prepared, Score, Setting
 
 SMALL = 1e-9
 TINY = 1e-15
@@ -42,21 +42,33 @@ class _BleuRefs:
 class Bleu(Metric):
     """BLEU-1…BLEU-n (default n=4) with coco-caption's closest reference length."""
 
-    name = "BLEU"
+    key = "bleu"
+    label = "BLEU"
+    settings = (Setting("n", 4, "highest n-gram order", attribute="n"),
+                Setting("ref", "closest", "reference length: the closest to the caption's (ties: the shorter)"),
+                Setting("smooth", "1e-9,1e-15", "coco-caption's small and tiny constants added to the counts"))
+    reference = "pycocoevalcap.bleu.bleu:Bleu"
 
     def __init__(self, n: int = 4, tokenize: str | None = None):
         super().__init__(tokenize)
         if n < 1:
             raise ValueError("n must be at least 1")
         self.n = n
-        self.keys = tuple(f"Bleu_{k}" for k in range(1, n + 1))
+        self.score_keys = tuple(f"Bleu_{k}" for k in range(1, n + 1))
         self.width = 2 + 2 * n
 
-    def _settings(self) -> list[str]:
-        return [f"n={self.n}", "ref=closest", "smooth=1e-9,1e-15"]
+    @property
+    def headline_key(self) -> str:
+        """BLEU-n, the highest order."""
+        return self.score_keys[-1]
+
+    @property
+    def score_labels(self) -> dict[str, str]:
+        """``Bleu_k`` → ``BLEU-k``."""
+        return {key: f"BLEU-{k}" for k, key in enumerate(self.score_keys, start=1)}
 
     # -- references ------------------------------------------------------------
-    def _prepare(self, tok_refs: list[list[str]]) -> _BleuRefs:
+    def _prepare(self, tok_refs: list[list[str]], samples=None) -> _BleuRefs:
         ix = _ngrams.build(tok_refs, self.n, idf=False)
         counts = ix.counts
         width = int(counts.max(initial=1))
@@ -139,15 +151,15 @@ class Bleu(Metric):
         testlen, reflen = ints[0], ints[1]
         guess, correct = ints[2:2 + n], ints[2 + n:]
         bleus = self._values(testlen, reflen, guess, correct)
-        values = {key: v for key, v in zip(self.keys, bleus)}
-        per = None
+        values = {key: v for key, v in zip(self.score_keys, bleus)}
+        per = segments = None
         extra = {"testlen": testlen, "reflen": reflen, "ratio": (testlen + TINY) / (reflen + SMALL),
                  "guess": guess, "correct": correct}
         if per_segment:
             cols = self._seg_values(stats)
-            extra["per_segment_all"] = dict(zip(self.keys, cols))
+            segments = dict(zip(self.score_keys, cols))
             per = list(cols[-1])
-        return Score(self.name, bleus[-1], values, self.signature, len(stats), per, extra)
+        return Score(self.label, bleus[-1], values, self.signature, len(stats), per, extra, segments)
 
     def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
         # vectorised version of _values over resamples (same operations, numpy float64)

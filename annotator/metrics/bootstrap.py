@@ -85,11 +85,12 @@ def resample_weights(n: int, resamples: int = DEFAULT_RESAMPLES, seed: int = DEF
 
 
 def resampled_values(metric: Metric, stats: np.ndarray, weights: np.ndarray, *, meteor_exact: bool = False) -> np.ndarray:
-    """R × len(metric.keys) corpus values of ``stats`` under each resample."""
-    if meteor_exact or metric.name != "METEOR":
-        return metric.resample(stats, weights)
-    from .meteor import scores_from_stats, summable
-    return scores_from_stats(weights @ summable(np.asarray(stats, dtype=np.float64)))[:, None]
+    """R × len(metric.score_keys) corpus values of ``stats`` under each resample.
+
+    A metric whose corpus formula runs in another process (METEOR's jar) is
+    resampled with its numpy port unless ``meteor_exact``.
+    """
+    return metric.resample(stats, weights, exact=meteor_exact)
 
 
 def compare(key: str, a: float, b: float, va: np.ndarray, vb: np.ndarray, *, seed: int, level: float = 0.95) -> BootstrapResult:
@@ -126,4 +127,4 @@ def paired_bootstrap(metric: Metric, stats_a, stats_b, *, resamples: int = DEFAU
     score_a = metric.aggregate(sa).values
     score_b = metric.aggregate(sb).values
     return {key: compare(key, score_a[key], score_b[key], va[:, j], vb[:, j], seed=seed, level=level)
-            for j, key in enumerate(metric.keys)}
+            for j, key in enumerate(metric.score_keys)}

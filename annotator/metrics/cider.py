@@ -33,7 +33,7 @@ from itertools import repeat
 import numpy as np
 
 from . import _ngrams
-from .base import Metric, Prepared, Score, mean_like_numpy
+from .base import Metric, Prepared, Score, Setting, mean_like_numpy
 from .errors import MetricInputError
 
 SIGMA = 6.0
@@ -50,8 +50,15 @@ class _CiderRefs:
 class CiderD(Metric):
     """CIDEr-D (n = 4, σ = 6) with document frequencies from the scored set's references."""
 
-    name = "CIDEr-D"
-    keys = ("CIDEr",)
+    key = "cider"
+    label = "CIDEr-D"
+    aliases = ("cider-d", "cider_d")
+    settings = (Setting("n", 4, "highest n-gram order", attribute="n"),
+                Setting("sigma", SIGMA, "standard deviation of the Gaussian length penalty", attribute="sigma",
+                        spec="g"),
+                Setting("df", "refs-of-scored-set", "document frequencies: from the references of the scored set"))
+    reference = "pycocoevalcap.cider.cider:Cider"
+    score_keys = ("CIDEr",)
     width = 1
 
     def __init__(self, n: int = 4, sigma: float = SIGMA, tokenize: str | None = None):
@@ -61,11 +68,8 @@ class CiderD(Metric):
         self._two_sigma2 = 2 * self.sigma ** 2
         self._penalty: dict[int, float] = {}
 
-    def _settings(self) -> list[str]:
-        return [f"n={self.n}", f"sigma={self.sigma:g}", "df=refs-of-scored-set"]
-
     # -- references ------------------------------------------------------------
-    def _prepare(self, tok_refs: list[list[str]]) -> _CiderRefs:
+    def _prepare(self, tok_refs: list[list[str]], samples=None) -> _CiderRefs:
         n = self.n
         ix = _ngrams.build(tok_refs, n, clip=False)
         if not any(len(ot.pair_d) for ot in ix.orders):
@@ -174,8 +178,9 @@ class CiderD(Metric):
     def _aggregate(self, stats: np.ndarray, per_segment: bool) -> Score:
         col = np.ascontiguousarray(stats[:, 0])
         value = mean_like_numpy(col)
-        return Score(self.name, value, {"CIDEr": value}, self.signature, len(col),
-                     col.tolist() if per_segment else None)
+        per = col.tolist() if per_segment else None
+        return Score(self.label, value, {"CIDEr": value}, self.signature, len(col), per,
+                     segments={"CIDEr": per} if per_segment else None)
 
     def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
         # document frequencies stay those of the full scored set in every resample

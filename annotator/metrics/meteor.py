@@ -30,6 +30,11 @@ rescoring unchanged captions costs nothing.
 Captions are cleaned as coco-caption cleans them (``|||`` removed, double
 spaces halved once). Line breaks inside a caption or reference, which would
 desynchronise coco-caption's protocol, become spaces.
+
+A fresh process scores several times slower than a warm one, so
+:func:`warm_up` starts the processes and lets them warm up, once per Python
+process, in the background if asked; the app calls it early and a page can
+ask :func:`warm_state` whether METEOR is ready yet.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ import threading
 
 import numpy as np
 
-from .base import Metric, Prepared, Score
+from .base import Metric, Prepared, Score, Setting
 from .errors import MetricUnavailable
 from .java import JavaProcess, java_available, java_executable, meteor_jar
 
@@ -142,51 +147,95 @@ class _Pool:
 POOL = _Pool()
 
 
-def meteor_available() -> bool:
-    """True if Java and the METEOR jar are present (the process may still be cold)."""
+def unavailable_reason() -> str | None:
+    """Why METEOR cannot run here (no Java, no jar), or None when it can (its processes may still be cold)."""
     if not java_available():
-        return False
+        return "METEOR needs Java, which is not available here"
     try:
         meteor_jar()
-    except MetricUnavailable:
-        return False
-    return True
+    except MetricUnavailable as exc:
+        return f"METEOR cannot run: {exc}"
+    return None
 
 
-def warm_up(background: bool = True, rounds: int = 3) -> threading.Thread | None:
-    """Start the METEOR processes, load their tables and let the JVM compile its hot paths.
+def meteor_available() -> bool:
+    """True if Java and the METEOR jar are present (the process may still be cold)."""
+    return unavailable_reason() is None
+
+
+def _warm_rounds(rounds: int) -> None:
+    """Start the processes, load their tables and let the JVM compile its hot paths.
 
     A fresh JVM scores several times slower than a warm one until its JIT
     compiler has seen a few thousand segments, so this scores ``rounds``
     batches of synthetic captions (300 per process) that are not cached.
-    With ``background`` the work runs in a daemon thread, which is returned.
-    Raises MetricUnavailable (in the foreground) when Java is missing.
     """
-    java_executable()
+    from .synthetic import synthetic_corpus
+    procs = POOL.procs()
+    for r in range(rounds):
+        hyps, refs = synthetic_corpus(300 * len(procs), 5, seed=12345 + r)
+        POOL.score_lines([score_line(h, rs) for h, rs in zip(hyps, refs)])
+    eval_rows(np.ones((2, WIDTH)))
 
-    def run():
-        from .synthetic import synthetic_corpus
-        procs = POOL.procs()
-        for r in range(rounds):
-            hyps, refs = synthetic_corpus(300 * len(procs), 5, seed=12345 + r)
-            POOL.score_lines([score_line(h, rs) for h, rs in zip(hyps, refs)])
-        eval_rows(np.ones((2, WIDTH)))
 
-    if background:
-        def quiet():
-            try:
-                run()
-            except MetricUnavailable:
-                pass
-        t = threading.Thread(target=quiet, name="meteor-warm-up", daemon=True)
-        t.start()
-        return t
-    run()
-    return None
+class _Warming:
+    """One warm-up of the pool, run in a daemon thread."""
+
+    def __init__(self, rounds: int):
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(rounds,), name="meteor-warm-up", daemon=True)
+
+    def _run(self, rounds: int) -> None:
+        try:
+            _warm_rounds(rounds)
+        except MetricUnavailable:
+            pass  # a process that cannot start shows up as a note when METEOR is used
+        finally:
+            self.done.set()
+
+
+_warming: _Warming | None = None
+_warming_lock = threading.Lock()
+
+
+def warm_up(*, wait: bool = True, rounds: int = 3) -> str:
+    """Start and warm the METEOR processes once per Python process; return :func:`warm_state`.
+
+    The first call starts the work in a background thread; every later call
+    (from any thread) finds it started and does not start it again. With
+    ``wait`` the call returns when the processes are warm (at once if they
+    are); without it, at once. Returns ``"unavailable"`` without starting
+    anything when Java or the jar is missing. After :func:`shutdown` the next
+    call warms new processes.
+    """
+    global _warming
+    if not meteor_available():
+        return "unavailable"
+    with _warming_lock:
+        if _warming is None:
+            _warming = _Warming(rounds)
+            _warming.thread.start()
+        current = _warming
+    if wait:
+        current.thread.join()
+    return warm_state()
+
+
+def warm_state() -> str:
+    """``"unavailable"`` (no Java or jar), ``"cold"`` (not started), ``"warming"`` or ``"ready"``; starts nothing."""
+    if not meteor_available():
+        return "unavailable"
+    current = _warming
+    if current is None:
+        return "cold"
+    return "ready" if current.done.is_set() else "warming"
 
 
 def shutdown() -> None:
-    """Stop the METEOR processes (they restart on next use)."""
+    """Stop the METEOR processes (they restart on next use; the next :func:`warm_up` warms them again)."""
+    global _warming
+    with _warming_lock:
+        _warming = None
     POOL.close()
 
 
@@ -271,14 +320,27 @@ def eval_rows(rows: np.ndarray) -> tuple[list[float], float]:
 class Meteor(Metric):
     """METEOR 1.5 (English, normalised), coco-caption's setting. Needs Java."""
 
-    name = "METEOR"
-    keys = ("METEOR",)
+    key = "meteor"
+    label = "METEOR"
+    settings = (Setting("version", "1.5", "METEOR release (the jar coco-caption ships)"),
+                Setting("lang", "en", "language of the word lists and paraphrase table"),
+                Setting("norm", "yes", "METEOR's own tokenisation and normalisation (-norm)"))
+    reference = "pycocoevalcap.meteor.meteor:Meteor"
+    in_process = False
+    score_keys = ("METEOR",)
     width = WIDTH
 
-    def _settings(self) -> list[str]:
-        return ["version=1.5", "lang=en", "norm=yes"]
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        """Why METEOR cannot run here (no Java, no jar), or None."""
+        return unavailable_reason()
 
-    def _prepare(self, tok_refs: list[list[str]]):
+    @classmethod
+    def warm_up(cls, *, wait: bool = True) -> str:
+        """Start and warm the METEOR processes once per Python process (see :func:`warm_up`)."""
+        return warm_up(wait=wait)
+
+    def _prepare(self, tok_refs: list[list[str]], samples=None):
         return [tuple(rs) for rs in tok_refs]
 
     def _stats(self, hyps: list[str], prep: Prepared):
@@ -300,12 +362,18 @@ class Meteor(Metric):
         else:
             segs = None
             _, value = eval_rows(summable(stats).sum(axis=0, keepdims=True))
-        return Score(self.name, value, {"METEOR": value}, self.signature, len(stats), segs)
+        return Score(self.label, value, {"METEOR": value}, self.signature, len(stats), segs,
+                     segments={"METEOR": segs} if per_segment else None)
 
     def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        # every resample's summed row scored by the jar, in one EVAL request
         sums = weights @ summable(stats)
         per_row, _ = eval_rows(sums)
         return np.asarray(per_row, dtype=np.float64)[:, None]
+
+    def _resample_quick(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        # the jar's formula ported to numpy: no round trip to Java (may differ in the last bit)
+        return scores_from_stats(weights @ summable(stats))[:, None]
 
 
 # METEOR 1.5's parameters for English in coco-caption's setting (task "default"):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Metric, Prepared, Score, mean_like_numpy
+from .base import Metric, Prepared, Score, Setting, mean_like_numpy
 
 BETA = 1.2
 _B2 = BETA ** 2          # the value coco-caption uses (self.beta**2)
@@ -50,14 +50,16 @@ def position_masks(tokens: list[str]) -> dict[str, int]:
 class RougeL(Metric):
     """ROUGE-L (LCS-based F-measure, β = 1.2), the mean of per-caption scores."""
 
-    name = "ROUGE-L"
-    keys = ("ROUGE_L",)
+    key = "rouge"
+    label = "ROUGE-L"
+    aliases = ("rouge-l", "rouge_l")
+    settings = (Setting("beta", BETA, "weight of recall against precision in the F-measure"),
+                Setting("split", "space", "tokens: the text split on single spaces, as coco-caption"))
+    reference = "pycocoevalcap.rouge.rouge:Rouge"
+    score_keys = ("ROUGE_L",)
     width = 1
 
-    def _settings(self) -> list[str]:
-        return [f"beta={BETA}", "split=space"]
-
-    def _prepare(self, tok_refs: list[list[str]]):
+    def _prepare(self, tok_refs: list[list[str]], samples=None):
         out = []
         for rs in tok_refs:
             item = []
@@ -77,8 +79,9 @@ class RougeL(Metric):
     def _aggregate(self, stats: np.ndarray, per_segment: bool) -> Score:
         col = np.ascontiguousarray(stats[:, 0])
         value = mean_like_numpy(col)
-        return Score(self.name, value, {"ROUGE_L": value}, self.signature, len(col),
-                     col.tolist() if per_segment else None)
+        per = col.tolist() if per_segment else None
+        return Score(self.label, value, {"ROUGE_L": value}, self.signature, len(col), per,
+                     segments={"ROUGE_L": per} if per_segment else None)
 
     def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return (weights @ stats[:, 0] / stats.shape[0])[:, None]

@@ -6,9 +6,16 @@
 * :func:`delta_table` — baseline vs corrected variants (one per error type,
   plus all corrections together) with paired bootstrap intervals and p-values.
 
-Scores use coco-caption's names: ``Bleu_1`` … ``Bleu_4``, ``METEOR``,
-``ROUGE_L``, ``CIDEr``. When Java is missing, METEOR is reported as ``None``
-with an explanation in ``notes`` and everything else still works.
+Scores use the metrics' score keys (coco-caption's names: ``Bleu_1`` …
+``Bleu_4``, ``METEOR``, ``ROUGE_L``, ``CIDEr``), in registry order. Metrics
+are named by their registry keys or aliases (``bleu``, ``meteor``, ``rouge``,
+``cider``), or given as instances. When a metric cannot run (METEOR without
+Java), it is reported as ``None`` with an explanation in ``notes`` and
+everything else still works.
+
+Captions are lists of strings; their context is either one reference list
+per caption or one :class:`~annotator.metrics.sample.Sample` per caption
+(``rescore(samples)`` takes the captions from the samples too).
 """
 
 from __future__ import annotations
@@ -19,43 +26,39 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .base import Metric, Prepared, check_hyps, normalise_refs
-from .errors import MetricInputError, MetricUnavailable
-from .bleu import Bleu
+from .base import Metric, Prepared, check_hyps
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, compare, resample_weights, resampled_values
-from .cider import CiderD
-from .meteor import Meteor
-from .rouge import RougeL
+from .errors import MetricInputError, MetricUnavailable
+from .registry import REGISTRY
+from .sample import read_context, split_samples
 from .tokenize import check_tokenizer, tokenize_texts
 
-METRIC_CLASSES = {"bleu": Bleu, "meteor": Meteor, "rouge": RougeL, "rouge_l": RougeL, "rouge-l": RougeL,
-                  "cider": CiderD, "cider_d": CiderD, "cider-d": CiderD}
-DEFAULT_METRICS = ("bleu", "meteor", "rouge", "cider")
-#: Result keys in coco-caption's order.
-RESULT_KEYS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
+#: The metrics scored when none are named (registry keys).
+DEFAULT_METRICS = REGISTRY.defaults()
+#: Every score key, in table order.
+RESULT_KEYS = REGISTRY.score_keys()
 
 
 def make_metrics(metrics: Iterable[str | Metric] | None = None, tokenize: str | None = None) -> list[Metric]:
-    """Metric objects from names (``bleu``, ``meteor``, ``rouge``, ``cider``) or instances."""
+    """Metric objects from registry names (``bleu``, ``meteor``, ``rouge``, ``cider``, or aliases) or instances."""
     tok = check_tokenizer(tokenize)
     out: list[Metric] = []
     for m in (DEFAULT_METRICS if metrics is None else metrics):
-        if isinstance(m, Metric):
-            out.append(m)
-            continue
-        cls = METRIC_CLASSES.get(str(m).lower())
-        if cls is None:
-            raise MetricInputError(f"unknown metric {m!r}; choose from bleu, meteor, rouge, cider")
-        out.append(cls(tokenize=tok))
-    names = [m.name for m in out]
-    if len(set(names)) != len(names):
-        raise MetricInputError(f"metric listed twice: {names}")
+        out.append(m if isinstance(m, Metric) else REGISTRY.get(m)(tokenize=tok))
+    labels = [m.label for m in out]
+    if len(set(labels)) != len(labels):
+        raise MetricInputError(f"metric listed twice: {labels}")
     return out
 
 
-def meteor_note(exc: Exception) -> str:
-    """The note shown when METEOR could not be computed."""
-    return f"METEOR not computed: {exc}"
+def not_computed_note(metric: Metric, exc: Exception) -> str:
+    """The note shown when a metric could not be computed."""
+    return f"{metric.label} not computed: {exc}"
+
+
+def _score_order(values: dict) -> list[str]:
+    """Keys of ``values`` in table order: registered score keys first, then any others."""
+    return [k for k in RESULT_KEYS if k in values] + [k for k in values if k not in RESULT_KEYS]
 
 
 def _pretokenize(metrics: list[Metric], hyps: Sequence[str], refs) -> None:
@@ -65,14 +68,17 @@ def _pretokenize(metrics: list[Metric], hyps: Sequence[str], refs) -> None:
             tokenize_texts(list(hyps) + [r for rs in refs for r in rs], tok)
 
 
-def compute_stats(metrics: list[Metric], hyps: Sequence[str], refs) -> tuple[dict, dict, list[str]]:
-    """Prepared references and statistics rows of every metric.
+def compute_stats(metrics: list[Metric], hyps: Sequence[str], context) -> tuple[dict, dict, list[str]]:
+    """Prepared contexts and statistics rows of every metric.
 
-    Returns ``(stats, prepared, notes)`` keyed by metric name. METEOR runs in a
-    background thread (its work happens in Java) while the others are
-    computed; if it is unavailable it is left out and a note says why.
+    ``context`` is one reference list or one Sample per caption. Returns
+    ``(stats, prepared, notes)`` keyed by metric label. Metrics whose work
+    happens in another process (METEOR) run in background threads while the
+    others are computed; one that is unavailable is left out and a note says
+    why.
     """
-    refs = normalise_refs(refs)
+    refs, samples = read_context(context, references=False)
+    context = refs if samples is None else samples
     hyps = check_hyps(hyps, len(refs))
     notes: list[str] = []
     try:
@@ -81,28 +87,31 @@ def compute_stats(metrics: list[Metric], hyps: Sequence[str], refs) -> tuple[dic
         raise MetricUnavailable(f"PTB tokenisation is not available: {exc}") from exc
     stats: dict[str, np.ndarray] = {}
     prepared: dict[str, Prepared] = {}
-    slow = [m for m in metrics if m.name == "METEOR"]
-    fast = [m for m in metrics if m.name != "METEOR"]
+    slow = [m for m in metrics if not m.in_process]
+    fast = [m for m in metrics if m.in_process]
     errors: dict[str, Exception] = {}
 
     def run(m: Metric):
         try:
-            p = m.prepare(refs)
+            p = m.prepare(context)
             s = m.stats(hyps, p)
-            prepared[m.name], stats[m.name] = p, s
-        except MetricUnavailable as exc:
-            errors[m.name] = exc
+            prepared[m.label], stats[m.label] = p, s
+        except Exception as exc:  # noqa: BLE001 - re-raised below unless the metric is only unavailable
+            errors[m.label] = exc
 
     threads = [threading.Thread(target=run, args=(m,), daemon=True) for m in slow]
     for t in threads:
         t.start()
     for m in fast:
-        p = m.prepare(refs)
-        prepared[m.name], stats[m.name] = p, m.stats(hyps, p)
+        p = m.prepare(context)
+        prepared[m.label], stats[m.label] = p, m.stats(hyps, p)
     for t in threads:
         t.join()
-    for name, exc in errors.items():
-        notes.append(meteor_note(exc) if name == "METEOR" else f"{name} not computed: {exc}")
+    for m in slow:
+        exc = errors.get(m.label)
+        if exc is not None and not isinstance(exc, MetricUnavailable):
+            raise exc
+    notes.extend(not_computed_note(m, errors[m.label]) for m in slow if m.label in errors)
     return stats, prepared, notes
 
 
@@ -110,34 +119,32 @@ def _score_dict(metrics: list[Metric], stats: dict, notes: list[str], *, per_seg
     values: dict = {}
     segs: dict = {}
     for m in metrics:
-        if m.name not in stats:
-            for k in m.keys:
+        if m.label not in stats:
+            for k in m.score_keys:
                 values[k] = None
             continue
         try:
-            sc = m.aggregate(stats[m.name], per_segment=per_segment)
+            sc = m.aggregate(stats[m.label], per_segment=per_segment)
         except MetricUnavailable as exc:
-            notes.append(meteor_note(exc))
-            for k in m.keys:
+            notes.append(not_computed_note(m, exc))
+            for k in m.score_keys:
                 values[k] = None
             continue
         values.update(sc.values)
         if per_segment:
-            if m.name == "BLEU":
-                segs.update(sc.extra["per_segment_all"])
-            else:
-                segs[m.keys[0]] = sc.per_segment
-    ordered = {k: values[k] for k in RESULT_KEYS if k in values}
-    ordered.update({k: v for k, v in values.items() if k not in ordered})
+            segs.update(sc.segments or {})
+    ordered = {k: values[k] for k in _score_order(values)}
     if per_segment:
         ordered["per_segment"] = segs
     return ordered
 
 
-def rescore(hyps: Sequence[str], refs: Sequence[Sequence[str]], metrics: Iterable[str | Metric] | None = None,
-            tokenize: str | None = None, *, per_segment: bool = False) -> dict:
-    """Score captions against references with every metric, as coco-caption would.
+def rescore(hyps: Sequence[str], refs: Sequence[Sequence[str]] | None = None,
+            metrics: Iterable[str | Metric] | None = None, tokenize: str | None = None, *,
+            per_segment: bool = False) -> dict:
+    """Score captions against references (or samples) with every metric, as coco-caption would.
 
+    ``rescore(captions, references_or_samples)`` or ``rescore(samples)``.
     Returns ``{"Bleu_1": …, "Bleu_4": …, "METEOR": …, "ROUGE_L": …,
     "CIDEr": …, "signatures": {metric: signature}, "notes": [...], "n": N,
     "tokenize": name}``; with ``per_segment`` also ``"per_segment":
@@ -145,9 +152,10 @@ def rescore(hyps: Sequence[str], refs: Sequence[Sequence[str]], metrics: Iterabl
     Java) has the value ``None`` and a note.
     """
     ms = make_metrics(metrics, tokenize)
+    hyps, refs = split_samples(hyps, refs)
     stats, _, notes = compute_stats(ms, hyps, refs)
     out = _score_dict(ms, stats, notes, per_segment=per_segment)
-    out["signatures"] = {m.name: m.signature for m in ms}
+    out["signatures"] = {m.label: m.signature for m in ms}
     out["notes"] = notes
     out["n"] = len(stats[next(iter(stats))]) if stats else len(list(hyps))
     out["tokenize"] = check_tokenizer(tokenize)
@@ -168,13 +176,14 @@ class IncrementalScorer:
     Thread-safe: every public method takes one lock.
     """
 
-    def __init__(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
+    def __init__(self, hyps: Sequence[str], refs: Sequence[Sequence[str]] | None = None,
                  metrics: Iterable[str | Metric] | None = None, tokenize: str | None = None):
         self._lock = threading.RLock()
         self.tokenize = check_tokenizer(tokenize)
         self.metrics = make_metrics(metrics, tokenize)
+        hyps, refs = split_samples(hyps, refs)
         stats, prepared, notes = compute_stats(self.metrics, hyps, refs)
-        self._active = [m for m in self.metrics if m.name in stats]
+        self._active = [m for m in self.metrics if m.label in stats]
         self._prepared = prepared
         self._base = {k: v.copy() for k, v in stats.items()}
         for v in self._base.values():
@@ -207,7 +216,7 @@ class IncrementalScorer:
     @property
     def signatures(self) -> dict[str, str]:
         """Signature of every metric in use."""
-        return {m.name: m.signature for m in self.metrics}
+        return {m.label: m.signature for m in self.metrics}
 
     def stats(self, metric: str, *, baseline: bool = False) -> np.ndarray:
         """A copy of one metric's statistics rows (current or baseline)."""
@@ -235,7 +244,7 @@ class IncrementalScorer:
                 rows = {}
                 for m in list(self._active):
                     try:
-                        rows[m.name] = m.segment_stats(new_hyp, prepared=self._prepared[m.name], index=index)
+                        rows[m.label] = m.segment_stats(new_hyp, prepared=self._prepared[m.label], index=index)
                     except MetricUnavailable as exc:
                         self._drop(m, exc)
                 if len(self._rows) > 10_000:
@@ -266,9 +275,9 @@ class IncrementalScorer:
 
     def _drop(self, m: Metric, exc: Exception) -> None:
         self._active = [x for x in self._active if x is not m]
-        self._cur.pop(m.name, None)
-        self._base.pop(m.name, None)
-        self.notes.append(meteor_note(exc) if m.name == "METEOR" else f"{m.name} not computed: {exc}")
+        self._cur.pop(m.label, None)
+        self._base.pop(m.label, None)
+        self.notes.append(not_computed_note(m, exc))
 
     # -- scores ------------------------------------------------------------------
     def _scores(self) -> dict:
@@ -303,16 +312,13 @@ class IncrementalScorer:
             for label, src in (("baseline", self._base), ("current", self._cur)):
                 vals = {}
                 for m in self._active:
-                    row = src[m.name][index:index + 1]
+                    row = src[m.label][index:index + 1]
                     try:
                         sc = m.aggregate(row, per_segment=True)
                     except MetricUnavailable as exc:
                         self._drop(m, exc)
                         continue
-                    if m.name == "BLEU":
-                        vals.update({k: v[0] for k, v in sc.extra["per_segment_all"].items()})
-                    else:
-                        vals[m.keys[0]] = sc.per_segment[0]
+                    vals.update({k: v[0] for k, v in sc.segments.items()})
                 out[label] = vals
             return out
 
@@ -325,11 +331,11 @@ class IncrementalScorer:
         w = resample_weights(self.n, resamples, seed)
         out = {}
         for m in active:
-            va = resampled_values(m, base[m.name], w)
-            vb = resampled_values(m, cur[m.name], w)
-            a = m.aggregate(base[m.name]).values
-            b = m.aggregate(cur[m.name]).values
-            for j, key in enumerate(m.keys):
+            va = resampled_values(m, base[m.label], w)
+            vb = resampled_values(m, cur[m.label], w)
+            a = m.aggregate(base[m.label]).values
+            b = m.aggregate(cur[m.label]).values
+            for j, key in enumerate(m.score_keys):
                 out[key] = compare(key, a[key], b[key], va[:, j], vb[:, j], seed=seed, level=level).as_dict()
         return out
 
@@ -399,30 +405,31 @@ def _variant_block(metrics, prepared, base_stats, base_res, base_scores, hyps, b
     changed = [i for i, (a, b) in enumerate(zip(base_hyps, hyps)) if a != b]
     stats = {}
     for m in metrics:
-        s = base_stats[m.name].copy()
+        s = base_stats[m.label].copy()
         if changed:
-            s[changed] = m.stats_at([hyps[i] for i in changed], prepared[m.name], changed)
-        stats[m.name] = s
+            s[changed] = m.stats_at([hyps[i] for i in changed], prepared[m.label], changed)
+        stats[m.label] = s
     scores, delta, ci, p, p_le0 = {}, {}, {}, {}, {}
     for m in metrics:
-        sc = m.aggregate(stats[m.name]).values
-        vb = resampled_values(m, stats[m.name], w, meteor_exact=meteor_exact)
-        for j, key in enumerate(m.keys):
-            r = compare(key, base_scores[key], sc[key], base_res[m.name][:, j], vb[:, j], seed=seed, level=level)
+        sc = m.aggregate(stats[m.label]).values
+        vb = resampled_values(m, stats[m.label], w, meteor_exact=meteor_exact)
+        for j, key in enumerate(m.score_keys):
+            r = compare(key, base_scores[key], sc[key], base_res[m.label][:, j], vb[:, j], seed=seed, level=level)
             scores[key], delta[key], ci[key], p[key], p_le0[key] = sc[key], r.delta, list(r.ci), r.p, r.p_le0
-    order = [k for k in RESULT_KEYS if k in scores] + [k for k in scores if k not in RESULT_KEYS]
+    order = _score_order(scores)
     pick = lambda d: {k: d[k] for k in order}  # noqa: E731
     return {"scores": pick(scores), "delta": pick(delta), "changed": len(changed), "ci": pick(ci), "p": pick(p),
             "p_le0": pick(p_le0)}
 
 
-def delta_table(baseline_hyps: Sequence[str], refs: Sequence[Sequence[str]], variants: dict[str, Sequence[str]], *,
+def delta_table(baseline_hyps: Sequence[str], refs: Sequence[Sequence[str]] | None, variants: dict[str, Sequence[str]], *,
                 seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES, metrics: Iterable[str | Metric] | None = None,
                 tokenize: str | None = None, combined: Sequence[str] | bool = True, level: float = 0.95,
                 meteor_exact: bool = False) -> dict:
     """Scores of corrected variants against the baseline, with paired bootstrap tests.
 
-    ``variants`` maps a name (an error type) to the full list of captions with
+    ``refs`` is one reference list or Sample per caption (or None when
+    ``baseline_hyps`` are samples). ``variants`` maps a name (an error type) to the full list of captions with
     that type's corrections applied. ``combined`` is the list of captions
     with all corrections, or True to build it with :func:`merge_variants`, or
     False to leave it out. Only the captions that differ from the baseline are
@@ -440,18 +447,19 @@ def delta_table(baseline_hyps: Sequence[str], refs: Sequence[Sequence[str]], var
     interval and p-values.
     """
     ms = make_metrics(metrics, tokenize)
-    refs = normalise_refs(refs)
-    base_hyps = check_hyps(baseline_hyps, len(refs))
+    baseline_hyps, refs = split_samples(baseline_hyps, refs)
+    n = len(refs)
+    base_hyps = check_hyps(baseline_hyps, n)
     for name, v in variants.items():
-        check_hyps(v, len(refs))
+        check_hyps(v, n)
     stats, prepared, notes = compute_stats(ms, base_hyps, refs)
-    active = [m for m in ms if m.name in stats]
+    active = [m for m in ms if m.label in stats]
     w = resample_weights(len(base_hyps), resamples, seed)
     base_scores: dict = {}
     base_res = {}
     for m in active:
-        base_scores.update(m.aggregate(stats[m.name]).values)
-        base_res[m.name] = resampled_values(m, stats[m.name], w, meteor_exact=meteor_exact)
+        base_scores.update(m.aggregate(stats[m.label]).values)
+        base_res[m.label] = resampled_values(m, stats[m.label], w, meteor_exact=meteor_exact)
     # pre-tokenise every variant's changed captions in one batch
     for tok in {m.tokenize for m in active} - {"none"}:
         tokenize_texts([v[i] for v in variants.values() for i in range(len(base_hyps)) if v[i] != base_hyps[i]], tok)
@@ -463,15 +471,14 @@ def delta_table(baseline_hyps: Sequence[str], refs: Sequence[Sequence[str]], var
         if combined is True:
             merged, conflicts = merge_variants(base_hyps, variants)
         else:
-            merged, conflicts = check_hyps(combined, len(refs)), []
+            merged, conflicts = check_hyps(combined, n), []
         all_block = _variant_block(active, prepared, stats, base_res, base_scores, merged, base_hyps, w, seed, level,
                                    meteor_exact)
         all_block["conflicts"] = conflicts
     for m in ms:
         if m not in active:
-            for k in m.keys:
+            for k in m.score_keys:
                 base_scores.setdefault(k, None)
-    order = [k for k in RESULT_KEYS if k in base_scores] + [k for k in base_scores if k not in RESULT_KEYS]
-    return {"baseline": {k: base_scores[k] for k in order}, "types": types, "all": all_block,
-            "signatures": {m.name: m.signature for m in ms}, "notes": notes, "n": len(base_hyps),
+    return {"baseline": {k: base_scores[k] for k in _score_order(base_scores)}, "types": types, "all": all_block,
+            "signatures": {m.label: m.signature for m in ms}, "notes": notes, "n": len(base_hyps),
             "resamples": resamples, "seed": seed, "level": level}
