@@ -5,26 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from metric_helpers import coco
 
 from annotator.cli import main
 from annotator.metrics.synthetic import synthetic_corpus
 from annotator.model import Caption, Item, Project, Reference
 from annotator.store.projects import write_project
 
-pcc_bleu = pytest.importorskip("pycocoevalcap.bleu.bleu")
-pcc_rouge = pytest.importorskip("pycocoevalcap.rouge.rouge")
-pcc_cider = pytest.importorskip("pycocoevalcap.cider.cider")
+pytest.importorskip("pycocoevalcap")
 
 METRICS = "bleu,rouge,cider"  # METEOR through the CLI is covered by the scoring tests; here the store path matters
-
-
-def coco(hyps, refs):
-    gts = {i: list(r) for i, r in enumerate(refs)}
-    res = {i: [h] for i, h in enumerate(hyps)}
-    out = dict(zip(["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"], pcc_bleu.Bleu(4).compute_score(gts, res, verbose=0)[0]))
-    out["ROUGE_L"] = pcc_rouge.Rouge().compute_score(gts, res)[0]
-    out["CIDEr"] = pcc_cider.Cider().compute_score(gts, res)[0]
-    return out
 
 
 @pytest.fixture

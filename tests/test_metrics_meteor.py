@@ -1,6 +1,9 @@
-"""METEOR 1.5 against pycocoevalcap's Meteor (same jar), plus the process manager.
+"""METEOR 1.5: perfect matches, the numpy port of its formula and the process manager, against pycocoevalcap.
 
 Needs Java; every test is skipped with that reason when ``java`` is missing.
+Identity with pycocoevalcap's Meteor on generated corpora (raw and
+PTB-tokenised), the statistics contract, bad input and the signature are
+checked for every registered metric in test_metrics_contract.py.
 """
 
 from __future__ import annotations
@@ -10,9 +13,9 @@ import threading
 
 import numpy as np
 import pytest
+from metric_helpers import edge_corpus, reference_scores
 
 from annotator.metrics import REGISTRY, Meteor, MetricUnavailable, meteor
-from annotator.metrics.synthetic import synthetic_corpus
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="METEOR needs Java (no `java` on PATH)")
 
@@ -31,33 +34,9 @@ def coco_meteor():
     del m
 
 
-def coco(m, hyps, refs):
-    gts = {i: list(r) for i, r in enumerate(refs)}
-    res = {i: [h] for i, h in enumerate(hyps)}
-    return m.compute_score(gts, res)
-
-
 def corpus(seed=0, n=200):
-    hyps, refs = synthetic_corpus(n, 5, seed, odd_rate=0.2)
-    hyps[0], hyps[1], hyps[2], hyps[-1] = "", "a ||| b  c   d", "dog", ""
-    refs[0] = ["", "a  b", "dog"]
-    hyps[3] = refs[3][0]  # a perfect match: its chunk does not count when METEOR sums statistics
-    hyps[4] = refs[4][2]
-    return hyps, refs
-
-
-@pytest.mark.slow
-def test_equals_pycocoevalcap(coco_meteor):
-    hyps, refs = corpus(0)
-    meteor.clear_cache()
-    want, segs = coco(coco_meteor, hyps, refs)
-    m = Meteor()
-    st = m.stats(hyps, refs)
-    full = m.aggregate(st, per_segment=True)
-    assert full.value == want
-    assert full.per_segment == segs
-    # the corpus score from one summed statistics row is the same number
-    assert m.aggregate(st).value == want
+    # with captions equal to a reference: a perfect match's chunk does not count when METEOR sums statistics
+    return edge_corpus(seed, n)
 
 
 def test_identical_caption_scores_one_and_perfect_chunks_are_not_summed(coco_meteor):
@@ -69,8 +48,8 @@ def test_identical_caption_scores_one_and_perfect_chunks_are_not_summed(coco_met
     assert st[0, 20] == 1 and st[1, 20] == 1
     summed = meteor.summable(st).sum(axis=0)
     assert summed[20] == st[2, 20]  # only the imperfect segment's chunks
-    want, _ = coco(coco_meteor, hyps, refs)
-    assert m.aggregate(st).value == want
+    want, _ = reference_scores("meteor", hyps, refs, coco_meteor)
+    assert m.aggregate(st).value == want["METEOR"]
 
 
 def test_numpy_formula_matches_the_jar():
@@ -161,14 +140,3 @@ def test_resample_exact_and_numpy_agree():
     assert exact[0] == m.aggregate(st).value
     approx = meteor.scores_from_stats(w @ meteor.summable(st))
     assert approx == pytest.approx(exact, abs=1e-15)
-
-
-def test_equals_pycocoevalcap_after_ptb_tokenisation(coco_meteor):
-    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
-    hyps, refs = corpus(6, 100)
-    gts = {i: [{"caption": r} for r in rs] for i, rs in enumerate(refs)}
-    res = {i: [{"caption": h}] for i, h in enumerate(hyps)}
-    tok = PTBTokenizer()
-    want, segs = coco_meteor.compute_score(tok.tokenize(gts), tok.tokenize(res))
-    got = Meteor(tokenize="ptb").corpus_score(hyps, refs)
-    assert got.value == want and got.per_segment == segs

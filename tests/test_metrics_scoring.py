@@ -5,14 +5,13 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from metric_helpers import coco
 
 from annotator.metrics import (IncrementalScorer, Meteor, MetricInputError, delta_table, merge_variants, meteor,
                                rescore)
 from annotator.metrics.synthetic import perturb, synthetic_corpus
 
-pcc_bleu = pytest.importorskip("pycocoevalcap.bleu.bleu")
-pcc_rouge = pytest.importorskip("pycocoevalcap.rouge.rouge")
-pcc_cider = pytest.importorskip("pycocoevalcap.cider.cider")
+pytest.importorskip("pycocoevalcap")
 
 HAS_JAVA = shutil.which("java") is not None
 needs_java = pytest.mark.skipif(not HAS_JAVA, reason="METEOR and PTB tokenisation need Java (no `java` on PATH)")
@@ -28,15 +27,6 @@ def data(n=150, seed=0):
     hyps, refs = synthetic_corpus(n, 5, seed, odd_rate=0.15)
     hyps[0], hyps[-1] = "", "dog"
     return hyps, refs
-
-
-def coco(hyps, refs):
-    gts = {i: list(r) for i, r in enumerate(refs)}
-    res = {i: [h] for i, h in enumerate(hyps)}
-    out = dict(zip(["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"], pcc_bleu.Bleu(4).compute_score(gts, res, verbose=0)[0]))
-    out["ROUGE_L"] = pcc_rouge.Rouge().compute_score(gts, res)[0]
-    out["CIDEr"] = pcc_cider.Cider().compute_score(gts, res)[0]
-    return out
 
 
 def test_rescore_equals_pycocoevalcap():

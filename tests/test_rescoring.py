@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import json
 
 import pytest
-from pycocoevalcap.bleu.bleu import Bleu as CocoBleu
-from pycocoevalcap.cider.cider import Cider as CocoCider
-from pycocoevalcap.rouge.rouge import Rouge as CocoRouge
+from metric_helpers import coco  # independent reference: pycocoevalcap's scorers on raw strings
 
 from annotator import rescoring
 from annotator.cli import CommandContext, main
@@ -29,17 +26,6 @@ AGE = "A boy in a blue shirt is climbing a rock."         # age of line 0
 GEN = "A boy playing soccer on the grass."                # gender of line 1
 ACT = "A woman in a red dress is talking."                # activity of line 3
 ALL0 = "A boy in an orange shirt is climbing a rock."     # both edits of line 0 merged
-
-
-def coco(hyps, refs) -> dict:
-    """Independent reference: pycocoevalcap's scorers on raw strings."""
-    gts = {i: list(r) for i, r in enumerate(refs)}
-    res = {i: [h] for i, h in enumerate(hyps)}
-    with contextlib.redirect_stdout(io.StringIO()):
-        bleu, _ = CocoBleu(4).compute_score(gts, res, verbose=0)
-    rouge, _ = CocoRouge().compute_score(gts, res)
-    cider, _ = CocoCider().compute_score(gts, res)
-    return {"Bleu_1": bleu[0], "Bleu_2": bleu[1], "Bleu_3": bleu[2], "Bleu_4": bleu[3], "ROUGE_L": rouge, "CIDEr": cider}
 
 
 def _corrections(store, ids):

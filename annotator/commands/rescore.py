@@ -122,6 +122,7 @@ def _rescore(args, ctx) -> int:
     if getattr(args, "by_type", False):
         return run_by_type(args, ctx)
     from ..metrics import rescore
+    metrics = REGISTRY.select(args.metrics)
     store = ctx.store()
     hyps, refs, keys = load_system(store, args.project, args.system)
     if not hyps:
@@ -130,8 +131,7 @@ def _rescore(args, ctx) -> int:
     if args.captions:
         hyps = read_caption_file(args.captions, len(hyps))
         source = args.captions
-    result = rescore(hyps, refs, metrics=REGISTRY.select(args.metrics), tokenize=args.tokenize,
-                     per_segment=args.per_segment)
+    result = rescore(hyps, refs, metrics=metrics, tokenize=args.tokenize, per_segment=args.per_segment)
     result = {"project": args.project, "system": args.system, "captions": source, **result}
     if args.per_segment:
         result["items"] = keys

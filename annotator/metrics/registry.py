@@ -26,7 +26,7 @@ from .tokenize import check_tokenizer
 class MetricRegistry:
     """Metric classes by key, in table order.
 
-    Names are looked up case-insensitively by key or alias. Methods that
+    Names are looked up case-insensitively by key, alias or label. Methods that
     take ``names`` accept keys or aliases (None: every metric) and return
     results in registry order, whatever the order asked.
     """
@@ -43,11 +43,11 @@ class MetricRegistry:
             unknown = set(cls.requires) - set(SAMPLE_FIELDS)
             if unknown:
                 raise ValueError(f"{cls.__name__} requires unknown sample fields {sorted(unknown)}")
-            for name in (key, *cls.aliases):
-                taken = self._names.get(name.lower())
+            for name in dict.fromkeys(n.lower() for n in (key, *cls.aliases, cls.label)):
+                taken = self._names.get(name)
                 if taken is not None:
                     raise ValueError(f"metric name {name!r} of {cls.__name__} is already used by {taken!r}")
-                self._names[name.lower()] = key
+                self._names[name] = key
             proto = cls()
             for score_key in proto.score_keys:
                 if score_key in self._metric_of_score:
@@ -72,7 +72,7 @@ class MetricRegistry:
         return tuple(self._classes)
 
     def names(self) -> tuple[str, ...]:
-        """Every accepted name: keys, then aliases (the choices a command line accepts)."""
+        """Every accepted name in lower case: keys, then aliases and labels (the choices a command line accepts)."""
         return self.keys() + tuple(n for n, k in self._names.items() if n != k)
 
     def choices_text(self) -> str:
@@ -80,7 +80,7 @@ class MetricRegistry:
         return ", ".join(self._classes)
 
     def resolve(self, name: str) -> str:
-        """The key of a metric given by key or alias (any case); MetricInputError for an unknown name."""
+        """The key of a metric given by key, alias or label (any case); MetricInputError for an unknown name."""
         key = self._names.get(str(name).strip().lower())
         if key is None:
             raise MetricInputError(f"unknown metric {name!r}; choose from {self.choices_text()}")
