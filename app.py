@@ -66,7 +66,7 @@ if user.local_mode:
     ui.local_mode_banner()
 try:
     ui.sidebar(store, user)
-    with ui.shell_run():
+    with ui.shell_run(user):
         page.run()
 except StoreUnavailable as exc:  # a read the page could not do without the database
     ui.outage_notice(exc)

@@ -309,8 +309,7 @@ def resume_session(store, claim: SessionClaim) -> User:
 
     One read of the user row by primary key. The session ends when the
     account is gone, was replaced by another under the same id (a restore),
-    is deactivated, has no password any more, or has a new epoch (password,
-    role or access changed). A lock-out by failed log-ins does not end it:
+    is deactivated, or has a new epoch (password, role or access changed). A lock-out by failed log-ins does not end it:
     anyone can trigger a lock-out by guessing, and it must not log the real
     user out; the lock stops new log-ins only.
     """
@@ -318,7 +317,7 @@ def resume_session(store, claim: SessionClaim) -> User:
     with store.read() as conn:
         row = session_row(conn, claim.user_id)
     if (row is None or user_name_key(row.name) != user_name_key(claim.name) or not row.active
-            or not row.has_password or int(row.session_epoch) != claim.epoch):
+            or int(row.session_epoch) != claim.epoch):
         raise SessionEnded(SESSION_ENDED_MESSAGE)
     return User(name=row.name, role=Role(row.role), user_id=claim.user_id, session_epoch=claim.epoch)
 

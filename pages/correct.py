@@ -217,6 +217,7 @@ def _after_save(saved, what: str):
     _next_open()
 
 
+@ui.signed_in
 def _save():
     try:
         saved = correct_caption(store, cid, etype, ctx.user.name, st.session_state.get(text_key, ""),
@@ -234,6 +235,7 @@ def _save():
     _after_save(saved, what)
 
 
+@ui.signed_in
 def _untouched():
     try:
         saved = leave_untouched(store, cid, etype, ctx.user.name, create_role=ctx.user.role)

@@ -75,9 +75,24 @@ def ensure_user(store_url: str, name: str, role: str) -> None:
         store.dispose()
 
 
-def login(at: AppTest, name: str, role: str) -> AppTest:
-    """Log ``name`` in (with ``role``) in an AppTest's session state."""
-    at.session_state[USER_KEY] = {"name": name, "role": str(role.value if hasattr(role, "value") else role)}
+def session_claim(store_url: str, name: str) -> dict:
+    """What a log-in of ``name`` puts in the session (id, name, session epoch); {} if there is no such user."""
+    from annotator.store import open_store
+    from annotator.store.users import get_user_row
+    store = open_store(store_url)
+    try:
+        with store.read() as conn:
+            row = get_user_row(conn, name)
+    finally:
+        store.dispose()
+    return {} if row is None else {"id": row.id, "name": row.name, "epoch": int(row.session_epoch)}
+
+
+def login(at: AppTest, name: str, role: str, store_url: str | None = None) -> AppTest:
+    """Log ``name`` in (with ``role``) in an AppTest's session state, as the log-in form would (the session
+    remembers the account's id and session epoch from the store at ``store_url``, default: the one in use)."""
+    claim = session_claim(store_url or os.environ["ANNOTATOR_DATABASE_URL"], name)
+    at.session_state[USER_KEY] = {"name": name, **claim, "role": str(role.value if hasattr(role, "value") else role)}
     return at
 
 

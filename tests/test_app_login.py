@@ -31,7 +31,9 @@ def test_login_page_then_right_password(accounts):
     assert "Please log in" not in texts(at)
     at = _login(at, "alice", PW)
     assert not at.exception
-    assert at.session_state["annotator_user"] == {"name": "alice", "role": "annotator"}
+    kept = at.session_state["annotator_user"]
+    assert {k: kept[k] for k in ("name", "role")} == {"name": "alice", "role": "annotator"}
+    assert set(kept) == {"id", "name", "epoch", "role"}  # the session's claim, checked on every run
     # Logged in: the annotate page is shown (nothing assigned to alice yet).
     assert "Nothing is assigned to you" in texts(at)
     assert "Logged in as" in texts(at)

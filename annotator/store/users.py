@@ -104,9 +104,8 @@ def get_user_row(conn: Connection, name: str, *, for_update: bool = False):
 
 
 def session_row(conn: Connection, uid: int):
-    """(name, role, session_epoch, active, has password) of user ``uid`` by primary key, or None."""
-    return conn.execute(select(users.c.name, users.c.role, users.c.session_epoch, users.c.active,
-                               users.c.password_hash.is_not(None).label("has_password"))
+    """(name, role, session_epoch, active) of user ``uid``, by primary key, or None."""
+    return conn.execute(select(users.c.name, users.c.role, users.c.session_epoch, users.c.active)
                         .where(users.c.id == uid)).first()
 
 

@@ -99,14 +99,53 @@ def outage_notice(exc: StoreUnavailable) -> None:
              "once the database answers.", icon=":material/cloud_off:")
 
 
+#: Session key of the message a session that was ended shows on the log-in form.
+SESSION_ENDED_KEY = "annotator_session_ended"
+
+
 def current_user(store) -> SessionUser | None:
-    """The logged-in user, the local admin in local mode, or None."""
+    """The logged-in user as the store has them now, the local admin in local mode, or None.
+
+    A logged-in session is checked against the store on every call (one read
+    of the user row by primary key, annotator.auth.resume_session): the role
+    comes from the store, and a session whose account changed since the
+    log-in (password, role, deactivation) is logged out here, with a message
+    for the log-in form. While the database is down the session keeps the
+    user it last saw: nothing can be read or written then anyway.
+    """
+    from ..auth import SessionClaim, resume_session
+    from ..errors import SessionEnded
     raw = st.session_state.get(USER_KEY)
     if raw:
-        return SessionUser(raw["name"], Role(raw["role"]), bool(raw.get("local_mode", False)))
+        try:
+            user = resume_session(store, SessionClaim.from_dict(raw))
+        except SessionEnded as exc:
+            end_session(str(exc))
+        except StoreUnavailable:
+            return SessionUser(raw["name"], Role(raw["role"]))
+        else:
+            raw["role"] = user.role.value
+            return SessionUser(user.name, user.role)
     if local_mode(store):
         return SessionUser(LOCAL_USER, Role.ADMIN, True)
     return None
+
+
+def signed_in(callback):
+    """Wrap a widget callback that acts for the session's user: it runs only while the session is valid.
+
+    Callbacks run before the script, so before :func:`page_setup`; a session
+    ended since the page was drawn (password, role or access changed) must not
+    save anything, and the run that follows shows the log-in form.
+    """
+    import functools
+
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        if current_user(get_store()) is None:
+            return None
+        return callback(*args, **kwargs)
+    return run
 
 
 def selected_project(store) -> str | None:
@@ -122,13 +161,16 @@ _SHELL = threading.local()
 
 
 @contextmanager
-def shell_run():
-    """Mark the page run inside it as routed by the app shell (app.py wraps ``page.run()`` in this)."""
+def shell_run(user: SessionUser | None = None):
+    """Mark the page run inside it as routed by the app shell (app.py wraps ``page.run()`` in this);
+    ``user`` is who the shell checked in this run, so the page's guard need not read the store again."""
     _SHELL.active = True
+    _SHELL.user = user
     try:
         yield
     finally:
         _SHELL.active = False
+        _SHELL.user = None
 
 
 def ensure_shell() -> None:
@@ -161,7 +203,9 @@ def page_setup(page_id: str) -> PageContext:
     ensure_shell()
     try:
         store = get_store()
-        user = current_user(store)
+        user = getattr(_SHELL, "user", None) if getattr(_SHELL, "active", False) else None
+        if user is None:
+            user = current_user(store)
         if user is None:
             st.warning("Please log in to open this page.")
             st.stop()
@@ -245,15 +289,23 @@ def md_escape(text: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
 
 
-def log_in(name: str, role: Role) -> None:
-    """Mark the session as logged in (after annotator.auth.authenticate succeeded)."""
-    st.session_state[USER_KEY] = {"name": name, "role": Role(role).value}
+def log_in(user) -> None:
+    """Mark the session as logged in as ``user``, the account annotator.auth.authenticate returned
+    (the session keeps its claim: id, name and session epoch, and the role for outages)."""
+    from ..auth import SessionClaim
+    st.session_state[USER_KEY] = {**SessionClaim.of(user).to_dict(), "role": Role(user.role).value}
 
 
 def log_out() -> None:
     """Forget everything this session knew (callback of the logout button)."""
     for key in list(st.session_state.keys()):
         del st.session_state[key]
+
+
+def end_session(message: str) -> None:
+    """Log the session out because its account changed; the log-in form shows ``message``."""
+    log_out()
+    st.session_state[SESSION_ENDED_KEY] = message
 
 
 def local_mode_banner() -> None:

@@ -25,7 +25,7 @@ from ..annotation import (
 from ..errors import AnnotatorError, InputError, StoreUnavailable
 from ..model import Label, Role
 from ..taxonomy import taxonomy
-from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress
+from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress, signed_in
 
 K_QKEY = "ann_qkey"
 K_QUEUE = "ann_queue"
@@ -133,6 +133,7 @@ def _reporting(callback):
     return run
 
 
+@signed_in
 def _on_save(ctx: PageContext) -> None:
     q: Queue = st.session_state[K_QUEUE]
     task: Task | None = st.session_state.get(K_TASK)
@@ -183,6 +184,7 @@ def _update_progress(ctx: PageContext, q: Queue, *, counted_before: bool) -> Non
 
 
 @_reporting
+@signed_in
 def _on_skip(ctx: PageContext) -> None:
     q: Queue = st.session_state[K_QUEUE]
     task: Task | None = st.session_state.get(K_TASK)
@@ -199,6 +201,7 @@ def _on_skip(ctx: PageContext) -> None:
 
 
 @_reporting
+@signed_in
 def _on_move(step: int) -> None:
     q: Queue = st.session_state[K_QUEUE]
     pos = st.session_state.get(K_POS)
@@ -212,6 +215,7 @@ def _on_move(step: int) -> None:
 
 
 @_reporting
+@signed_in
 def _on_goto_todo() -> None:
     q: Queue = st.session_state[K_QUEUE]
     target = q.first_todo()
@@ -241,6 +245,7 @@ def _on_use_unrelated() -> None:
     st.session_state[K_LABEL] = Label.INACCURATE.value
 
 
+@signed_in
 def _on_assign_to_me(ctx: PageContext) -> None:
     from ..assignment import assign_to_self
     try:

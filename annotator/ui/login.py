@@ -6,7 +6,7 @@ import streamlit as st
 
 from ..auth import authenticate
 from ..errors import AccountLocked, AuthenticationFailed, StoreUnavailable
-from . import current_user, log_in, md_escape, outage_notice
+from . import SESSION_ENDED_KEY, current_user, log_in, md_escape, outage_notice
 
 
 def render(store) -> None:
@@ -23,6 +23,9 @@ def _render(store) -> None:
         st.success(f"You are logged in as {md_escape(user.name)}.")
         return
     st.caption("Find out what image-captioning models get wrong.")
+    ended = st.session_state.get(SESSION_ENDED_KEY)
+    if ended:
+        st.warning(ended, icon=":material/logout:")
     with st.form("login", clear_on_submit=False, enter_to_submit=True):
         name = st.text_input("User name", key="login_name", autocomplete="username")
         password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
@@ -37,5 +40,6 @@ def _render(store) -> None:
         except StoreUnavailable as exc:
             outage_notice(exc)
         else:
-            log_in(account.name, account.role)
+            st.session_state.pop(SESSION_ENDED_KEY, None)
+            log_in(account)
             st.rerun()
