@@ -1,0 +1,252 @@
+"""Prediction-powered inference for a share: a small human sample plus detector scores on everything.
+
+The human labels ``y`` (0/1: is caption i inaccurate, does it have error
+type t) exist for n captions; a detector score ``f`` exists for all N
+captions. Prediction-powered inference (Angelopoulos et al., Science 2023)
+estimates the mean of y as
+
+    theta = lam * mean_N(f) + mean_n(y - lam * f)
+
+The first term uses every caption; the second corrects the detector's bias on
+the human sample, so the estimate is unbiased however poor the detector. The
+power-tuned variant (PPI++, Angelopoulos, Duchi and Zrnic 2023) picks ``lam``
+to minimise the variance and clips it to [0, 1]; ``lam = 0`` is the classical
+estimate from the human sample alone, so the tuned interval is asymptotically
+never wider than the classical one. Intervals come from the central limit
+theorem.
+
+Two estimands, chosen by ``finite_population``:
+
+* ``False`` (the reference implementation's setting, ``ppi_py.ppi_mean_ci``):
+  the mean of the distribution the captions are drawn from; the variance has a
+  term for the N scored captions and one for the n labelled ones. ``weights``
+  are the reference implementation's sample weights (normalised to mean 1).
+* ``True``: the share among exactly these N captions (the system's output on
+  this test set). The n labelled captions are part of the N. Without weights
+  they are a simple random sample, and the variance carries the
+  finite-population correction (1 - n/N): with every caption labelled the
+  interval has width 0. With ``weights`` each caption i was labelled
+  independently with known probability ``1 / weights[i]`` (Poisson sampling,
+  the design of active sampling) and the Horvitz-Thompson estimator keeps the
+  estimate unbiased.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+
+@dataclass(frozen=True)
+class MeanEstimate:
+    """A prediction-powered estimate of a share, with the classical estimate beside it."""
+
+    estimate: float
+    ci: tuple[float, float]
+    se: float
+    lam: float  # weight of the detector: 0 = human sample alone, 1 = plain PPI
+    classical: float
+    classical_ci: tuple[float, float]
+    classical_se: float
+    n: int  # captions with a human label
+    N: int  # captions scored by the detector
+    alpha: float
+    finite_population: bool
+
+    @property
+    def width(self) -> float:
+        """Width of the prediction-powered interval."""
+        return self.ci[1] - self.ci[0]
+
+    @property
+    def classical_width(self) -> float:
+        """Width of the classical interval."""
+        return self.classical_ci[1] - self.classical_ci[0]
+
+    def labels_to_halve(self) -> int | None:
+        """About how many more human labels (drawn the same way) would halve the interval's width.
+
+        The variance shrinks like 1/n (times 1 - n/N for a finite population),
+        assuming the detector keeps its quality. None when the interval is
+        already of width 0 or cannot be halved within the N captions.
+        """
+        n, N = self.n, self.N
+        if n == 0 or self.se == 0:
+            return None
+        if not self.finite_population:
+            return 3 * n
+        target = (1 - n / N) / (4 * n)  # the variance factor a quarter as big
+        needed = 1.0 / (target + 1.0 / N)
+        more = int(np.ceil(needed - 1e-9)) - n
+        return more if n + more <= N else None
+
+
+@dataclass(frozen=True)
+class DifferenceEstimate:
+    """The difference of two independent estimates (system A minus system B)."""
+
+    estimate: float
+    ci: tuple[float, float]
+    se: float
+    classical: float
+    classical_ci: tuple[float, float]
+    alpha: float
+
+
+def _z(alpha: float) -> float:
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    return float(norm.ppf(1 - alpha / 2))
+
+
+def _as_2d(x) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    return x.reshape(-1, 1) if x.ndim == 1 else x
+
+
+def _normalised(w, n: int) -> np.ndarray:
+    if w is None:
+        return np.ones((n, 1))
+    w = np.asarray(w, dtype=float).reshape(-1, 1)
+    if len(w) != n:
+        raise ValueError(f"{len(w)} weights for {n} values")
+    if np.any(w <= 0):
+        raise ValueError("weights must be positive")
+    return w / w.sum() * n
+
+
+def _tuned_lambda_population(y, f, f_all, w, w_all) -> np.ndarray:
+    """PPI++ lambda per column for the population mean (as ppi_py computes it, clipped to [0, 1])."""
+    n, N = len(y), len(f_all)
+    theta = (w_all * f_all).mean(0) + (w * (y - f)).mean(0)
+    g = w * (y - theta)
+    gh = w * (f - theta)
+    gh_all = w_all * (f_all - theta)
+    cov = 2.0 / n * ((g - g.mean(0)) * (gh - gh.mean(0))).sum(0)
+    both = np.concatenate([gh, gh_all], axis=0)
+    var = both.var(0, ddof=1)
+    lam = np.divide(cov, 2 * (1 + n / N) * var, out=np.zeros_like(cov), where=var > 0)
+    return np.clip(lam, 0.0, 1.0)
+
+
+def ppi_means(y, f, f_all, *, alpha: float = 0.05, lam=None, weights=None, weights_all=None,
+              finite_population: bool = False) -> list[MeanEstimate]:
+    """Prediction-powered estimates of several shares at once (one per column).
+
+    ``y`` and ``f`` are (n, d): human labels and detector scores of the
+    labelled captions; ``f_all`` is (N, d): detector scores of all captions.
+    ``lam`` None tunes it per column (PPI++); a number fixes it (1 = plain
+    PPI). See the module documentation for ``finite_population`` and
+    ``weights``.
+    """
+    y, f, f_all = _as_2d(y), _as_2d(f), _as_2d(f_all)
+    n, N, d = y.shape[0], f_all.shape[0], y.shape[1]
+    if f.shape != y.shape or f_all.shape[1] != d:
+        raise ValueError(f"shapes do not match: labels {y.shape}, scores {f.shape}, all scores {f_all.shape}")
+    if n < 2:
+        raise ValueError("at least two human labels are needed for an interval")
+    z = _z(alpha)
+    if finite_population:
+        if weights_all is not None:
+            raise ValueError("weights_all has no meaning for a finite population; give weights of the labelled captions")
+        if n > N:
+            raise ValueError(f"{n} labelled captions but only {N} captions in all")
+        if weights is None:
+            est = _finite_srs(y, f, f_all, lam)
+        else:
+            est = _finite_poisson(y, f, f_all, np.asarray(weights, dtype=float).reshape(-1, 1), lam)
+    else:
+        est = _population(y, f, f_all, _normalised(weights, n), _normalised(weights_all, N), lam)
+    theta, se, lams, classical, classical_se = est
+    out = []
+    for j in range(d):
+        out.append(MeanEstimate(
+            estimate=float(theta[j]), ci=(float(theta[j] - z * se[j]), float(theta[j] + z * se[j])), se=float(se[j]),
+            lam=float(lams[j]), classical=float(classical[j]),
+            classical_ci=(float(classical[j] - z * classical_se[j]), float(classical[j] + z * classical_se[j])),
+            classical_se=float(classical_se[j]), n=n, N=N, alpha=alpha, finite_population=finite_population))
+    return out
+
+
+def _population(y, f, f_all, w, w_all, lam):
+    n, N = len(y), len(f_all)
+    lams = _tuned_lambda_population(y, f, f_all, w, w_all) if lam is None else np.full(y.shape[1], float(lam))
+    theta = (w_all * lams * f_all).mean(0) + (w * (y - lams * f)).mean(0)
+    se = np.sqrt((w_all * lams * f_all).std(0) ** 2 / N + (w * (y - lams * f)).std(0) ** 2 / n)
+    classical = (w * y).mean(0)
+    classical_se = (w * y).std(0) / np.sqrt(n)
+    return theta, se, lams, classical, classical_se
+
+
+def _finite_srs(y, f, f_all, lam):
+    """Simple random sample of n out of N: regression estimator with the finite-population correction."""
+    n, N = len(y), len(f_all)
+    fpc = 1.0 - n / N
+    if lam is None:
+        fc = f - f.mean(0)
+        var_f = (fc ** 2).sum(0)
+        cov = (fc * (y - y.mean(0))).sum(0)
+        lams = np.clip(np.divide(cov, var_f, out=np.zeros_like(cov), where=var_f > 0), 0.0, 1.0)
+    else:
+        lams = np.full(y.shape[1], float(lam))
+    r = y - lams * f
+    theta = lams * f_all.mean(0) + r.mean(0)
+    se = np.sqrt(fpc * r.var(0, ddof=1) / n)
+    classical = y.mean(0)
+    classical_se = np.sqrt(fpc * y.var(0, ddof=1) / n)
+    return theta, se, lams, classical, classical_se
+
+
+def _finite_poisson(y, f, f_all, w, lam):
+    """Each caption labelled independently with probability 1/w: Horvitz-Thompson estimator and variance."""
+    N = len(f_all)
+    if len(w) != len(y):
+        raise ValueError(f"{len(w)} weights for {len(y)} labels")
+    if np.any(w < 1):
+        raise ValueError("weights are inverse labelling probabilities and must be at least 1")
+    a = w * (w - 1)  # (1 - pi) / pi^2
+    if lam is None:
+        num = (a * y * f).sum(0)
+        den = (a * f * f).sum(0)
+        lams = np.clip(np.divide(num, den, out=np.zeros_like(num), where=den > 0), 0.0, 1.0)
+    else:
+        lams = np.full(y.shape[1], float(lam))
+    r = y - lams * f
+    theta = lams * f_all.mean(0) + (w * r).sum(0) / N
+    se = np.sqrt((a * r ** 2).sum(0)) / N
+    classical = (w * y).sum(0) / N
+    classical_se = np.sqrt((a * y ** 2).sum(0)) / N
+    return theta, se, lams, classical, classical_se
+
+
+def ppi_mean(y, f, f_all, *, alpha: float = 0.05, lam=None, weights=None, weights_all=None,
+             finite_population: bool = False) -> MeanEstimate:
+    """Prediction-powered estimate of one share (see :func:`ppi_means`)."""
+    return ppi_means(y, f, f_all, alpha=alpha, lam=lam, weights=weights, weights_all=weights_all,
+                     finite_population=finite_population)[0]
+
+
+def classical_mean(y, *, alpha: float = 0.05, weights=None, N: int | None = None) -> MeanEstimate:
+    """The estimate from the human sample alone (``N`` given: a share of those N captions)."""
+    y = np.asarray(y, dtype=float)
+    n = len(y)
+    return ppi_mean(y, np.zeros(n), np.zeros(N if N is not None else n), alpha=alpha, lam=0.0, weights=weights,
+                    finite_population=N is not None)
+
+
+def difference(a: MeanEstimate, b: MeanEstimate) -> DifferenceEstimate:
+    """A minus B for estimates from independent human samples (two systems' captions).
+
+    The variances add. When the same images were labelled for both systems
+    their errors tend to go together, which makes this interval conservative.
+    """
+    if a.alpha != b.alpha:
+        raise ValueError("the two estimates use different alphas")
+    z = _z(a.alpha)
+    est = a.estimate - b.estimate
+    se = float(np.hypot(a.se, b.se))
+    cl = a.classical - b.classical
+    cl_se = float(np.hypot(a.classical_se, b.classical_se))
+    return DifferenceEstimate(est, (est - z * se, est + z * se), se, cl, (cl - z * cl_se, cl + z * cl_se), a.alpha)

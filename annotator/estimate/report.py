@@ -1,0 +1,229 @@
+"""Error frequencies of a whole system from a human sample and the detectors: one report object.
+
+:func:`estimate_report` combines the human labels of some of a system's
+captions with the detector scores of all of them (prediction-powered
+inference, :mod:`annotator.estimate.ppi`) into an :class:`EstimateReport`:
+for the inaccurate share and for each error type's share of captions, the
+estimate, its interval, the classical interval from the human sample alone,
+and how well each detector agrees with the humans on the labelled captions.
+The CLI, the page and the exports all read this one object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..taxonomy import ERROR_TYPE_IDS
+from .detectors import DETECTED_TYPES, INACCURATE, ChairScore, Detections
+from .ppi import DifferenceEstimate, MeanEstimate, difference, ppi_means
+
+#: Fewer human labels than this and the normal approximation behind the intervals is rough.
+MIN_LABELS_FOR_CLT = 30
+
+
+@dataclass(frozen=True)
+class HumanLabels:
+    """The human judgements of some captions of one system.
+
+    ``rows`` are the captions' positions among the system's captions (the rows
+    of its detections); ``inaccurate`` the coarse label; ``types`` the ticked
+    error type ids. An inaccurate caption with no types yet (a coarse-only
+    import, a pending second pass) counts for the inaccurate share but not
+    for the type shares.
+    """
+
+    rows: np.ndarray
+    inaccurate: np.ndarray
+    types: tuple[frozenset, ...]
+    weights: np.ndarray | None = None  # inverse labelling probabilities, when the sample was not uniform
+
+    @classmethod
+    def from_lists(cls, rows: Sequence[int], inaccurate: Sequence[bool], types: Sequence[Iterable[str]],
+                   weights: Sequence[float] | None = None) -> "HumanLabels":
+        """Build from plain lists; rows must be distinct."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(np.unique(rows)) != len(rows):
+            raise ValueError("a caption is labelled twice in one layer")
+        if not (len(rows) == len(inaccurate) == len(types)):
+            raise ValueError("rows, labels and types differ in length")
+        w = None if weights is None else np.asarray(weights, dtype=float)
+        return cls(rows, np.asarray(inaccurate, dtype=bool), tuple(frozenset(t) for t in types), w)
+
+    @property
+    def types_known(self) -> np.ndarray:
+        """Captions whose type labels are complete (accurate, or inaccurate with types)."""
+        return ~self.inaccurate | np.array([bool(t) for t in self.types], dtype=bool)
+
+    def type_matrix(self, type_ids: Sequence[str]) -> np.ndarray:
+        """0/1 matrix (captions x types)."""
+        return np.array([[t in ts for t in type_ids] for ts in self.types], dtype=float).reshape(len(self.types),
+                                                                                                  len(type_ids))
+
+
+@dataclass(frozen=True)
+class DetectorQuality:
+    """How a detector agrees with the human labels of the labelled captions."""
+
+    precision: float | None  # of the flagged captions, the share humans marked (None: nothing flagged)
+    recall: float | None  # of the captions humans marked, the share flagged (None: none marked)
+    auc: float | None  # ranking quality of the score (None: only one class among the labels)
+    flagged: int
+    positives: int
+
+
+def detector_quality(y: np.ndarray, score: np.ndarray, threshold: float = 0.5) -> DetectorQuality:
+    """Precision and recall of ``score >= threshold`` and the ROC AUC of the score against 0/1 labels."""
+    from sklearn.metrics import roc_auc_score
+    y = np.asarray(y, dtype=bool)
+    flagged = np.asarray(score) >= threshold
+    tp = int((flagged & y).sum())
+    precision = tp / int(flagged.sum()) if flagged.any() else None
+    recall = tp / int(y.sum()) if y.any() else None
+    auc = float(roc_auc_score(y, score)) if 0 < y.sum() < len(y) else None
+    return DetectorQuality(precision, recall, auc, int(flagged.sum()), int(y.sum()))
+
+
+def _clip(ci: tuple[float, float]) -> list[float]:
+    return [float(min(max(ci[0], 0.0), 1.0)), float(min(max(ci[1], 0.0), 1.0))]
+
+
+@dataclass(frozen=True)
+class EstimateReport:
+    """Estimated error profile of one system (see the module documentation).
+
+    Intervals in :meth:`to_dict` and :meth:`frame` are clipped to [0, 1] (a
+    share cannot leave it); the :class:`MeanEstimate` objects keep the raw ones.
+    """
+
+    system: str | None
+    n_total: int
+    n_human: int
+    alpha: float
+    finite_population: bool
+    inaccurate: MeanEstimate
+    types: dict[str, MeanEstimate]
+    detectors: dict[str, DetectorQuality]
+    chair: ChairScore
+    warnings: tuple[str, ...] = field(default=())
+
+    def target(self, name: str) -> MeanEstimate:
+        """The estimate of ``"inaccurate"`` or of a type id."""
+        return self.inaccurate if name == INACCURATE else self.types[name]
+
+    @staticmethod
+    def _entry(e: MeanEstimate) -> dict:
+        return {"estimate": e.estimate, "ci": _clip(e.ci), "classical_ci": _clip(e.classical_ci),
+                "classical": e.classical, "n_human": e.n, "lambda": e.lam,
+                "more_labels_to_halve": e.labels_to_halve()}
+
+    def to_dict(self) -> dict:
+        """The JSON form: n_total, n_human, inaccurate, types, detectors (and system, alpha, CHAIR, warnings)."""
+        return {
+            "system": self.system,
+            "n_total": self.n_total,
+            "n_human": self.n_human,
+            "alpha": self.alpha,
+            "estimand": "share of these captions" if self.finite_population else "population share",
+            "inaccurate": self._entry(self.inaccurate),
+            "types": {t: self._entry(e) for t, e in self.types.items()},
+            "detectors": {t: {"precision": q.precision, "recall": q.recall, "auc": q.auc}
+                          for t, q in self.detectors.items()},
+            "chair": {"chair_i": self.chair.chair_i, "chair_s": self.chair.chair_s,
+                      "mentions": self.chair.mentions, "hallucinated": self.chair.hallucinated},
+            "warnings": list(self.warnings),
+        }
+
+    def frame(self) -> pd.DataFrame:
+        """One row per target (inaccurate first, then the types): estimate, intervals, labels, detector quality."""
+        rows = []
+        for name in (INACCURATE, *self.types):
+            e = self.target(name)
+            q = self.detectors.get(name)
+            lo, hi = _clip(e.ci)
+            clo, chi = _clip(e.classical_ci)
+            rows.append({"system": self.system, "target": name, "estimate": e.estimate, "ci_low": lo, "ci_high": hi,
+                         "classical": e.classical, "classical_low": clo, "classical_high": chi, "n_human": e.n,
+                         "n_total": e.N, "lambda": e.lam, "more_labels_to_halve": e.labels_to_halve(),
+                         "precision": q.precision if q else None, "recall": q.recall if q else None,
+                         "auc": q.auc if q else None})
+        return pd.DataFrame(rows)
+
+
+def estimate_report(detections: Detections, human: HumanLabels, *, system: str | None = None,
+                    alpha: float = 0.05, types: str | Sequence[str] = "all", finite_population: bool = True,
+                    threshold: float = 0.5) -> EstimateReport:
+    """Estimate one system's inaccurate share and error-type shares.
+
+    ``detections`` holds the scores of all of the system's captions;
+    ``human`` the labels of some of them. ``types`` is ``"all"``, ``"top5"``
+    (the five types with the highest estimates) or a list of type ids. With
+    ``finite_population`` (the default) the targets are the shares among
+    exactly these captions; see :mod:`annotator.estimate.ppi`.
+    """
+    N = len(detections)
+    if len(human.rows) and (human.rows.min() < 0 or human.rows.max() >= N):
+        raise ValueError("a labelled caption is outside the system's captions")
+    if len(human.rows) < 2:
+        raise ValueError(f"at least two human-labelled captions are needed, got {len(human.rows)}")
+    weights = human.weights
+    kw = dict(alpha=alpha, finite_population=finite_population)
+    warnings = []
+    y = human.inaccurate.astype(float)
+    f_all = detections.score(INACCURATE)
+    (inacc,) = ppi_means(y, f_all[human.rows], f_all, weights=weights, **kw)
+    quality = {INACCURATE: detector_quality(y, f_all[human.rows], threshold)}
+
+    known = human.types_known
+    type_ids = list(ERROR_TYPE_IDS)
+    results: dict[str, MeanEstimate] = {}
+    if known.sum() >= 2:
+        rows = human.rows[known]
+        Y = human.type_matrix(type_ids)[known]
+        F_all = np.column_stack([detections.score(t) for t in type_ids])
+        w = None if weights is None else weights[known]
+        for t, e in zip(type_ids, ppi_means(Y, F_all[rows], F_all, weights=w, **kw)):
+            results[t] = e
+        for j, t in enumerate(type_ids):
+            if t in DETECTED_TYPES:
+                quality[t] = detector_quality(Y[:, j], F_all[rows, j], threshold)
+        if (~known).any():
+            warnings.append(f"{int((~known).sum())} inaccurate captions have no error types yet; "
+                            "the type shares use the other labelled captions")
+    else:
+        warnings.append("fewer than two labelled captions have complete error types; no type shares")
+    if len(human.rows) < MIN_LABELS_FOR_CLT:
+        warnings.append(f"only {len(human.rows)} human labels: the intervals rest on a normal approximation "
+                        f"that needs about {MIN_LABELS_FOR_CLT} or more")
+    if types == "top5":
+        chosen = sorted(results, key=lambda t: (-results[t].estimate, type_ids.index(t)))[:5]
+        results = {t: results[t] for t in type_ids if t in chosen}
+    elif types != "all":
+        wanted = list(types)
+        unknown = [t for t in wanted if t not in type_ids]
+        if unknown:
+            raise ValueError(f"unknown error type ids: {', '.join(unknown)}")
+        results = {t: results[t] for t in type_ids if t in wanted and t in results}
+    quality = {t: q for t, q in quality.items() if t == INACCURATE or t in results}
+    return EstimateReport(system=system, n_total=N, n_human=len(human.rows), alpha=alpha,
+                          finite_population=finite_population, inaccurate=inacc, types=results,
+                          detectors=quality, chair=detections.chair(), warnings=tuple(warnings))
+
+
+def compare(reports: Sequence[EstimateReport], a: str, b: str) -> dict[str, DifferenceEstimate]:
+    """System ``a`` minus system ``b`` for every target both reports have."""
+    by_system = {r.system: r for r in reports}
+    ra, rb = by_system[a], by_system[b]
+    out = {INACCURATE: difference(ra.inaccurate, rb.inaccurate)}
+    for t in ra.types:
+        if t in rb.types:
+            out[t] = difference(ra.types[t], rb.types[t])
+    return out
+
+
+def comparison_frame(reports: Sequence[EstimateReport]) -> pd.DataFrame:
+    """All systems side by side: one row per system and target (the rows of each report's frame)."""
+    return pd.concat([r.frame() for r in reports], ignore_index=True) if reports else pd.DataFrame()

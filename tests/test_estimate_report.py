@@ -1,0 +1,127 @@
+"""The estimate report: JSON shape, type selection, incomplete type labels, system comparison."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import ppi_py
+import pytest
+
+from annotator.config import SAMPLE_DIR
+from annotator.estimate import (INACCURATE, Evidence, HumanLabels, compare, comparison_frame, detect,
+                                estimate_report, evidence_of_item)
+from annotator.io.jsonl import read_jsonl_project
+from annotator.sample import answer_key
+from annotator.taxonomy import ERROR_TYPE_IDS
+
+
+@pytest.fixture(scope="module")
+def sample():
+    """Detections per system of the sample project and the answer key as human labels of every caption."""
+    project = read_jsonl_project("sample", SAMPLE_DIR / "sample.jsonl").project
+    evidence = [evidence_of_item(i) for i in project.items]
+    key = answer_key()
+    out = {}
+    for system in project.systems:
+        captions = [c.text for item in project.items for c in item.captions if c.system == system]
+        det = detect(captions, list(range(len(project.items))), evidence)
+        types = [key[system][n] for n in range(len(captions))]
+        out[system] = (det, types)
+    return out
+
+
+def labels(types, rows):
+    return HumanLabels.from_lists(rows, [bool(types[r]) for r in rows], [types[r] for r in rows])
+
+
+def test_json_shape_and_numbers(sample):
+    det, types = sample["nic-beam"]
+    human = labels(types, [0, 1, 3, 4, 5, 7])
+    report = estimate_report(det, human, system="nic-beam")
+    data = json.loads(json.dumps(report.to_dict()))
+    assert {"n_total", "n_human", "inaccurate", "types", "detectors"} <= set(data)
+    assert (data["n_total"], data["n_human"]) == (8, 6)
+    assert set(data["inaccurate"]) >= {"estimate", "ci", "classical_ci"}
+    assert set(data["types"]) == set(ERROR_TYPE_IDS)
+    for entry in [data["inaccurate"], *data["types"].values()]:
+        lo, hi = entry["ci"]
+        assert 0 <= lo <= hi <= 1 and 0 <= entry["classical_ci"][0] <= entry["classical_ci"][1] <= 1
+    assert set(data["detectors"]["gender"]) == {"precision", "recall", "auc"}
+    assert "other" not in data["detectors"]  # no detector, no quality
+    assert data["chair"]["mentions"] == det.chair().mentions
+    assert any("30" in w for w in data["warnings"])  # few labels: the normal approximation is rough
+    # the classical interval is the human sample's: 5 of 6 labelled captions are inaccurate
+    y = np.array([bool(types[r]) for r in [0, 1, 3, 4, 5, 7]], dtype=float)
+    assert report.inaccurate.classical == pytest.approx(5 / 6)
+    # the population estimand reproduces the reference implementation
+    pop = estimate_report(det, human, finite_population=False)
+    f = det.score(INACCURATE)
+    lo, hi = ppi_py.ppi_mean_ci(y, f[[0, 1, 3, 4, 5, 7]], f, alpha=0.05)
+    assert pop.inaccurate.ci == pytest.approx((float(lo[0]), float(hi[0])))
+    frame = report.frame()
+    assert list(frame["target"]) == [INACCURATE, *ERROR_TYPE_IDS]
+    assert frame.loc[0, "estimate"] == pytest.approx(report.inaccurate.estimate)
+
+
+def test_every_caption_labelled_gives_the_exact_shares(sample):
+    det, types = sample["sat-attn"]
+    report = estimate_report(det, labels(types, list(range(8))))
+    assert report.inaccurate.estimate == pytest.approx(6 / 8)
+    assert report.inaccurate.ci == pytest.approx((6 / 8, 6 / 8))
+    assert report.types["gender"].estimate == pytest.approx(1 / 8)
+    assert report.types["age"].estimate == pytest.approx(0.0)
+
+
+def test_type_selection(sample):
+    det, types = sample["sat-attn"]
+    human = labels(types, list(range(8)))
+    top = estimate_report(det, human, types="top5")
+    assert len(top.types) == 5
+    assert min(e.estimate for e in top.types.values()) >= max(
+        e.estimate for t, e in estimate_report(det, human).types.items() if t not in top.types)
+    some = estimate_report(det, human, types=["scene", "gender"])
+    assert list(some.types) == ["gender", "scene"]  # taxonomy order
+    assert set(some.detectors) == {INACCURATE, "gender", "scene"}
+    with pytest.raises(ValueError, match="unknown error type ids: colour"):
+        estimate_report(det, human, types=["colour"])
+
+
+def test_inaccurate_captions_without_types_count_only_for_the_inaccurate_share(sample):
+    det, types = sample["nic-beam"]
+    rows = list(range(8))
+    pending = [() if r == 2 else types[r] for r in rows]  # caption 2 judged inaccurate, types not yet ticked
+    human = HumanLabels.from_lists(rows, [bool(types[r]) for r in rows], pending)
+    report = estimate_report(det, human)
+    assert report.inaccurate.n == 8 and report.types["color"].n == 7
+    assert report.types["object_extra"].estimate == pytest.approx(0.0)  # its one case is the pending caption
+    assert any("no error types yet" in w for w in report.warnings)
+
+
+def test_bad_labels_are_refused(sample):
+    det, types = sample["nic-beam"]
+    with pytest.raises(ValueError, match="labelled twice"):
+        HumanLabels.from_lists([1, 1], [True, True], [("age",), ("age",)])
+    with pytest.raises(ValueError, match="outside"):
+        estimate_report(det, labels(types + [()], [0, 8]))
+    with pytest.raises(ValueError, match="at least two"):
+        estimate_report(det, labels(types, [0]))
+
+
+def test_systems_side_by_side_and_their_difference():
+    rng = np.random.default_rng(0)
+    evidence = [Evidence(("A dog runs on the grass", "A brown dog running in a field", "A dog on a lawn",
+                          "A happy dog outside", "A dog plays on the grass"), ("dog",))] * 400
+    good = ["A brown dog runs on the grass"] * 400
+    bad = [("A cat sleeps on a sofa" if rng.random() < 0.5 else "A brown dog runs on the grass") for _ in range(400)]
+    reports = []
+    for name, captions in (("good", good), ("bad", bad)):
+        det = detect(captions, list(range(400)), evidence)
+        rows = rng.choice(400, 60, replace=False)
+        truth = [("unrelated",) if c.startswith("A cat") else () for c in captions]
+        reports.append(estimate_report(det, labels(truth, list(rows)), system=name))
+    diff = compare(reports, "bad", "good")
+    assert diff[INACCURATE].estimate == pytest.approx(np.mean([c.startswith("A cat") for c in bad]), abs=0.01)
+    assert diff[INACCURATE].ci[0] > 0.3
+    frame = comparison_frame(reports)
+    assert set(frame["system"]) == {"good", "bad"} and len(frame) == 2 * (1 + len(ERROR_TYPE_IDS))
