@@ -22,17 +22,10 @@ def register(sub) -> None:
     p.set_defaults(func=_restore)
 
 
-def _url(args) -> str:
-    # Not ctx.store(): opening would migrate, and backup must not change (or create) the database it copies.
-    if args.db:
-        return args.db
-    from ..config import load_settings
-    return load_settings().database_url
-
-
 def _backup(args, ctx) -> int:
     from ..backup import backup
-    r = backup(_url(args), args.output)
+    # ctx.url(), not ctx.store(): backup must not open, change or create the database it copies.
+    r = backup(ctx.url(), args.output)
     ctx.emit(r, f"backup written: {r.path} ({r.bytes:,} bytes, integrity {r.integrity}, schema version "
                 f"{r.schema_version}, {r.current_judgements:,} current judgements, {r.judgements:,} revisions)")
     return 0
@@ -40,7 +33,7 @@ def _backup(args, ctx) -> int:
 
 def _restore(args, ctx) -> int:
     from ..backup import restore
-    r = restore(args.file, _url(args), safety_copy=not args.no_safety_copy)
+    r = restore(args.file, ctx.url(), safety_copy=not args.no_safety_copy)
     kept = f"; the previous database was kept as {r.safety_copy}" if r.safety_copy else ""
     ctx.emit(r, f"restored {args.file} into {r.path} (integrity {r.integrity}, {r.current_judgements:,} current "
                 f"judgements, {r.judgements:,} revisions){kept}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 from ..cli import add_json_flag
 
@@ -51,7 +50,7 @@ def _content_selection(args, ctx) -> int:
     report = evaluate_project(project, train_project=train, split_seed=args.split_seed, test_fraction=args.test_fraction,
                               baselines=baselines, ks=ks, systems=systems, runs=args.runs, seed=args.seed)
     for name, reason in report.meta.get("systems_skipped", {}).items():
-        print(f"annotator: warning: system {name!r} not scored: {reason}", file=sys.stderr)
+        ctx.note(f"annotator: warning: system {name!r} not scored: {reason}")
     ctx.emit(report.to_dict(), _readable(report))
     return 0
 

@@ -6,13 +6,12 @@ and line/record on stderr, exits with code 2 and leaves the database as it was.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
-from ..cli import add_json_flag
+from ..cli import add_json_flag, json_text
 
 
 def register(sub) -> None:
@@ -28,7 +27,7 @@ def register(sub) -> None:
     p.add_argument("--image-root", metavar="DIR")
     _add_mentions_option(p)
     add_json_flag(p)
-    p.set_defaults(func=_lines)
+    p.set_defaults(func=_lines, creates_store=True)
 
     p = fmt.add_parser("coco", help="COCO captions + instances JSON, optionally a results JSON of one system")
     p.add_argument("--project", required=True)
@@ -39,7 +38,7 @@ def register(sub) -> None:
     p.add_argument("--image-root", metavar="DIR")
     _add_mentions_option(p)
     add_json_flag(p)
-    p.set_defaults(func=_coco)
+    p.set_defaults(func=_coco, creates_store=True)
 
     p = fmt.add_parser("flickr30k", help="Flickr30K Entities: ROOT/Sentences/*.txt and ROOT/Annotations/*.xml")
     p.add_argument("--project", required=True)
@@ -47,14 +46,14 @@ def register(sub) -> None:
     p.add_argument("--ids", metavar="FILE", help="image ids to import, one per line (default: every sentence file)")
     p.add_argument("--image-root", metavar="DIR")
     add_json_flag(p)
-    p.set_defaults(func=_flickr30k)
+    p.set_defaults(func=_flickr30k, creates_store=True)
 
     p = fmt.add_parser("jsonl", help="the native JSONL format (see docs/formats.md)")
     p.add_argument("--project", required=True)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--image-root", metavar="DIR", help="override the image root given in the file's header")
     add_json_flag(p)
-    p.set_defaults(func=_jsonl)
+    p.set_defaults(func=_jsonl, creates_store=True)
 
     p = fmt.add_parser("judgements", help="coarse/fine judgement JSON files of the original error-analysis tool")
     p.add_argument("--project", required=True)
@@ -138,7 +137,7 @@ def _export(args, ctx) -> int:
         if hasattr(sys.stdout, "reconfigure"):
             sys.stdout.reconfigure(encoding="utf-8")
         try:
-            n = export_jsonl(store, args.project, sys.stdout)
+            n = export_jsonl(store, args.project, ctx.data_out(json_lines=True))
             sys.stdout.flush()
         except BrokenPipeError:
             # The reader stopped early (e.g. `| head`): not an error of ours.
@@ -146,7 +145,7 @@ def _export(args, ctx) -> int:
             os.dup2(devnull, sys.stdout.fileno())
             return 0
         if args.json:  # stdout carries the data, so the summary goes to stderr
-            print(json.dumps({"project": args.project, "format": args.format, "items": n, "output": None}), file=sys.stderr)
+            ctx.note(json_text({"project": args.project, "format": args.format, "items": n, "output": None}))
         return 0
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ from ..cli import add_json_flag
 def register(sub) -> None:
     p = sub.add_parser("init", help="create (or migrate) the database")
     add_json_flag(p)
-    p.set_defaults(func=_init)
+    p.set_defaults(func=_init, creates_store=True)
     p = sub.add_parser("projects", help="list projects with their item, caption and judgement counts")
     add_json_flag(p)
     p.set_defaults(func=_projects)

@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from ..cli import add_json_flag
 
 TABLE_FORMATS = ("csv", "xlsx", "latex", "md", "json")
@@ -36,7 +34,7 @@ def write_output(report, args, ctx, *, caption: str | None = None) -> None:
                 fh.write(data)
         except OSError as exc:
             raise InputError(f"cannot write: {exc.strerror}", args.output) from exc
-        print(f"wrote {args.output} ({len(data):,} bytes)", file=sys.stderr)
+        ctx.note(f"wrote {args.output} ({len(data):,} bytes)")
         return
     out = ctx.out
     if args.format == "xlsx":
@@ -47,7 +45,7 @@ def write_output(report, args, ctx, *, caption: str | None = None) -> None:
         buffer.write(data)
         buffer.flush()
         return
-    out.write(data.decode("utf-8"))
+    ctx.data_out(json_lines=args.format == "json").write(data.decode("utf-8"))
 
 
 def register(sub) -> None:

@@ -22,7 +22,7 @@ def register(sub) -> None:
     p.add_argument("--no-password", action="store_true",
                    help="create the account without a password (it cannot log in until `users passwd`)")
     add_json_flag(p)
-    p.set_defaults(func=_add)
+    p.set_defaults(func=_add, creates_store=True)
 
     p = inner.add_parser("list", help="list accounts, their roles and log-in state")
     add_json_flag(p)

@@ -31,6 +31,7 @@ Shape = dict[str, frozenset[str]]
 
 #: What the functions here raise when a file cannot be read or written as a database.
 DatabaseError = sqlite3.DatabaseError
+OperationalError = sqlite3.OperationalError
 Error = sqlite3.Error
 
 
