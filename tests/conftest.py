@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 import uuid
 from pathlib import Path
 
@@ -19,6 +20,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+# "tests" names this folder (tests.apptest_helpers, ...). Some packages install a top-level "tests" package of their
+# own (ppi-python does), which would win over this folder, a namespace package: bind the name to this folder first.
+_tests_package = types.ModuleType("tests")
+_tests_package.__path__ = [str(ROOT / "tests")]
+sys.modules["tests"] = _tests_package
 
 from annotator.store import Store, open_store  # noqa: E402
 
