@@ -179,3 +179,14 @@ def test_one_json_sweep_also_through_a_real_process(sample_url):
     assert report["annotators"] == ["sample-ann", "sample-ben"]
 
 
+
+
+def test_commands_print_only_through_the_command_context():
+    """Handlers write through ctx.emit / ctx.note / ctx.data_out, where the escaping happens, never on their own."""
+    offenders = []
+    for path in sorted((ROOT / "annotator" / "commands").glob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if "print(" in code or "sys.stderr" in code or "sys.stdout.write" in code:
+                offenders.append(f"{path.name}:{n}: {line.strip()}")
+    assert offenders == []
