@@ -5,9 +5,15 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import json
+from functools import lru_cache
+from pathlib import Path
 
-from annotator.metrics import REGISTRY
+from annotator.metrics import REGISTRY, Sample
 from annotator.metrics.synthetic import synthetic_corpus
+from annotator.model import Box
+
+SAMPLE_PROJECT = Path(__file__).resolve().parent.parent / "data" / "sample"
 
 
 def reference_scorer(metric: str):
@@ -52,3 +58,22 @@ def edge_corpus(seed: int = 0, n: int = 300) -> tuple[list[str], list[list[str]]
     refs[-1] = ["a man", "a"]
     refs[-3] = ["a man", " "]
     return hyps, refs
+
+
+@lru_cache(maxsize=1)
+def _photographs() -> tuple[tuple[str, tuple[int, int], tuple[Box, ...]], ...]:
+    """(image path, (width, height), gold boxes) of every photograph of the bundled sample project."""
+    lines = (SAMPLE_PROJECT / "sample.jsonl").read_text(encoding="utf-8").splitlines()
+    root = SAMPLE_PROJECT / json.loads(lines[0])["image_root"]
+    out = []
+    for line in lines[1:]:
+        item = json.loads(line)
+        boxes = tuple(Box(b["id"], b["label"], b["x"], b["y"], b["w"], b["h"], b.get("synset")) for b in item["boxes"])
+        out.append((str(root / item["image"]), (item["width"], item["height"]), boxes))
+    return tuple(out)
+
+
+def samples_of(hyps, refs) -> list[Sample]:
+    """Samples of captions and references, each with a real photograph, its size and gold boxes (cycled)."""
+    photos = _photographs()
+    return [Sample(h, r, *photos[i % len(photos)]) for i, (h, r) in enumerate(zip(hyps, refs))]

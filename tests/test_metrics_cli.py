@@ -86,3 +86,24 @@ def test_readable_output(project, capsys):
     code, out, _ = run(store, "--project", "demo", "--system", "sysA", "--metrics", "bleu", capsys=capsys)
     assert code == 0
     assert "Bleu_4" in out and "BLEU|n=4" in out and "ROUGE_L" not in out
+
+
+def test_samples_carry_what_the_metrics_read(store, tmp_path):
+    """The rescore command hands metrics samples: references, image size, gold boxes and, when asked, the image."""
+    from annotator.commands.rescore import load_system
+    from annotator.errors import InputError
+    from annotator.metrics import Sample
+    from annotator.model import Box
+    dog = Box("1", "dog", 0, 0, 10, 10)
+    with store.transaction() as conn:
+        write_project(conn, Project(name="img", image_root=str(tmp_path), items=[
+            Item(key="a", image="a.jpg", width=64, height=48, boxes=[dog], references=[Reference("a dog")],
+                 captions=[Caption("s", "a dog runs")]),
+            Item(key="b", image="b.jpg", width=32, height=32, captions=[Caption("s", "a cat")])]))
+    hyps, samples, keys = load_system(store, "img", "s", frozenset({"boxes"}))
+    assert hyps == ["a dog runs", "a cat"] and keys == ["a", "b"]
+    assert samples == [Sample("a dog runs", ("a dog",), None, (64, 48), (dog,)), Sample("a cat", (), None, (32, 32))]
+    _, samples, _ = load_system(store, "img", "s", frozenset({"image"}))
+    assert [s.image for s in samples] == [str((tmp_path / "a.jpg").resolve()), str((tmp_path / "b.jpg").resolve())]
+    with pytest.raises(InputError, match="item 'b' has no references, so system 's' cannot be scored"):
+        load_system(store, "img", "s")

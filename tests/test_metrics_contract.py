@@ -5,6 +5,9 @@ identity with its reference implementation (float for float, corpus and
 per-caption, raw text and PTB-tokenised), empty and one-word captions,
 statistics rows that re-aggregate to the corpus score, samples as input, its
 signature, its names and the command-line choices derived from the registry.
+Captions come as samples with real photographs, their sizes and gold boxes (the
+bundled sample project's), so a metric that reads the image or the boxes is
+tested like a text metric.
 Metric-specific behaviour (hand-computed cases, METEOR's process pool,
 CIDEr-D's fixed document frequencies) stays in ``test_metrics_<metric>.py``.
 """
@@ -18,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from metric_helpers import edge_corpus, reference_scorer, reference_scores
+from metric_helpers import edge_corpus, reference_scorer, reference_scores, samples_of
 
 import annotator.metrics
 from annotator.cli import build_parser, main
@@ -47,6 +50,7 @@ def _param(cls):
 
 ALL = [_param(cls) for cls in REGISTRY]
 WITH_REFERENCE = [_param(cls) for cls in REGISTRY if cls.reference]
+TEXT_ONLY = [_param(cls) for cls in REGISTRY if cls.requires == {"references"}]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -83,7 +87,7 @@ def test_equals_reference_implementation(key, seed, scorers):
     m = metric(key)
     hyps, refs = edge_corpus(seed, 200)
     want, want_segs = reference_scores(key, hyps, refs, scorers(key))
-    got = m.corpus_score(hyps, refs)
+    got = m.corpus_score(samples_of(hyps, refs))
     assert got.values == want
     assert got.segments == want_segs
     assert got.value == want[m.headline_key] and got.per_segment == want_segs[m.headline_key]
@@ -113,13 +117,13 @@ def test_empty_and_one_word_captions(key, scorers):
     hyps = ["", "dog", "a", "", "dog"]
     refs = [["a dog runs", "dog"], ["dog"], ["a man", "a"], [""], ["a cat"]]
     want, want_segs = reference_scores(key, hyps, refs, scorers(key))
-    got = m.corpus_score(hyps, refs)
+    got = m.corpus_score(samples_of(hyps, refs))
     assert got.values == want and got.segments == want_segs
     assert all(np.isfinite(v) for v in got.values.values())
     # and one caption at a time, each against its own references (a set whose only reference is empty is
     # refused by CIDEr-D, as by coco-caption: test_metrics_cider)
     for h, r in [(h, r) for h, r in zip(hyps, refs) if any(r)]:
-        assert m.corpus_score([h], [r]).values == reference_scores(key, [h], [r], scorers(key))[0]
+        assert m.corpus_score(samples_of([h], [r])).values == reference_scores(key, [h], [r], scorers(key))[0]
 
 
 # --------------------------------------------------------------------------- statistics
@@ -128,7 +132,8 @@ def test_empty_and_one_word_captions(key, scorers):
 def test_statistics_rows_rescore_and_resample(key):
     m = metric(key)
     hyps, refs = edge_corpus(3, 80)
-    prep = m.prepare(refs)
+    context = samples_of(hyps, refs)
+    prep = m.prepare(context)
     rows = m.stats(hyps, prep)
     assert rows.shape == (80, m.width) and rows.dtype == np.float64
     score = m.aggregate(rows, per_segment=True)
@@ -142,7 +147,7 @@ def test_statistics_rows_rescore_and_resample(key):
     edited = list(hyps)
     edited[7] = "a zebra " + refs[7][0]
     rows[7] = m.segment_stats(edited[7], prepared=prep, index=7)
-    assert m.aggregate(rows).values == m.corpus_score(edited, refs).values
+    assert m.aggregate(rows).values == m.corpus_score(edited, context).values
     # a resample that draws every caption once is the corpus score
     once = m.resample(rows, np.ones((1, 80)))[0]
     assert once.tolist() == pytest.approx([m.aggregate(rows).values[k] for k in m.score_keys], rel=1e-12, abs=1e-15)
@@ -151,21 +156,24 @@ def test_statistics_rows_rescore_and_resample(key):
 @pytest.mark.parametrize("key", ALL)
 def test_bad_input_is_refused_with_a_clear_error(key):
     m = metric(key)
-    with pytest.raises(MetricInputError, match="caption 0 has no reference"):
-        m.corpus_score(["a"], [[]])
+    if "references" in m.requires:
+        with pytest.raises(MetricInputError, match="caption 0 has no reference"):
+            m.corpus_score(samples_of(["a"], [[]]))
+        with pytest.raises(MetricInputError, match="caption 0 has no reference"):
+            m.corpus_score(["a"], [[]])
+        with pytest.raises(MetricInputError, match="not one string"):
+            m.corpus_score(["a"], ["a reference string instead of a list"])
     with pytest.raises(MetricInputError, match="2 captions but 1 reference sets"):
-        m.corpus_score(["a", "b"], [["a"]])
-    with pytest.raises(MetricInputError, match="not one string"):
-        m.corpus_score(["a"], ["a reference string instead of a list"])
+        m.corpus_score(["a", "b"], samples_of(["a"], [["a"]]))
     with pytest.raises(MetricInputError, match="no captions"):
         m.aggregate(np.zeros((0, m.width)))
     with pytest.raises(InputError):  # every metric input error is an input error of the tool (exit code 2)
-        m.corpus_score([1], [["a"]])
+        m.corpus_score([1], samples_of(["a"], [["a"]]))
 
 
 # --------------------------------------------------------------------------- samples
 
-@pytest.mark.parametrize("key", ALL)
+@pytest.mark.parametrize("key", TEXT_ONLY)
 def test_samples_give_the_numbers_of_reference_lists(key):
     m = metric(key)
     hyps, refs = edge_corpus(4, 60)
@@ -189,6 +197,8 @@ def test_rescore_takes_samples():
         rescore(hyps)
     with pytest.raises(MetricInputError, match="is not a Sample"):
         rescore(hyps, [samples[0], refs[1]] + refs[2:])
+    with pytest.raises(MetricInputError, match="references must be a list of strings, not one string"):
+        Sample("a dog", "a dog runs")
 
 
 class _ImageWidth(Metric):
@@ -265,6 +275,7 @@ def test_registry_lists():
                                        "METEOR": "METEOR", "ROUGE_L": "ROUGE-L", "CIDEr": "CIDEr-D"}
     assert REGISTRY.headline_keys() == ("Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
     assert REGISTRY.defaults() == keys and REGISTRY.defaults(in_process_only=True) == ("bleu", "rouge", "cider")
+    assert REGISTRY.requires() == {"references"} == REGISTRY.requires(["cider"])
     # asked in any order and under any name, answers come in table order
     assert REGISTRY.select("CIDEr-D,bleu, rouge_l") == ("bleu", "rouge", "cider")
     assert REGISTRY.score_keys(["cider", "BLEU"]) == ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "CIDEr")

@@ -15,6 +15,7 @@ from ..cli import add_json_flag
 from ..errors import InputError
 from ..metrics.bootstrap import DEFAULT_RESAMPLES
 from ..metrics.registry import REGISTRY
+from ..metrics.sample import Sample
 from ..metrics.tokenize import TOKENIZERS
 
 
@@ -76,26 +77,38 @@ def run_by_type(args, ctx) -> int:
     return 0
 
 
-def load_system(store, project: str, system: str) -> tuple[list[str], list[list[str]], list[str]]:
-    """(captions, references, item keys) of a system, in the system's line order.
+def load_system(store, project: str, system: str, requires=frozenset({"references"})
+                ) -> tuple[list[str], list[Sample], list[str]]:
+    """(captions, samples, item keys) of a system, in the system's line order.
 
-    Raises InputError when an item has no references (it cannot be scored).
+    Each sample carries the item's references, image size and gold boxes;
+    its image path is resolved under the project's image root only when
+    ``requires`` (what the chosen metrics read, see
+    :meth:`~annotator.metrics.registry.MetricRegistry.requires`) has
+    ``"image"``. Raises InputError when an item has no references and they
+    are required (it cannot be scored), or its image cannot be located.
     """
+    from ..images import resolve_image_path
     from ..store.projects import captions_of_system, load_project, project_id
     proj = load_project(store, project, with_captions=False)
     by_id = {it.item_id: it for it in proj.items}
     with store.read() as conn:
         rows = captions_of_system(conn, project_id(conn, project), system)
-    hyps, refs, keys = [], [], []
+    hyps, samples, keys = [], [], []
     for r in rows:
         item = by_id[r.item_id]
-        if not item.references:
+        if not item.references and "references" in requires:
             raise InputError(f"item {item.key!r} has no references, so system {system!r} cannot be scored",
                              f"project {project!r}")
+        image = None
+        if "image" in requires:
+            image = str(resolve_image_path(proj.image_root, item.image or "", source=f"project {project!r}",
+                                           location=f"item {item.key!r}"))
+        size = (item.width, item.height) if item.width and item.height else None
         hyps.append(r.text)
-        refs.append([ref.text for ref in item.references])
+        samples.append(Sample(r.text, [ref.text for ref in item.references], image, size, item.boxes))
         keys.append(item.key)
-    return hyps, refs, keys
+    return hyps, samples, keys
 
 
 def read_caption_file(path: str, expected: int) -> list[str]:
@@ -124,14 +137,14 @@ def _rescore(args, ctx) -> int:
     from ..metrics import rescore
     metrics = REGISTRY.select(args.metrics)
     store = ctx.store()
-    hyps, refs, keys = load_system(store, args.project, args.system)
+    hyps, samples, keys = load_system(store, args.project, args.system, REGISTRY.requires(metrics))
     if not hyps:
         raise InputError(f"system {args.system!r} has no captions", f"project {args.project!r}")
     source = "stored captions"
     if args.captions:
         hyps = read_caption_file(args.captions, len(hyps))
         source = args.captions
-    result = rescore(hyps, refs, metrics=metrics, tokenize=args.tokenize, per_segment=args.per_segment)
+    result = rescore(hyps, samples, metrics=metrics, tokenize=args.tokenize, per_segment=args.per_segment)
     result = {"project": args.project, "system": args.system, "captions": source, **result}
     if args.per_segment:
         result["items"] = keys

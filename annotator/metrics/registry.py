@@ -109,6 +109,10 @@ class MetricRegistry:
         """Keys of the default metric set; ``in_process_only`` leaves out metrics run by another process."""
         return tuple(k for k, c in self._classes.items() if c.default and (c.in_process or not in_process_only))
 
+    def requires(self, names: Iterable[str] | str | None = None) -> frozenset[str]:
+        """What the metrics of ``names`` read of a sample, together (``{"references"}`` for the text metrics)."""
+        return frozenset().union(*(self._classes[k].requires for k in self.select(names)))
+
     def score_keys(self, names: Iterable[str] | str | None = None) -> tuple[str, ...]:
         """Score keys of ``names`` in table order (every metric's by default): ``Bleu_1`` … ``CIDEr``."""
         return tuple(s for k in self.select(names) for s in self._protos[k].score_keys)

@@ -39,6 +39,8 @@ class Sample:
     boxes: tuple[Box, ...] = ()
 
     def __post_init__(self):
+        if isinstance(self.references, str):
+            raise MetricInputError("a sample's references must be a list of strings, not one string")
         if not isinstance(self.references, tuple):
             object.__setattr__(self, "references", tuple(self.references))
         if not isinstance(self.boxes, tuple):
