@@ -7,6 +7,8 @@ only convenience: the guard is what refuses.
 
 from __future__ import annotations
 
+import ipaddress
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .errors import PermissionDenied
@@ -68,3 +70,28 @@ def require_role(role: Role | str | None, allowed, action: str) -> None:
     if role is None or Role(role) not in {Role(a) for a in allowed}:
         who = Role(role).value if role is not None else "anonymous"
         raise PermissionDenied(f"{action} is not allowed for the {who} role")
+
+
+#: Request headers that a proxy adds: a request carrying one came from somewhere else, whatever its peer address.
+FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "via")
+
+
+def is_local_client(peer: str | None, headers: Mapping[str, str]) -> bool:
+    """True when a request comes straight from the server's own machine: a loopback peer address
+    (``None`` is how Streamlit reports one) and none of the headers a proxy adds.
+
+    Local mode (no account can log in yet: the browser works as the admin) is
+    allowed only for such requests. Behind a reverse proxy every request
+    reaches the app from 127.0.0.1, so the proxy's headers are what tell; the
+    documented proxy configuration sets X-Forwarded-For.
+    """
+    if any(name.lower() in FORWARDING_HEADERS for name in headers):
+        return False
+    if peer is None:
+        return True
+    try:
+        address = ipaddress.ip_address(peer.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return (mapped or address).is_loopback

@@ -77,14 +77,33 @@ def _remembered(key: str, read):
     return value
 
 
-def local_mode(store) -> bool:
-    """True when no account can log in: the app then runs as a local admin."""
+def no_accounts(store) -> bool:
+    """True when no account can log in yet (accounts made by imports have no password and do not count)."""
     from ..store.users import any_user_with_password
 
     def read():
         with store.read() as conn:
             return not any_user_with_password(conn)
     return _remembered(LOCAL_MODE_KEY, read)
+
+
+def client_address() -> tuple[str | None, dict[str, str]]:
+    """This session's peer address (None for a loopback one, as Streamlit reports it) and request headers."""
+    peer = st.context.ip_address
+    # A real server gives a string or None; a harness without a client connection (AppTest) gives neither.
+    return (peer if isinstance(peer, str) else None), st.context.headers.to_dict()
+
+
+def request_is_local() -> bool:
+    """True when this session's browser connects straight from the server's machine (annotator.access.is_local_client)."""
+    from ..access import is_local_client
+    return is_local_client(*client_address())
+
+
+def local_mode(store) -> bool:
+    """True when no account can log in and the browser runs on the server's own machine: it then works as
+    the local admin. Any other browser gets the log-in form, which says how to create the first admin."""
+    return no_accounts(store) and request_is_local()
 
 
 def project_names(store) -> list[str]:
@@ -308,10 +327,22 @@ def end_session(message: str) -> None:
     st.session_state[SESSION_ENDED_KEY] = message
 
 
+FIRST_ADMIN_COMMAND = "annotator users add NAME --role admin"
+
+
 def local_mode_banner() -> None:
     """The visible notice that the app runs without accounts."""
-    st.info("**Local mode**: no account has a password, so you work as the local admin without logging in. "
-            "Create accounts (`annotator users add NAME --role annotator`) to switch on log-in.", icon=":material/person:")
+    st.info("**Local mode**: no account has a password, so on the server's own machine you work as the local admin "
+            "without logging in (browsers elsewhere, or behind a proxy, get the log-in form). Create accounts "
+            f"(`{FIRST_ADMIN_COMMAND}`, then `--role annotator` …) to switch on log-in.", icon=":material/person:")
+
+
+def first_admin_notice() -> None:
+    """On the log-in form of a server without accounts, for a browser that is not on the server's machine."""
+    st.info("This server has no account yet. Working without an account (local mode) is only possible in a browser "
+            "on the server's own machine, not over the network or through a proxy. On the server, create the first "
+            f"admin with `{FIRST_ADMIN_COMMAND}` (it asks for a password), then log in here.",
+            icon=":material/admin_panel_settings:")
 
 
 def project_picker(store) -> str | None:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ..auth import authenticate
 from ..errors import AccountLocked, AuthenticationFailed, StoreUnavailable
-from . import SESSION_ENDED_KEY, current_user, log_in, md_escape, outage_notice
+from . import SESSION_ENDED_KEY, current_user, first_admin_notice, log_in, md_escape, no_accounts, outage_notice
 
 
 def render(store) -> None:
@@ -26,6 +26,8 @@ def _render(store) -> None:
     ended = st.session_state.get(SESSION_ENDED_KEY)
     if ended:
         st.warning(ended, icon=":material/logout:")
+    if no_accounts(store):
+        first_admin_notice()
     with st.form("login", clear_on_submit=False, enter_to_submit=True):
         name = st.text_input("User name", key="login_name", autocomplete="username")
         password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
