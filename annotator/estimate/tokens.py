@@ -13,13 +13,11 @@ their words.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import count
-
 import numpy as np
+import pandas as pd
 
 from .lexicon import Lexicon
 
-_SEP = b"\x1f"
 _TABLE = bytearray(range(256))
 for _b in range(128):
     _c = chr(_b)
@@ -104,22 +102,15 @@ def tokenise(texts: list[str]) -> Tokens:
         for ch in _UNICODE_PUNCT:
             joined = joined.replace(ch, " ")
     parts = joined.encode("utf-8").translate(_TABLE).split()
-    first: dict[bytes, int] = {}
-    where = np.fromiter(map(first.setdefault, parts, count()), dtype=np.int64, count=len(parts))
-    order = np.fromiter(first.values(), dtype=np.int64, count=len(first))
-    remap = np.zeros(len(parts) + 1, dtype=np.int32)
-    remap[order] = np.arange(len(order), dtype=np.int32)
-    ids = remap[where]
-    words = [w.decode("utf-8", "replace") for w in first]
-    sep = first.get(_SEP)
-    if sep is None:
-        is_sep = np.zeros(len(ids), dtype=bool)
-    else:
-        is_sep = ids == remap[sep]
-    text = np.cumsum(is_sep, dtype=np.int64)
+    # ids in order of first appearance (a hash table over the words; much faster than a dict in a loop)
+    codes, uniques = pd.factorize(np.array(parts, dtype=object))
+    words = [w.decode("utf-8", "replace") for w in uniques]
+    codes = codes.astype(np.int32)
+    is_sep = codes == (words.index("\x1f") if len(texts) > 1 else -1)
+    text = np.cumsum(is_sep, dtype=np.int32)
     keep = ~is_sep
-    tok = ids[keep]
-    text = text[keep].astype(np.int32)
+    tok = codes[keep]
+    text = text[keep]
     lens = np.bincount(text, minlength=len(texts)) if len(texts) else np.zeros(0, dtype=np.int64)
     start = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(lens, out=start[1:])
@@ -164,21 +155,36 @@ class Marks:
         return Marks(self.pos[keep], self.value[keep], self.end[keep], self.n_tokens)
 
 
-def _marks(tokens: Tokens, per_word: np.ndarray, consumed: np.ndarray, extra: list[tuple[int, int, int]]) -> Marks:
-    """Marks of a class from a per-vocabulary value array, minus phrase words, plus phrase marks."""
-    pos = np.flatnonzero((per_word >= 0)[tokens.tok])
-    if len(consumed):
-        pos = pos[~contains(consumed, pos)]
-    value = per_word[tokens.tok[pos]].astype(np.int64)
-    end = pos + 1
-    if extra:
-        e = np.array(extra, dtype=np.int64)
-        pos = np.concatenate([pos, e[:, 0]])
-        value = np.concatenate([value, e[:, 1]])
-        end = np.concatenate([end, e[:, 2]])
-        order = np.argsort(pos, kind="stable")
-        pos, value, end = pos[order], value[order], end[order]
-    return Marks(pos.astype(np.int64), value, end.astype(np.int64), len(tokens.tok))
+class _ClassIndex:
+    """Token positions of every word class at once: one pass over the tokens, then per class over the hits."""
+
+    def __init__(self, tokens: Tokens, tables: list[np.ndarray], consumed: np.ndarray):
+        bits = np.zeros(len(tables[0]) if tables else 0, dtype=np.int32)
+        for k, table in enumerate(tables):
+            bits |= (table >= 0).astype(np.int32) << k
+        per_token = bits[tokens.tok]
+        self.pos = np.flatnonzero(per_token)
+        self.bits = per_token[self.pos]
+        self.tokens = tokens
+        self.consumed = np.zeros(len(tokens.tok), dtype=bool)
+        self.consumed[consumed] = True
+
+    def marks(self, k: int, table: np.ndarray, extra: list[tuple[int, int, int]] | None) -> Marks:
+        """Marks of class ``k`` from its per-vocabulary values; with ``extra`` (a phrase class) phrase words
+        lose their single-word marks and the phrases' marks are added."""
+        pos = self.pos[(self.bits & (1 << k)) != 0]
+        if extra is not None:
+            pos = pos[~self.consumed[pos]]
+        value = table[self.tokens.tok[pos]].astype(np.int64)
+        end = pos + 1
+        if extra:
+            e = np.array(extra, dtype=np.int64)
+            pos = np.concatenate([pos, e[:, 0]])
+            value = np.concatenate([value, e[:, 1]])
+            end = np.concatenate([end, e[:, 2]])
+            order = np.argsort(pos, kind="stable")
+            pos, value, end = pos[order], value[order], end[order]
+        return Marks(pos.astype(np.int64), value, end.astype(np.int64), len(self.tokens.tok))
 
 
 @dataclass(frozen=True)
@@ -316,7 +322,9 @@ def find_classes(tokens: Tokens, lex: Lexicon, memo: dict | None = None) -> Clas
                     last = tokens.vocab[int(ids[-1])]
                     extra_plural.extend([lex.nouns.get(last, (0, last.endswith("s")))[1]] * len(s0))
 
-    noun_marks = _marks(tokens, noun, consumed_pos, extra["noun"])
+    tables = [noun, clothing, colour, gender, age, age_adj, stance, activity, relation, counts, conj]
+    at = _ClassIndex(tokens, tables, consumed_pos)
+    noun_marks = at.marks(0, noun, extra["noun"])
     plural = np.zeros(len(noun_marks), dtype=bool)
     single = noun_marks.end == noun_marks.pos + 1
     plural[single] = noun_plural[tokens.tok[noun_marks.pos[single]]]
@@ -324,20 +332,19 @@ def find_classes(tokens: Tokens, lex: Lexicon, memo: dict | None = None) -> Clas
         phrase_plural = dict(zip((e[0] for e in extra["noun"]), extra_plural))
         for j in np.flatnonzero(~single).tolist():
             plural[j] = phrase_plural.get(int(noun_marks.pos[j]), False)
-    none = np.zeros(0, dtype=np.int64)
     n_symbols = len(lex.concepts.names) + len(stems)
     symbol = symbol_per_word[tokens.tok]
     return Classes(
         noun=noun_marks, plural=plural,
-        clothing=_marks(tokens, clothing, consumed_pos, extra["clothing"]),
-        colour=_marks(tokens, colour, consumed_pos, extra["colour"]),
-        gender=_marks(tokens, gender, none, []),
-        age=_marks(tokens, age, none, []),
-        age_adjective=_marks(tokens, age_adj, none, []),
-        stance=_marks(tokens, stance, consumed_pos, []),
-        activity=_marks(tokens, activity, consumed_pos, extra["activity"]),
-        relation=_marks(tokens, relation, consumed_pos, extra["relation"]),
-        count=_marks(tokens, counts, none, []),
-        conjunction=_marks(tokens, conj, none, []),
+        clothing=at.marks(1, clothing, extra["clothing"]),
+        colour=at.marks(2, colour, extra["colour"]),
+        gender=at.marks(3, gender, None),
+        age=at.marks(4, age, None),
+        age_adjective=at.marks(5, age_adj, None),
+        stance=at.marks(6, stance, []),
+        activity=at.marks(7, activity, extra["activity"]),
+        relation=at.marks(8, relation, extra["relation"]),
+        count=at.marks(9, counts, None),
+        conjunction=at.marks(10, conj, None),
         symbol=symbol, activity_names=tuple(activity_index), n_symbols=n_symbols,
     )
