@@ -137,6 +137,10 @@ class EstimateReport:
             "warnings": list(self.warnings),
         }
 
+    def to_tables(self) -> dict[str, pd.DataFrame]:
+        """Named tables for the CSV/XLSX/LaTeX/Markdown writers."""
+        return {"Estimates": self.frame()}
+
     def frame(self) -> pd.DataFrame:
         """One row per target (inaccurate first, then the types): estimate, intervals, labels, detector quality."""
         rows = []
@@ -195,6 +199,12 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
                             "the type shares use the other labelled captions")
     else:
         warnings.append("fewer than two labelled captions have complete error types; no type shares")
+    if len(human.rows) < N:
+        flat = [INACCURATE] if len(set(y.tolist())) < 2 else []
+        flat += [t for t, e in results.items() if e.se == 0 and e.classical_se == 0]
+        if flat:
+            warnings.append(f"the human labels do not vary for {', '.join(flat)}: a normal-approximation interval "
+                            "is then too narrow (the labelled captions may simply contain no case yet)")
     if len(human.rows) < MIN_LABELS_FOR_CLT:
         warnings.append(f"only {len(human.rows)} human labels: the intervals rest on a normal approximation "
                         f"that needs about {MIN_LABELS_FOR_CLT} or more")

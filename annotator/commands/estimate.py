@@ -1,0 +1,92 @@
+"""``annotator estimate``: error shares of whole systems from a human sample and the automatic detectors.
+
+    annotator estimate --project P --system S --annotator A --json
+    annotator estimate --project P --layer adjudicated --types top5 --alpha 0.1
+    annotator estimate --project P --layer adjudicated --difference S1 S2 --format csv --output estimates.csv
+"""
+
+from __future__ import annotations
+
+from ..cli import add_json_flag
+from .tables import add_output_flags, write_output
+
+
+def register(sub) -> None:
+    """Add the ``estimate`` subcommand."""
+    p = sub.add_parser(
+        "estimate", help="estimate each system's inaccurate share and error-type shares with intervals",
+        description=("Combine the human labels of a layer (the annotated captions) with the automatic error "
+                     "detectors' scores of every caption by prediction-powered inference: per system the "
+                     "estimated share of inaccurate captions and of each error type, its interval, the classical "
+                     "interval from the human labels alone, and how well each detector agrees with the humans. "
+                     "The intervals assume the labelled captions are a random sample of the system's captions. "
+                     "Captions of practice items are left out."))
+    p.add_argument("--project", required=True)
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--annotator", metavar="NAME", help="use this annotator's judgements")
+    who.add_argument("--layer", metavar="LAYER", help="'adjudicated', 'consensus' or 'annotator:NAME'")
+    p.add_argument("--system", action="append", default=[], metavar="S",
+                   help="estimate this system; repeat for several (default: every system)")
+    p.add_argument("--types", nargs="+", default=["all"], metavar="TYPE",
+                   help="'all' (default), 'top5' (the five most frequent) or error type ids")
+    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence of the intervals (default 0.05)")
+    p.add_argument("--population", action="store_true",
+                   help="estimate the rate of the process the captions come from instead of the share among "
+                        "these captions (wider; the reference implementation's estimand)")
+    p.add_argument("--difference", nargs=2, action="append", default=[], metavar=("A", "B"),
+                   help="also estimate system A minus system B for every target (repeatable)")
+    add_json_flag(p)
+    add_output_flags(p)
+    p.set_defaults(func=_estimate)
+
+
+def _estimate(args, ctx) -> int:
+    from ..errors import InputError
+    from ..estimate.project import estimate_store
+    from ..layers import Layer, parse_layer
+
+    if not 0 < args.alpha < 1:
+        raise InputError(f"must be between 0 and 1, got {args.alpha}", "--alpha")
+    types = args.types[0] if args.types in (["all"], ["top5"]) else args.types
+    if types not in ("all", "top5"):
+        from ..taxonomy import taxonomy
+        types = [taxonomy().resolve_strict(t, "--types") for t in types]
+    layer = parse_layer(args.layer) if args.layer else Layer.annotator(args.annotator)
+    result = estimate_store(ctx.store(), args.project, layer, systems=args.system or None, alpha=args.alpha,
+                            types=types, finite_population=not args.population,
+                            pairs=[tuple(p) for p in args.difference])
+    if args.format:
+        write_output(result, args, ctx, caption=f"Estimated error shares ({result.layer})")
+        return 0
+    ctx.emit(result.to_dict(), _readable(result))
+    return 0
+
+
+def _pct(x) -> str:
+    return "—" if x is None or x != x else f"{100 * x:5.1f}%"
+
+
+def _num(x) -> str:
+    return "—" if x is None or x != x else f"{x:.2f}"
+
+
+def _readable(result) -> str:
+    lines = []
+    for r in result.reports:
+        estimand = "share of these captions" if r.finite_population else "rate of the process"
+        lines.append(f"system {r.system}, layer {result.layer}: {r.n_total} captions, {r.n_human} with human labels "
+                     f"({estimand}, {100 * (1 - r.alpha):g}% intervals)")
+        lines.append(f"  {'target':22s} {'estimate':>8s}  {'interval':17s}  {'classical':17s}  {'labels':>6s}  "
+                     f"detector P / R / AUC")
+        for row in r.frame().itertuples(index=False):
+            q = f"{_num(row.precision)} / {_num(row.recall)} / {_num(row.auc)}" if row.target in r.detectors else "—"
+            lines.append(f"  {row.target:22s} {_pct(row.estimate):>8s}  [{_pct(row.ci_low)}, {_pct(row.ci_high)}]  "
+                         f"[{_pct(row.classical_low)}, {_pct(row.classical_high)}]  {row.n_human:6d}  {q}")
+        lines.append(f"  object hallucination: CHAIR-i {_num(r.chair.chair_i)}, CHAIR-s {_num(r.chair.chair_s)}")
+        lines += [f"  note: {w}" for w in r.warnings]
+    for (a, b), diffs in result.differences.items():
+        lines.append(f"{a} minus {b}:")
+        for target, d in diffs.items():
+            lines.append(f"  {target:22s} {100 * d.estimate:+6.1f} points  [{100 * d.ci[0]:+.1f}, {100 * d.ci[1]:+.1f}]"
+                         f"  classical [{100 * d.classical_ci[0]:+.1f}, {100 * d.classical_ci[1]:+.1f}]")
+    return "\n".join(lines)

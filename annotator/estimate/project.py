@@ -1,0 +1,199 @@
+"""Estimates for the systems of a stored project: captions, evidence and a judgement layer from the store.
+
+:func:`project_detections` scores every caption of a project once (all
+systems together, they share the images' evidence); :func:`layer_labels`
+turns a judgement layer (:mod:`annotator.layers`) into the human labels of a
+system's captions; :func:`estimate_project` puts both into one
+:class:`EstimateReport` per system and :class:`ProjectEstimates` holds them
+side by side with the differences between systems.
+
+Captions of practice items are left out on both sides: they are guideline
+examples, chosen by a lead rather than drawn at random, so the estimate is
+about the other captions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+from scipy.stats import kstest
+
+from ..errors import InputError, NotFound
+from ..layers import JudgementLayer, Layer, build_layer, masks_to_ids
+from .detectors import INACCURATE, Detections, detect, evidence_of_item
+from .ppi import DifferenceEstimate
+from .report import EstimateReport, HumanLabels, compare, comparison_frame, estimate_report
+
+#: Below this p-value the labelled captions are said not to look like a random sample.
+RANDOMNESS_P = 0.001
+
+
+@dataclass(frozen=True)
+class SystemCaptions:
+    """One system's captions (practice items left out, line order) with their detector scores."""
+
+    system: str
+    caption_ids: np.ndarray
+    detections: Detections
+    practice_left_out: int
+
+
+def project_detections(project) -> dict[str, SystemCaptions]:
+    """Score every caption of a :class:`annotator.model.Project` (loaded with captions), per system."""
+    evidence, captions, items, ids, systems, practice = [], [], [], [], [], []
+    for n, item in enumerate(project.items):
+        evidence.append(evidence_of_item(item))
+        for c in item.captions:
+            captions.append(c.text)
+            items.append(n)
+            ids.append(c.caption_id if c.caption_id is not None else -1)
+            systems.append(c.system)
+            practice.append(item.is_practice)
+    det = detect(captions, items, evidence)
+    systems_arr = np.array(systems, dtype=object)
+    practice_arr = np.array(practice, dtype=bool)
+    ids_arr = np.array(ids, dtype=np.int64)
+    out = {}
+    for system in project.systems:
+        mine = systems_arr == system
+        rows = np.flatnonzero(mine & ~practice_arr)
+        out[system] = SystemCaptions(system, ids_arr[rows], det.subset(rows), int((mine & practice_arr).sum()))
+    return out
+
+
+def layer_labels(layer: JudgementLayer, caption_ids: np.ndarray) -> HumanLabels:
+    """The labels a layer gives a system's captions, as rows among ``caption_ids``.
+
+    Captions the layer does not have (not judged yet, unresolved, or of
+    another system) are unlabelled; captions whose types the layer leaves
+    open count as inaccurate with types pending.
+    """
+    order = np.argsort(caption_ids, kind="stable")
+    sorted_ids = caption_ids[order]
+    pos = np.searchsorted(sorted_ids, layer.caption_ids)
+    pos = np.minimum(pos, max(len(sorted_ids) - 1, 0))
+    hit = (sorted_ids[pos] == layer.caption_ids) if len(sorted_ids) else np.zeros(len(layer), dtype=bool)
+    rows = order[pos[hit]]
+    keep = np.flatnonzero(hit)
+    types = [masks_to_ids(m, layer.type_ids) if known else ()
+             for m, known in zip(layer.types[keep].tolist(), layer.types_known[keep].tolist())]
+    by_row = np.argsort(rows, kind="stable")
+    return HumanLabels.from_lists(rows[by_row], layer.inaccurate[keep][by_row], [types[i] for i in by_row])
+
+
+def sample_warning(human: HumanLabels, n_total: int) -> str | None:
+    """A warning when the labelled captions cluster in the system's line order rather than being spread
+    like a random sample (a queue worked through from the top, for example)."""
+    n = len(human.rows)
+    if n < 10 or n >= n_total:
+        return None
+    p = kstest((human.rows + 0.5) / n_total, "uniform").pvalue
+    if p >= RANDOMNESS_P:
+        return None
+    return (f"the {n} labelled captions are not spread over the system's captions like a random sample "
+            f"(Kolmogorov-Smirnov p = {p:.1g}); the intervals assume a random sample, so annotate a random "
+            "sample (or all captions) before trusting them")
+
+
+@dataclass(frozen=True)
+class ProjectEstimates:
+    """Estimates of several systems from one layer, side by side (compute once, derive many)."""
+
+    project: str
+    layer: str
+    reports: tuple[EstimateReport, ...]
+    differences: dict[tuple[str, str], dict[str, DifferenceEstimate]] = field(default_factory=dict)
+
+    def report(self, system: str) -> EstimateReport:
+        """The report of one system."""
+        for r in self.reports:
+            if r.system == system:
+                return r
+        raise NotFound(f"no estimate for system {system!r}")
+
+    def difference(self, a: str, b: str) -> dict[str, DifferenceEstimate]:
+        """System ``a`` minus system ``b`` for every target (computed on first use)."""
+        if (a, b) not in self.differences:
+            self.differences[(a, b)] = compare(self.reports, a, b)
+        return self.differences[(a, b)]
+
+    def frame(self) -> pd.DataFrame:
+        """One row per system and target."""
+        return comparison_frame(list(self.reports))
+
+    def differences_frame(self) -> pd.DataFrame:
+        """One row per compared pair and target: difference, interval, classical difference and interval."""
+        rows = []
+        for (a, b), diffs in self.differences.items():
+            for target, d in diffs.items():
+                rows.append({"system_a": a, "system_b": b, "target": target, "difference": d.estimate,
+                             "ci_low": d.ci[0], "ci_high": d.ci[1], "classical": d.classical,
+                             "classical_low": d.classical_ci[0], "classical_high": d.classical_ci[1]})
+        return pd.DataFrame(rows)
+
+    def to_tables(self) -> dict[str, pd.DataFrame]:
+        """Named tables for the CSV/XLSX/LaTeX/Markdown writers."""
+        tables = {"Estimates": self.frame()}
+        if self.differences:
+            tables["Differences"] = self.differences_frame()
+        return tables
+
+    def to_dict(self) -> dict:
+        """JSON: one system gives its report's object; several give ``systems`` and ``differences``."""
+        if len(self.reports) == 1 and not self.differences:
+            return {"project": self.project, "layer": self.layer, **self.reports[0].to_dict()}
+        return {"project": self.project, "layer": self.layer,
+                "systems": {r.system: r.to_dict() for r in self.reports},
+                "differences": [{"a": a, "b": b, "targets": {t: {"estimate": d.estimate, "ci": list(d.ci),
+                                                                 "classical_ci": list(d.classical_ci)}
+                                                             for t, d in diffs.items()}}
+                                for (a, b), diffs in self.differences.items()]}
+
+
+def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | None = None, alpha: float = 0.05,
+                     types="all", finite_population: bool = True,
+                     pairs: list[tuple[str, str]] = ()) -> ProjectEstimates:
+    """Estimate every (or the given) system of a loaded project from a built layer.
+
+    ``pairs`` lists (A, B) system pairs whose differences A - B are computed.
+    """
+    known = project.systems
+    chosen = list(dict.fromkeys(systems)) if systems else list(known)
+    for s in chosen + [x for p in pairs for x in p]:
+        if s not in known:
+            raise NotFound(f"project {project.name!r} has no system {s!r}; systems: {', '.join(known) or 'none'}")
+    scored = project_detections(project)
+    reports = []
+    for s in dict.fromkeys(chosen + [x for p in pairs for x in p]):
+        sc = scored[s]
+        human = layer_labels(layer, sc.caption_ids)
+        if len(human.rows) < 2:
+            raise InputError(f"layer {layer.name!r} labels {len(human.rows)} of the {len(sc.caption_ids)} captions "
+                             f"of system {s!r}; at least two are needed")
+        report = estimate_report(sc.detections, human, system=s, alpha=alpha, types=types,
+                                 finite_population=finite_population)
+        extra = [w for w in (sample_warning(human, len(sc.caption_ids)),) if w]
+        if sc.practice_left_out:
+            extra.append(f"{sc.practice_left_out} captions of practice items left out")
+        reports.append(replace(report, warnings=report.warnings + tuple(extra)))
+    out = ProjectEstimates(project.name, layer.name, tuple(reports))
+    for a, b in pairs:
+        out.differences[(a, b)] = compare(reports, a, b)
+    return out
+
+
+def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEstimates:
+    """:func:`estimate_project` on a project read from the store, with the layer built from its judgements."""
+    from ..store.analysis_queries import judgement_frame
+    from ..store.projects import load_project
+    frame = judgement_frame(store, project, kinds=("annotation", "adjudication"))
+    built = build_layer(frame, layer)
+    if built.name.startswith("annotator:") and len(built) == 0:
+        raise NotFound(f"{built.name.split(':', 1)[1]!r} has no judgements in project {project!r}")
+    return estimate_project(load_project(store, project), built, **kw)
+
+
+__all__ = ["SystemCaptions", "ProjectEstimates", "project_detections", "layer_labels", "sample_warning",
+           "estimate_project", "estimate_store", "INACCURATE"]
