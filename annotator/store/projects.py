@@ -12,6 +12,8 @@ from ..errors import InputError, NotFound
 from ..model import Box, Caption, Item, Project, Reference
 from . import Store
 from .codec import decode_mentions, encode_mentions
+from .judgements import lock_key
+from .rows import insert_if_absent
 from .schema import boxes, captions, current_judgements, items, projects, refs, systems
 
 _CHUNK = 5000
@@ -30,7 +32,9 @@ def project_id(conn: Connection, name: str, *, create: bool = False, image_root:
         return pid
     if not create:
         raise NotFound(f"no project called {name!r}")
-    return conn.execute(projects.insert().values(name=name, image_root=image_root, description="", created_at=_now())).inserted_primary_key[0]
+    # A concurrent first import may create the same project between our SELECT and INSERT: take theirs.
+    pid = insert_if_absent(conn, projects, {"name": name, "image_root": image_root, "description": "", "created_at": _now()})
+    return pid if pid is not None else project_id(conn, name, image_root=image_root)
 
 
 def project_names(store: Store) -> list[str]:
@@ -61,7 +65,9 @@ def system_id(conn: Connection, pid: int, name: str, *, create: bool = False) ->
     if sid is None:
         if not create:
             raise NotFound(f"project has no system called {name!r}")
-        sid = conn.execute(systems.insert().values(project_id=pid, name=name)).inserted_primary_key[0]
+        sid = insert_if_absent(conn, systems, {"project_id": pid, "name": name})
+        if sid is None:  # created by a concurrent import since the lookup above
+            sid = conn.execute(select(systems.c.id).where(systems.c.project_id == pid, systems.c.name == name)).scalar_one()
     return sid
 
 
@@ -84,6 +90,9 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
     and a system may not have two captions for one item; anything else raises
     InputError, and the caller's transaction rolls back so nothing is written.
     """
+    # Imports into one project run one after another (PostgreSQL; SQLite admits one writer anyway), so
+    # two first imports racing into a new project cannot both create the same items.
+    lock_key(conn, f"project:{project.name}")
     pid = project_id(conn, project.name, create=True, image_root=project.image_root)
     existing = {r.key: (r.id, r.position) for r in conn.execute(select(items.c.key, items.c.id, items.c.position).where(items.c.project_id == pid)).all()}
     next_pos = max((p for _, p in existing.values()), default=-1) + 1

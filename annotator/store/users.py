@@ -17,6 +17,7 @@ from sqlalchemy import Connection, exists, select
 
 from ..errors import InputError, NotFound
 from ..model import Role, User
+from .rows import insert_if_absent
 from .schema import users
 
 MAX_NAME_LENGTH = 100
@@ -66,7 +67,13 @@ def user_id(conn: Connection, name: str, *, create_role: Role | None = None) -> 
     if uid is None:
         if create_role is None:
             raise NotFound(f"no user called {name!r}")
-        uid = create_user(conn, name, create_role)
+        try:
+            uid = create_user(conn, name, create_role)
+        except InputError:
+            # Created by a concurrent import or save since the lookup above: use that user.
+            uid = conn.execute(select(users.c.id).where(_named(name))).scalar()
+            if uid is None:
+                raise
     return uid
 
 
@@ -74,13 +81,16 @@ def create_user(conn: Connection, name: str, role: Role, password_hash: str | No
     """Insert a user; InputError if the name is taken (compared by its key) or not a valid name."""
     name = normalise_user_name(name)
     taken = conn.execute(select(users.c.name).where(_named(name))).scalar()
-    if taken is not None:
-        raise InputError(f"a user called {taken!r} exists already" if taken == name else
-                         f"the name {name!r} is taken by the user {taken!r} (names are compared regardless of case)")
-    return conn.execute(users.insert().values(
-        name=name, name_key=user_name_key(name), role=Role(role).value, password_hash=password_hash,
-        session_epoch=new_session_epoch(), active=True,
-        created_at=datetime.now(timezone.utc))).inserted_primary_key[0]
+    if taken is None:
+        # ON CONFLICT DO NOTHING: a concurrent creation of the same name makes this insert a no-op, not a database error.
+        uid = insert_if_absent(conn, users, {
+            "name": name, "name_key": user_name_key(name), "role": Role(role).value, "password_hash": password_hash,
+            "session_epoch": new_session_epoch(), "active": True, "created_at": datetime.now(timezone.utc)})
+        if uid is not None:
+            return uid
+        taken = conn.execute(select(users.c.name).where(_named(name))).scalar() or name
+    raise InputError(f"a user called {taken!r} exists already" if taken == name else
+                     f"the name {name!r} is taken by the user {taken!r} (names are compared regardless of case)")
 
 
 def get_user(conn: Connection, name: str) -> User:
