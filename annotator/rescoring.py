@@ -86,11 +86,11 @@ def scoring_data(store, project: str, system: str) -> ScoringData:
 def available_metrics(keys=None) -> tuple[tuple[str, ...], str | None]:
     """The requested score keys that can be computed here, and a note on the metrics that cannot run.
 
-    ``keys`` are score keys (default: every metric's, in table order); an
-    unknown one is an InputError. A metric that cannot run here (METEOR
-    without Java) is dropped with its reason in the note.
+    ``keys`` are score keys (default: those of the default metrics, in table
+    order); an unknown one is an InputError. A metric that cannot run here
+    (METEOR without Java) is dropped with its reason in the note.
     """
-    keys = tuple(keys or REGISTRY.score_keys())
+    keys = tuple(keys or REGISTRY.score_keys(REGISTRY.defaults()))
     missing = REGISTRY.unavailable(REGISTRY.metrics_of_scores(keys))
     if not missing:
         return keys, None
@@ -134,7 +134,7 @@ def by_type_table(store, project: str, system: str, *, layer=None, correctors: l
     The bootstrap resamples captions with replacement (``resamples`` times,
     ``seed``ed) and re-aggregates corpus scores for baseline and variant on
     the same resample; see :func:`annotator.metrics.delta_table`. ``metrics``
-    limits the score keys (default: every metric's); ``tokenize``
+    limits the score keys (default: the default metrics'); ``tokenize``
     is passed to the metrics (None: raw text, "ptb": coco-caption's tokenizer).
     """
     from .metrics import delta_table

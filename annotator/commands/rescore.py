@@ -149,10 +149,11 @@ def _rescore(args, ctx) -> int:
     if args.per_segment:
         result["items"] = keys
     lines = [f"{args.project} / {args.system} ({source}, {result['n']} captions, tokenize={result['tokenize']})"]
+    width = max(8, *(len(k) for k in REGISTRY.score_keys()))
     for key in REGISTRY.score_keys():
         if key in result:
             v = result[key]
-            lines.append(f"  {key:<8} {'n/a' if v is None else f'{v:.4f}'}")
+            lines.append(f"  {key:<{width}} {'n/a' if v is None else f'{v:.4f}'}")
     lines += [f"  {sig}" for sig in result["signatures"].values()]
     lines += [f"  note: {n}" for n in result["notes"]]
     ctx.emit(result, "\n".join(lines))
