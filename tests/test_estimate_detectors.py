@@ -235,6 +235,9 @@ def test_sample_triggers_name_the_wrong_words(sample_detections):
     assert det.triggers(0, "clothing_type") == {"clothing_type": ["jacket"]}
     # camera.jpg, nic-beam: "... is sitting on a bench ..."
     assert det.triggers(9) == {"object_nonexistent": ["bench"], "stance": ["sitting"]}
+    # hubble.jpg, sat-attn: "A black and white photo of a city at night" is beyond repair: unrelated, nothing else
+    assert list(det.triggers(14)) == ["unrelated"] and set(det.triggers(14)["unrelated"]) >= {"city", "night"}
+    assert det.scores[14, :len(ERROR_TYPE_IDS)].max() == det.score("unrelated")[14] == 1.0
 
 
 def test_blocks_of_images_give_the_same_result(sample_detections):

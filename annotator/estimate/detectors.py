@@ -597,8 +597,8 @@ class _Scorer:
                             np.minimum(1.0, 0.5 + 0.25 * (n_types - k)), 0.0)
         unrelated = np.maximum(by_similarity, by_types)
         scores[:, _COL["unrelated"]] = unrelated
-        # annotators tick "unrelated" instead of the other types of a caption that has nothing to do with the image
-        scores[:, others] *= (1.0 - by_similarity)[:, None]
+        # annotators tick "unrelated" instead of the other types of a caption that is beyond repair
+        scores[:, others] *= (1.0 - unrelated)[:, None]
         # the words behind it: the caption's content words that nothing supports
         sym = self.c.symbol
         cap_pos = np.flatnonzero((self.tok_role == 0) & (sym >= 0))
