@@ -601,9 +601,8 @@ class _Scorer:
         scores[:, others] *= (1.0 - unrelated)[:, None]
         # the words behind it: the caption's content words that nothing supports
         sym = self.c.symbol
-        cap_pos = np.flatnonzero((self.tok_role == 0) & (sym >= 0))
-        unsupported = ~self.symbols.has(self.keys(cap_pos, sym[cap_pos], self.c.n_symbols))
-        pos = cap_pos[unsupported]
+        cap_pos, supported = self.caption_content
+        pos = cap_pos[~supported]
         caption = self.caption_of(pos)
         flagged = unrelated[caption] > 0
         pos, caption = pos[flagged], caption[flagged]
@@ -639,9 +638,11 @@ def reference_similarity(scorer: _Scorer) -> np.ndarray:
     cap = np.flatnonzero((scorer.tok_role == 0) & (sym >= 0))
     ctext = t.text[cap]
     q = scorer.tok_item[cap] * n + sym[cap]
+    supported = scorer.symbols.has(q)
+    scorer.caption_content = (cap, supported)  # the unrelated detector names the unsupported ones
     size = scorer.n_texts
     total = np.bincount(ctext, minlength=size).astype(float)
-    hit = np.bincount(ctext, weights=scorer.symbols.has(q), minlength=size)
+    hit = np.bincount(ctext, weights=supported, minlength=size)
     covered = np.bincount(ctext, weights=cover.count(q), minlength=size)
     k_total = n_consensus[scorer.text_item].astype(float)
     precision = np.divide(hit, total, out=np.zeros(size), where=total > 0)
