@@ -1,41 +1,13 @@
-"""Lexical diversity of caption corpora, the lexical diversity ratio and the lexical gap.
+"""MTLD (measure of textual lexical diversity) and its published variants.
 
-A *corpus* is a list of texts (one system's captions, or a set of reference
-descriptions). It is tokenised once by :mod:`annotator.tokenize` and every
-measure reads the same integer token ids, so the measures can never disagree
-about what a token is.
-
-Measures (keys of :func:`measures`)
------------------------------------
-``tokens``  number of tokens N
-``types``   vocabulary size V (distinct tokens)
-``ttr``     type-token ratio V / N
-``rttr``    root TTR (Guiraud) V / sqrt(N)
-``logttr``  log TTR (Herdan's C) log V / log N
-``hdd``     HD-D: for every type, the probability that a random draw of
-            ``hdd_draws`` (42) tokens without replacement contains it at least
-            once, summed and divided by the draw size. Undefined (NaN) when the
-            corpus has fewer tokens than draws.
-``mtld``    MTLD: text length divided by the number of *factors*, a factor
-            being a stretch of text whose running TTR falls to the threshold
-            (0.72); the remainder counts as a partial factor
-            (1 − TTR) / (1 − threshold). Computed forwards and backwards and
-            averaged. See :class:`MTLDOptions` for the published variants.
-``mattr``   moving-average TTR: mean TTR of every window of ``mattr_window``
-            (50) consecutive tokens. A corpus shorter than the window gets its
-            plain TTR.
-
-All values equal those of the ``lexicalrichness`` package on the same token
-list (``LexicalRichness(tokens, preprocessor=None, tokenizer=None)``), with
-``hdd(draws=42)``, ``mtld(threshold=0.72)`` and ``mattr(window_size=…)``; the
-MTLD variant of McCarthy and Jarvis as implemented by ``taaled`` and
-``lexical-diversity`` is :data:`MTLD_MCCARTHY_JARVIS`. Where those packages
-raise (empty text, too few tokens), the measures here return NaN.
+MTLD is the text length divided by the number of *factors*, a factor being a
+stretch of text whose running TTR falls to the threshold (0.72); the remainder
+counts as a partial factor (1 − TTR) / (1 − threshold). It is computed forwards
+and backwards and averaged.
 
 Which variant of the published definitions?
 -------------------------------------------
-MTLD implementations differ in four details, all parameters of
-:class:`MTLDOptions`:
+Implementations differ in four details, all parameters of :class:`MTLDOptions`:
 
 * the factor test: ``TTR <= threshold`` (lexicalrichness) or
   ``TTR < threshold`` (McCarthy & Jarvis; taaled, lexical-diversity);
@@ -53,74 +25,36 @@ Presets: :data:`MTLD_LEXICALRICHNESS` (the default) and
 factor lengths instead of dividing the length by the factor count:
 :data:`MTLD_TAALED_MEAN_LENGTH`.
 
-MATTR's window is a setting too: 50 here (taaled, lexical-diversity), 100 in
-lexicalrichness.
-
-Lexical diversity ratio and lexical gap
----------------------------------------
-For a measure L (HD-D by default), a system corpus c_s and a reference corpus
-c_r, the lexical diversity ratio is ``ld = L(c_s) / L(c_r)``: 1 means the
-system is as diverse as the references. The lexical gap squashes it into
-(0, 1) with a logistic curve ``Lg = 1 / (1 + exp(−α (ld − µ)))``, µ = 0.81 and
-α = 5 by default (the values of the lexical-gap study), so Lg = 0.5 at
-ld = µ. A caption metric M becomes gap-weighted as ``M · Lg`` and
-ratio-weighted as ``M · ld``, where ld and Lg are those of the caption's
-system (see :mod:`annotator.human_scores`).
-
 Speed
 -----
-HD-D uses the closed form of the hypergeometric probability of zero hits,
-evaluated once per distinct frequency (and more precisely than scipy's pmf);
-MATTR a sliding distinct-count built from previous/next-occurrence arrays (a
-radix sort of the token ids). MTLD looks sequential — where a factor ends
-decides where the next one starts — but where a factor ends depends only on
-where it starts, so two factor chains that share one boundary share all later
-ones. Long texts are therefore cut into chunks and one speculative chain
-started at every chunk; all chains advance together, one token per numpy round,
-through a small automaton (state = tokens and repeats of the open factor, input
-= the distance back to the previous occurrence of the token's type, clipped),
-and each chain runs on into the next chunk until it meets that chunk's chain.
-Stitching follows the true chain from chain to chain; where two chains never
-met, a plain sequential walk bridges the gap. Short texts, and texts whose
-factors are too long for the automaton, are walked sequentially (a tight loop
-over the clipped distances, stored as bytes, with over-long factors finished in
-numpy). The distances come from one pass of pandas' group-shift kernel instead
-of a sort. ``bench/diversity_bench.py`` prints times against lexicalrichness.
+MTLD looks sequential — where a factor ends decides where the next one starts
+— but where a factor ends depends only on where it starts, so two factor chains
+that share one boundary share all later ones. Long texts are therefore cut into
+chunks and one speculative chain started at every chunk; all chains advance
+together, one token per numpy round, through a small automaton (state = tokens
+and repeats of the open factor, input = the distance back to the previous
+occurrence of the token's type, clipped), and each chain runs on into the next
+chunk until it meets that chunk's chain. Stitching follows the true chain from
+chain to chain; where two chains never met, a plain sequential walk bridges the
+gap. Short texts, and texts whose factors are too long for the automaton, are
+walked sequentially (a tight loop over the clipped distances, stored as bytes,
+with over-long factors finished in numpy). The distances come from one pass of
+pandas' group-shift kernel instead of a sort.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .tokenize import DEFAULT_TOKEN_SETTINGS, TokenCorpus, TokenSettings, tokenize_corpus
+from .profile import Profile
 
-__all__ = [
-    "MEASURES", "MEASURE_LABELS", "MTLDOptions", "MTLD_LEXICALRICHNESS", "MTLD_MCCARTHY_JARVIS",
-    "MTLD_TAALED_MEAN_LENGTH", "DiversitySettings", "GapSettings", "Profile",
-    "ttr", "root_ttr", "log_ttr", "hdd", "mtld", "mtld_factors", "mattr", "measures",
-    "TTRCurve", "ttr_curve", "lexical_diversity_ratio", "lexical_gap", "weighted",
-    "CorpusDiversity", "DiversityReport", "diversity_report", "project_diversity",
-]
+__all__ = ["MTLDOptions", "MTLD_LEXICALRICHNESS", "MTLD_MCCARTHY_JARVIS", "MTLD_TAALED_MEAN_LENGTH", "MTLD_PRESETS",
+           "mtld", "mtld_factors"]
 
-#: Measure keys in display order.
-MEASURES = ("tokens", "types", "ttr", "rttr", "logttr", "hdd", "mtld", "mattr")
-
-#: Column headings for tables.
-MEASURE_LABELS = {
-    "texts": "Texts", "tokens": "Tokens", "types": "Types", "ttr": "TTR", "rttr": "Root TTR", "logttr": "Log TTR",
-    "hdd": "HD-D", "mtld": "MTLD", "mattr": "MATTR", "ld": "LDR (ld)", "lexical_gap": "Lexical gap (Lg)",
-}
-
-#: Measures that can serve as L in the lexical diversity ratio (a ratio of counts would be meaningless).
-RATIO_MEASURES = ("hdd", "mtld", "mattr", "ttr", "rttr", "logttr")
-
-
-# --------------------------------------------------------------------------- settings
 
 @dataclass(frozen=True)
 class MTLDOptions:
@@ -175,203 +109,6 @@ MTLD_TAALED_MEAN_LENGTH = replace(MTLD_MCCARTHY_JARVIS, aggregate="mean_length")
 
 MTLD_PRESETS = {"lexicalrichness": MTLD_LEXICALRICHNESS, "mccarthy-jarvis": MTLD_MCCARTHY_JARVIS,
                 "taaled-mean-length": MTLD_TAALED_MEAN_LENGTH}
-
-
-@dataclass(frozen=True)
-class DiversitySettings:
-    """Tokenisation and measure parameters, shared by every corpus of a comparison."""
-
-    tokens: TokenSettings = DEFAULT_TOKEN_SETTINGS
-    hdd_draws: int = 42
-    mattr_window: int = 50
-    mtld: MTLDOptions = MTLD_LEXICALRICHNESS
-
-    def __post_init__(self):
-        if int(self.hdd_draws) < 1:
-            raise ValueError("the HD-D draw size must be at least 1")
-        if int(self.mattr_window) < 1:
-            raise ValueError("the MATTR window must be at least 1 token")
-
-    def to_dict(self) -> dict:
-        """Plain-dict form (for JSON output and exports)."""
-        return {"tokens": self.tokens.to_dict(), "hdd_draws": self.hdd_draws, "mattr_window": self.mattr_window,
-                "mtld": {"threshold": self.mtld.threshold, "strict": self.mtld.strict,
-                         "min_factor_length": self.mtld.min_factor_length,
-                         "last_token_closes": self.mtld.last_token_closes, "no_factor": self.mtld.no_factor,
-                         "aggregate": self.mtld.aggregate}}
-
-
-@dataclass(frozen=True)
-class GapSettings:
-    """Which measure the lexical diversity ratio uses and the constants of the lexical gap."""
-
-    measure: str = "hdd"
-    mu: float = 0.81
-    alpha: float = 5.0
-
-    def __post_init__(self):
-        if self.measure not in RATIO_MEASURES:
-            raise ValueError(f"the diversity ratio can use {', '.join(RATIO_MEASURES)}, not {self.measure!r}")
-        if not (math.isfinite(self.mu) and math.isfinite(self.alpha)):
-            raise ValueError("µ and α must be finite numbers")
-
-
-# --------------------------------------------------------------------------- prepared corpus
-
-def _stable_argsort(ids: np.ndarray, n_types: int) -> np.ndarray:
-    """Positions sorted by token id, ties in text order (radix sort on 16-bit keys)."""
-    if n_types <= 1 << 16:
-        return np.argsort(ids.astype(np.uint16), kind="stable")
-    # Two stable 16-bit passes (LSD radix) beat one comparison sort of 32-bit keys.
-    ids = ids.astype(np.int64, copy=False)
-    first = np.argsort((ids & 0xFFFF).astype(np.uint16), kind="stable")
-    second = np.argsort((ids[first] >> 16).astype(np.uint16), kind="stable")
-    return first[second]
-
-
-class Profile:
-    """A tokenised corpus prepared for the measures: ids, frequencies and occurrence links.
-
-    Build it once with :meth:`of` and pass it to every measure; the
-    previous/next-occurrence arrays (MTLD, MATTR, curves) are computed on first
-    use and cached.
-    """
-
-    __slots__ = ("corpus", "ids", "n", "n_types", "_counts", "_order", "_prev", "_next")
-
-    def __init__(self, corpus: TokenCorpus):
-        self.corpus = corpus
-        self.ids = np.asarray(corpus.ids)
-        self.n = int(self.ids.shape[0])
-        self.n_types = int(corpus.n_types)
-        self._counts = None
-        self._order = None
-        self._prev = None
-        self._next = None
-
-    @classmethod
-    def of(cls, data) -> "Profile":
-        """A Profile of a Profile (itself), a TokenCorpus, or a flat sequence of token strings."""
-        if isinstance(data, Profile):
-            return data
-        if isinstance(data, TokenCorpus):
-            return cls(data)
-        if isinstance(data, str):
-            raise TypeError("give tokens or a TokenCorpus, not a string; tokenise text with annotator.tokenize")
-        return cls(TokenCorpus.from_tokens(list(data)))
-
-    @property
-    def counts(self) -> np.ndarray:
-        """Frequency of each type (indexed by id)."""
-        if self._counts is None:
-            self._counts = np.bincount(self.ids, minlength=self.n_types) if self.n else np.zeros(0, np.int64)
-        return self._counts
-
-    @property
-    def order(self) -> np.ndarray:
-        """Token positions sorted by type, each type's occurrences in text order."""
-        if self._order is None:
-            self._order = _stable_argsort(self.ids, self.n_types)
-        return self._order
-
-    def _links(self) -> None:
-        n = self.n
-        o = self.order
-        same = self.ids[o[1:]] == self.ids[o[:-1]]
-        prev = np.empty(n, np.int64)
-        nxt = np.empty(n, np.int64)
-        if n:
-            prev[o] = np.where(np.concatenate(([False], same)), np.concatenate(([-1], o[:-1])), -1)
-            nxt[o] = np.where(np.concatenate((same, [False])), np.concatenate((o[1:], [n])), n)
-        self._prev, self._next = prev, nxt
-
-    @property
-    def prev(self) -> np.ndarray:
-        """Position of the previous occurrence of each token's type (−1 for a first occurrence)."""
-        if self._prev is None:
-            self._links()
-        return self._prev
-
-    @property
-    def next(self) -> np.ndarray:
-        """Position of the next occurrence of each token's type (N when there is none)."""
-        if self._next is None:
-            self._links()
-        return self._next
-
-
-# --------------------------------------------------------------------------- the measures
-
-def ttr(data) -> float:
-    """Type-token ratio V / N (NaN for an empty corpus)."""
-    p = Profile.of(data)
-    return p.n_types / p.n if p.n else math.nan
-
-
-def root_ttr(data) -> float:
-    """Root TTR (Guiraud's R) V / √N (NaN for an empty corpus)."""
-    p = Profile.of(data)
-    return p.n_types / math.sqrt(p.n) if p.n else math.nan
-
-
-def log_ttr(data) -> float:
-    """Log TTR (Herdan's C) log V / log N (NaN when N < 2, where it is 0/0 or undefined)."""
-    p = Profile.of(data)
-    if p.n < 2:
-        return math.nan
-    return math.log(p.n_types) / math.log(p.n)
-
-
-def hdd(data, draws: int = 42) -> float:
-    """HD-D with samples of ``draws`` tokens (NaN when the corpus has fewer tokens than that).
-
-    P(type with frequency f absent from a sample) = C(N−f, d) / C(N, d)
-    = ∏_{k<d} (1 − f/(N−k)); computed once per distinct frequency, in logs so
-    that the result is accurate to a few units in the last place (scipy's
-    hypergeometric pmf, which lexicalrichness sums, drifts by ~1e-8 relative on
-    a million tokens).
-    """
-    p = Profile.of(data)
-    n, d = p.n, int(draws)
-    if d < 1:
-        raise ValueError("the HD-D draw size must be at least 1")
-    if n < d or n == 0:
-        return math.nan
-    freqs, n_with = np.unique(p.counts, return_counts=True)
-    k = np.arange(d, dtype=np.float64)
-    # P(absent) = ∏ (1 − f/(N−k)); 1 − P(absent) via log1p/expm1 keeps full precision for rare
-    # types, where P(absent) is close to 1 and a plain subtraction would cancel.
-    share = np.minimum(freqs[:, None].astype(np.float64) / (float(n) - k), 1.0)
-    with np.errstate(divide="ignore"):
-        present = -np.expm1(np.log1p(-share).sum(axis=1))
-    return float(np.dot(n_with, present) / d)
-
-
-def mattr(data, window: int = 50) -> float:
-    """Moving-average TTR over windows of ``window`` tokens (plain TTR when the corpus is shorter)."""
-    p = Profile.of(data)
-    w = int(window)
-    if w < 1:
-        raise ValueError("the MATTR window must be at least 1 token")
-    n = p.n
-    if n == 0:
-        return math.nan
-    if n <= w:
-        return ttr(p)
-    prev, nxt = p.prev, p.next
-    n_windows = n - w + 1
-    first = int(np.count_nonzero(prev[:w] < 0))
-    i = np.arange(n_windows - 1)
-    # Sliding one step: the token entering is new unless it occurred in the overlap;
-    # the token leaving is lost unless it occurs again in the overlap.
-    enters = prev[w:] <= i
-    leaves = nxt[: n_windows - 1] >= i + w
-    distinct = np.empty(n_windows, np.int64)
-    distinct[0] = first
-    np.cumsum(enters.astype(np.int64) - leaves, out=distinct[1:])
-    distinct[1:] += first
-    distinct_sum = int(distinct.sum())
-    return distinct_sum / (w * n_windows)
 
 
 @dataclass(frozen=True)
@@ -854,246 +591,3 @@ def mtld(data, options: MTLDOptions = MTLD_LEXICALRICHNESS) -> float:
         return math.nan
     fw, bw = _factor_passes(p, options)
     return _combine(fw, bw, options, p.n_types)
-
-
-def measures(data, settings: DiversitySettings | None = None) -> dict[str, float]:
-    """Every measure of :data:`MEASURES` for one corpus, from one tokenisation.
-
-    ``data``: a TokenCorpus (from :func:`annotator.tokenize.tokenize_corpus`),
-    a Profile, or a flat list of tokens. ``settings.tokens`` is not applied
-    here: tokenisation happened when the corpus was made.
-    """
-    settings = settings or DiversitySettings()
-    p = Profile.of(data)
-    return {
-        "tokens": p.n,
-        "types": p.n_types,
-        "ttr": ttr(p),
-        "rttr": root_ttr(p),
-        "logttr": log_ttr(p),
-        "hdd": hdd(p, settings.hdd_draws),
-        "mtld": mtld(p, settings.mtld),
-        "mattr": mattr(p, settings.mattr_window),
-    }
-
-
-# --------------------------------------------------------------------------- TTR curves
-
-@dataclass(frozen=True)
-class TTRCurve:
-    """TTR as tokens accumulate, averaged over random orders of the texts.
-
-    ``tokens[i]`` is a number of tokens read; ``ttr[i]`` the mean TTR of the
-    first ``tokens[i]`` tokens over ``shuffles`` seeded random orders of the
-    texts; ``sd[i]`` its standard deviation over the orders.
-    """
-
-    tokens: np.ndarray
-    ttr: np.ndarray
-    sd: np.ndarray
-    shuffles: int
-    seed: int
-
-    def to_frame(self, corpus: str | None = None):
-        """A DataFrame with columns tokens, ttr, sd (and corpus when named)."""
-        import pandas as pd
-        df = pd.DataFrame({"tokens": self.tokens, "ttr": self.ttr, "sd": self.sd})
-        if corpus is not None:
-            df.insert(0, "corpus", corpus)
-        return df
-
-
-def ttr_curve(data, *, points: int = 100, shuffles: int = 10, seed: int = 0, max_tokens: int | None = None) -> TTRCurve:
-    """TTR curve of a corpus: TTR after k tokens for ``points`` values of k up to N (or ``max_tokens``).
-
-    The texts (captions) are put in ``shuffles`` random orders drawn from
-    ``numpy.random.default_rng(seed)``; within a text the token order is kept.
-    A flat token list is one text, so all orders coincide.
-    """
-    p = Profile.of(data)
-    n = p.n
-    if points < 1 or shuffles < 1:
-        raise ValueError("points and shuffles must be at least 1")
-    limit = n if max_tokens is None else min(n, int(max_tokens))
-    if limit < 1:
-        empty = np.zeros(0)
-        return TTRCurve(empty.astype(np.int64), empty, empty, shuffles, seed)
-    grid = np.unique(np.linspace(1, limit, num=min(points, limit)).round().astype(np.int64))
-    offsets = np.asarray(p.corpus.offsets, dtype=np.int64)
-    lengths = np.diff(offsets)
-    n_texts = lengths.shape[0]
-    text_of = np.repeat(np.arange(n_texts), lengths)
-    within = np.arange(n) - offsets[text_of]
-    order = p.order
-    sorted_ids = p.ids[order]
-    group_starts = np.flatnonzero(np.concatenate(([True], sorted_ids[1:] != sorted_ids[:-1])))
-    rng = np.random.default_rng(seed)
-    curves = np.empty((shuffles, grid.shape[0]))
-    for r in range(shuffles):
-        perm = rng.permutation(n_texts)
-        new_start = np.empty(n_texts, np.int64)
-        new_start[perm] = np.concatenate(([0], np.cumsum(lengths[perm])[:-1]))
-        new_pos = new_start[text_of] + within
-        # Where each type first appears in this order; types seen in the first k tokens have first < k.
-        first = np.minimum.reduceat(new_pos[order], group_starts)
-        first.sort()
-        curves[r] = np.searchsorted(first, grid, side="left") / grid
-    return TTRCurve(grid, curves.mean(axis=0), curves.std(axis=0), shuffles, seed)
-
-
-# --------------------------------------------------------------------------- ratio and gap
-
-def lexical_diversity_ratio(system_value: float, reference_value: float) -> float:
-    """ld = L(system) / L(references); NaN when either is missing or the reference value is 0."""
-    try:
-        s, r = float(system_value), float(reference_value)
-    except (TypeError, ValueError):
-        return math.nan
-    if not (math.isfinite(s) and math.isfinite(r)) or r == 0:
-        return math.nan
-    return s / r
-
-
-def lexical_gap(ld, mu: float = 0.81, alpha: float = 5.0):
-    """Lg = 1 / (1 + exp(−α (ld − µ))) for a number or an array (NaN stays NaN)."""
-    from scipy.special import expit
-    out = expit(alpha * (np.asarray(ld, dtype=np.float64) - mu))
-    return float(out) if np.ndim(out) == 0 else out
-
-
-def weighted(scores, weight):
-    """A metric's scores times a weight (ld or Lg): a number, an array, or a mapping key → score."""
-    if isinstance(scores, Mapping):
-        return {k: (float(v) * weight if v is not None else math.nan) for k, v in scores.items()}
-    return np.asarray(scores, dtype=np.float64) * weight if np.ndim(scores) else float(scores) * weight
-
-
-# --------------------------------------------------------------------------- reports
-
-@dataclass
-class CorpusDiversity:
-    """Measures of one corpus (references or a system's captions)."""
-
-    name: str
-    texts: int
-    measures: dict[str, float]
-    ld: float | None = None
-    lexical_gap: float | None = None
-
-    def row(self) -> dict:
-        """One table row: name, texts, the measures, ld and Lg."""
-        row = {"corpus": self.name, "texts": self.texts, **self.measures}
-        row["ld"] = self.ld
-        row["lexical_gap"] = self.lexical_gap
-        return row
-
-
-@dataclass
-class DiversityReport:
-    """Diversity of a reference corpus and of systems, with each system's ld and Lg.
-
-    ``curves`` maps corpus name (``"references"`` or a system) to its TTR curve
-    when curves were asked for.
-    """
-
-    references: CorpusDiversity
-    systems: dict[str, CorpusDiversity]
-    settings: DiversitySettings
-    gap: GapSettings
-    project: str | None = None
-    curves: dict[str, TTRCurve] = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        """``{"references": {measures}, "systems": {name: {measures, "ld", "lexical_gap"}}, "settings": …}``."""
-        refs = {"texts": self.references.texts, **self.references.measures}
-        systems = {name: {"texts": c.texts, **c.measures, "ld": c.ld, "lexical_gap": c.lexical_gap}
-                   for name, c in self.systems.items()}
-        return {"references": _json_floats(refs), "systems": {k: _json_floats(v) for k, v in systems.items()},
-                "settings": {**self.settings.to_dict(), "ratio_measure": self.gap.measure, "mu": self.gap.mu,
-                             "alpha": self.gap.alpha, **({"project": self.project} if self.project else {})}}
-
-    def to_frame(self):
-        """One row per corpus (references first) with every measure, ld and Lg."""
-        import pandas as pd
-        rows = [self.references.row()] + [c.row() for c in self.systems.values()]
-        return pd.DataFrame(rows, columns=["corpus", "texts", *MEASURES, "ld", "lexical_gap"])
-
-    def gap_frame(self):
-        """The compact ld / Lg table: one row per system."""
-        import pandas as pd
-        return pd.DataFrame([{"system": n, self.gap.measure: c.measures.get(self.gap.measure), "ld": c.ld,
-                              "lexical_gap": c.lexical_gap} for n, c in self.systems.items()],
-                            columns=["system", self.gap.measure, "ld", "lexical_gap"])
-
-    def curves_frame(self):
-        """All TTR curves in long form: corpus, tokens, ttr, sd."""
-        import pandas as pd
-        frames = [c.to_frame(name) for name, c in self.curves.items()]
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["corpus", "tokens", "ttr", "sd"])
-
-    def to_tables(self) -> dict:
-        """Named tables for the writers in annotator.io.tables."""
-        tables = {"Lexical diversity": self.to_frame(), "Lexical gap": self.gap_frame()}
-        if self.curves:
-            tables["TTR curves"] = self.curves_frame()
-        return tables
-
-
-def _json_floats(d: dict) -> dict:
-    out = {}
-    for k, v in d.items():
-        if isinstance(v, float) and not math.isfinite(v):
-            out[k] = None
-        elif isinstance(v, (np.floating, np.integer)):
-            out[k] = v.item()
-        else:
-            out[k] = v
-    return out
-
-
-def diversity_report(references: Sequence[str] | TokenCorpus, systems: Mapping[str, Sequence[str] | TokenCorpus], *,
-                     settings: DiversitySettings | None = None, gap: GapSettings | None = None,
-                     curves: bool = False, curve_points: int = 100, curve_shuffles: int = 10, seed: int = 0,
-                     project: str | None = None) -> DiversityReport:
-    """Measures of a reference corpus and of each system, with ld and Lg per system.
-
-    Texts are tokenised here with ``settings.tokens`` (a TokenCorpus is used as
-    it is). With ``curves`` the TTR curves are computed as well.
-    """
-    settings = settings or DiversitySettings()
-    gap = gap or GapSettings()
-
-    def corpus(texts):
-        return texts if isinstance(texts, TokenCorpus) else tokenize_corpus(texts, settings.tokens)
-
-    ref_profile = Profile(corpus(references))
-    ref = CorpusDiversity("references", ref_profile.corpus.n_texts, measures(ref_profile, settings))
-    report = DiversityReport(ref, {}, settings, gap, project)
-    if curves:
-        report.curves["references"] = ttr_curve(ref_profile, points=curve_points, shuffles=curve_shuffles, seed=seed)
-    for name, texts in systems.items():
-        prof = Profile(corpus(texts))
-        m = measures(prof, settings)
-        ld = lexical_diversity_ratio(m[gap.measure], ref.measures[gap.measure])
-        report.systems[name] = CorpusDiversity(name, prof.corpus.n_texts, m, ld, lexical_gap(ld, gap.mu, gap.alpha))
-        if curves:
-            report.curves[name] = ttr_curve(prof, points=curve_points, shuffles=curve_shuffles, seed=seed)
-    return report
-
-
-def project_diversity(store, project: str, *, systems: Sequence[str] | None = None,
-                      settings: DiversitySettings | None = None, gap: GapSettings | None = None,
-                      curves: bool = False, curve_points: int = 100, curve_shuffles: int = 10,
-                      seed: int = 0) -> DiversityReport:
-    """:func:`diversity_report` of a stored project: its references against its systems' captions.
-
-    The reference corpus is every reference description of the project's
-    items; each system corpus is all captions of that system. ``systems``
-    restricts (and orders) the systems; an unknown name raises NotFound.
-    """
-    from .store.diversity import caption_texts, reference_texts
-    refs = reference_texts(store, project)
-    by_system = caption_texts(store, project, systems)
-    return diversity_report(refs, {name: [r.text for r in rows] for name, rows in by_system.items()},
-                            settings=settings, gap=gap, curves=curves, curve_points=curve_points,
-                            curve_shuffles=curve_shuffles, seed=seed, project=project)

@@ -1,0 +1,146 @@
+"""One report object per comparison: the measures of a reference corpus and of each system, ld and Lg."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..tokenize import TokenCorpus, tokenize_corpus
+from .curves import TTRCurve, ttr_curve
+from .gap import GapSettings, lexical_diversity_ratio, lexical_gap
+from .indices import MEASURES, DiversitySettings, measures
+from .profile import Profile
+
+__all__ = ["CorpusDiversity", "DiversityReport", "diversity_report", "project_diversity"]
+
+
+@dataclass
+class CorpusDiversity:
+    """Measures of one corpus (references or a system's captions)."""
+
+    name: str
+    texts: int
+    measures: dict[str, float]
+    ld: float | None = None
+    lexical_gap: float | None = None
+
+    def row(self) -> dict:
+        """One table row: name, texts, the measures, ld and Lg."""
+        row = {"corpus": self.name, "texts": self.texts, **self.measures}
+        row["ld"] = self.ld
+        row["lexical_gap"] = self.lexical_gap
+        return row
+
+
+@dataclass
+class DiversityReport:
+    """Diversity of a reference corpus and of systems, with each system's ld and Lg.
+
+    ``curves`` maps corpus name (``"references"`` or a system) to its TTR curve
+    when curves were asked for.
+    """
+
+    references: CorpusDiversity
+    systems: dict[str, CorpusDiversity]
+    settings: DiversitySettings
+    gap: GapSettings
+    project: str | None = None
+    curves: dict[str, TTRCurve] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """``{"references": {measures}, "systems": {name: {measures, "ld", "lexical_gap"}}, "settings": …}``."""
+        refs = {"texts": self.references.texts, **self.references.measures}
+        systems = {name: {"texts": c.texts, **c.measures, "ld": c.ld, "lexical_gap": c.lexical_gap}
+                   for name, c in self.systems.items()}
+        return {"references": _json_floats(refs), "systems": {k: _json_floats(v) for k, v in systems.items()},
+                "settings": {**self.settings.to_dict(), "ratio_measure": self.gap.measure, "mu": self.gap.mu,
+                             "alpha": self.gap.alpha, **({"project": self.project} if self.project else {})}}
+
+    def to_frame(self):
+        """One row per corpus (references first) with every measure, ld and Lg."""
+        import pandas as pd
+        rows = [self.references.row()] + [c.row() for c in self.systems.values()]
+        return pd.DataFrame(rows, columns=["corpus", "texts", *MEASURES, "ld", "lexical_gap"])
+
+    def gap_frame(self):
+        """The compact ld / Lg table: one row per system."""
+        import pandas as pd
+        return pd.DataFrame([{"system": n, self.gap.measure: c.measures.get(self.gap.measure), "ld": c.ld,
+                              "lexical_gap": c.lexical_gap} for n, c in self.systems.items()],
+                            columns=["system", self.gap.measure, "ld", "lexical_gap"])
+
+    def curves_frame(self):
+        """All TTR curves in long form: corpus, tokens, ttr, sd."""
+        import pandas as pd
+        frames = [c.to_frame(name) for name, c in self.curves.items()]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["corpus", "tokens", "ttr", "sd"])
+
+    def to_tables(self) -> dict:
+        """Named tables for the writers in annotator.io.tables."""
+        tables = {"Lexical diversity": self.to_frame(), "Lexical gap": self.gap_frame()}
+        if self.curves:
+            tables["TTR curves"] = self.curves_frame()
+        return tables
+
+
+def _json_floats(d: dict) -> dict:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            out[k] = None
+        elif isinstance(v, (np.floating, np.integer)):
+            out[k] = v.item()
+        else:
+            out[k] = v
+    return out
+
+
+def diversity_report(references: Sequence[str] | TokenCorpus, systems: Mapping[str, Sequence[str] | TokenCorpus], *,
+                     settings: DiversitySettings | None = None, gap: GapSettings | None = None,
+                     curves: bool = False, curve_points: int = 100, curve_shuffles: int = 10, seed: int = 0,
+                     project: str | None = None) -> DiversityReport:
+    """Measures of a reference corpus and of each system, with ld and Lg per system.
+
+    Texts are tokenised here with ``settings.tokens`` (a TokenCorpus is used as
+    it is). With ``curves`` the TTR curves are computed as well.
+    """
+    settings = settings or DiversitySettings()
+    gap = gap or GapSettings()
+
+    def corpus(texts):
+        return texts if isinstance(texts, TokenCorpus) else tokenize_corpus(texts, settings.tokens)
+
+    ref_profile = Profile(corpus(references))
+    ref = CorpusDiversity("references", ref_profile.corpus.n_texts, measures(ref_profile, settings))
+    report = DiversityReport(ref, {}, settings, gap, project)
+    if curves:
+        report.curves["references"] = ttr_curve(ref_profile, points=curve_points, shuffles=curve_shuffles, seed=seed)
+    for name, texts in systems.items():
+        prof = Profile(corpus(texts))
+        m = measures(prof, settings)
+        ld = lexical_diversity_ratio(m[gap.measure], ref.measures[gap.measure])
+        report.systems[name] = CorpusDiversity(name, prof.corpus.n_texts, m, ld, lexical_gap(ld, gap.mu, gap.alpha))
+        if curves:
+            report.curves[name] = ttr_curve(prof, points=curve_points, shuffles=curve_shuffles, seed=seed)
+    return report
+
+
+def project_diversity(store, project: str, *, systems: Sequence[str] | None = None,
+                      settings: DiversitySettings | None = None, gap: GapSettings | None = None,
+                      curves: bool = False, curve_points: int = 100, curve_shuffles: int = 10,
+                      seed: int = 0) -> DiversityReport:
+    """:func:`diversity_report` of a stored project: its references against its systems' captions.
+
+    The reference corpus is every reference description of the project's
+    items; each system corpus is all captions of that system. ``systems``
+    restricts (and orders) the systems; an unknown name raises NotFound.
+    """
+    from ..store.diversity import caption_texts, reference_texts
+    refs = reference_texts(store, project)
+    by_system = caption_texts(store, project, systems)
+    return diversity_report(refs, {name: [r.text for r in rows] for name, rows in by_system.items()},
+                            settings=settings, gap=gap, curves=curves, curve_points=curve_points,
+                            curve_shuffles=curve_shuffles, seed=seed, project=project)
