@@ -39,11 +39,12 @@ def caption_of(i: int, error: str | None) -> str:
     return f"A {who} in a {colour} shirt walks in the {place}"
 
 
-def build_street(store, n: int = 120, labelled=None, seed: int = 0):
-    """n images with five references; systems good (10 % errors) and poor (50 %); annotator ann labels ``labelled``
-    (caption rows, default a random 40 %) of both with the true errors. Returns the truth per system."""
+def build_street(store, n: int = 120, labelled=None, seed: int = 0, names=("good", "poor")):
+    """n images with five references; systems ``names`` with 10 % and 50 % errors (good, poor); annotator ann
+    labels ``labelled`` (caption rows, default a random 40 %) of both with the true errors. Returns the truth per
+    system."""
     rng = np.random.default_rng(seed)
-    truth = {"good": [], "poor": []}
+    truth = {names[0]: [], names[1]: []}
     items = []
     for i in range(n):
         who, colour, place = scene(i)
@@ -51,7 +52,7 @@ def build_street(store, n: int = 120, labelled=None, seed: int = 0):
                 Reference(f"A {who} walking through the {place}"), Reference(f"Someone in {colour} outdoors"),
                 Reference(f"A {who} in a {colour} top strolls in the {place}"), Reference(f"A {who} in the {place}")]
         caps = []
-        for system, rate in (("good", 0.1), ("poor", 0.5)):
+        for system, rate in ((names[0], 0.1), (names[1], 0.5)):
             error = str(rng.choice(["gender", "clothing_color", "scene"])) if rng.random() < rate else None
             truth[system].append((error,) if error else ())
             caps.append(Caption(system, caption_of(i, error)))
@@ -102,7 +103,7 @@ def test_json_equals_the_core_computation(store, capsys):
     width = data["inaccurate"]["ci"][1] - data["inaccurate"]["ci"][0]
     assert width < 0.8 * (data["inaccurate"]["classical_ci"][1] - data["inaccurate"]["classical_ci"][0])
     assert data["detectors"]["gender"]["recall"] == 1.0
-    assert any("practice" in w for w in data["warnings"])
+    assert any("practice" in n for n in data["notes"])
     assert not any("random sample" in w for w in data["warnings"])
 
 
@@ -145,7 +146,7 @@ def test_adjudicated_layer_with_open_types_and_practice_items(store, capsys):
     data = json.loads(out)
     assert data["n_total"] == 9  # img9 is a practice item
     assert data["inaccurate"]["n_human"] >= data["types"]["gender"]["n_human"]
-    assert any("no error types yet" in w for w in data["warnings"])
+    assert any("no error types yet" in n for n in data["notes"])
     assert list(data["types"]) == list(ERROR_TYPE_IDS)
 
 

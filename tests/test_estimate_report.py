@@ -95,7 +95,7 @@ def test_inaccurate_captions_without_types_count_only_for_the_inaccurate_share(s
     report = estimate_report(det, human)
     assert report.inaccurate.n == 8 and report.types["color"].n == 7
     assert report.types["object_extra"].estimate == pytest.approx(0.0)  # its one case is the pending caption
-    assert any("no error types yet" in w for w in report.warnings)
+    assert any("no error types yet" in n for n in report.notes)
 
 
 def test_bad_labels_are_refused(sample):

@@ -83,7 +83,7 @@ def _readable(result) -> str:
             lines.append(f"  {row.target:22s} {_pct(row.estimate):>8s}  [{_pct(row.ci_low)}, {_pct(row.ci_high)}]  "
                          f"[{_pct(row.classical_low)}, {_pct(row.classical_high)}]  {row.n_human:6d}  {q}")
         lines.append(f"  object hallucination: CHAIR-i {_num(r.chair.chair_i)}, CHAIR-s {_num(r.chair.chair_s)}")
-        lines += [f"  note: {w}" for w in r.warnings]
+        lines += [f"  warning: {w}" for w in r.warnings] + [f"  note: {n}" for n in r.notes]
     for (a, b), diffs in result.differences.items():
         lines.append(f"{a} minus {b}:")
         for target, d in diffs.items():

@@ -153,18 +153,20 @@ class ProjectEstimates:
 
 
 def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | None = None, alpha: float = 0.05,
-                     types="all", finite_population: bool = True,
-                     pairs: list[tuple[str, str]] = ()) -> ProjectEstimates:
+                     types="all", finite_population: bool = True, pairs: list[tuple[str, str]] = (),
+                     scored: dict[str, SystemCaptions] | None = None) -> ProjectEstimates:
     """Estimate every (or the given) system of a loaded project from a built layer.
 
     ``pairs`` lists (A, B) system pairs whose differences A - B are computed.
+    ``scored`` is :func:`project_detections` of the project when it was computed
+    before (the detectors depend on the captions and references only).
     """
     known = project.systems
     chosen = list(dict.fromkeys(systems)) if systems else list(known)
     for s in chosen + [x for p in pairs for x in p]:
         if s not in known:
             raise NotFound(f"project {project.name!r} has no system {s!r}; systems: {', '.join(known) or 'none'}")
-    scored = project_detections(project)
+    scored = scored if scored is not None else project_detections(project)
     reports = []
     for s in dict.fromkeys(chosen + [x for p in pairs for x in p]):
         sc = scored[s]
@@ -174,10 +176,10 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
                              f"of system {s!r}; at least two are needed")
         report = estimate_report(sc.detections, human, system=s, alpha=alpha, types=types,
                                  finite_population=finite_population)
-        extra = [w for w in (sample_warning(human, len(sc.caption_ids)),) if w]
-        if sc.practice_left_out:
-            extra.append(f"{sc.practice_left_out} captions of practice items left out")
-        reports.append(replace(report, warnings=report.warnings + tuple(extra)))
+        warning = sample_warning(human, len(sc.caption_ids))
+        note = f"{sc.practice_left_out} captions of practice items left out" if sc.practice_left_out else None
+        reports.append(replace(report, warnings=report.warnings + ((warning,) if warning else ()),
+                               notes=report.notes + ((note,) if note else ())))
     out = ProjectEstimates(project.name, layer.name, tuple(reports))
     for a, b in pairs:
         out.differences[(a, b)] = compare(reports, a, b)

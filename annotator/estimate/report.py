@@ -108,7 +108,8 @@ class EstimateReport:
     types: dict[str, MeanEstimate]
     detectors: dict[str, DetectorQuality]
     chair: ChairScore
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = field(default=())  # what puts the intervals themselves in doubt
+    notes: tuple[str, ...] = field(default=())  # what to know when reading them
 
     def target(self, name: str) -> MeanEstimate:
         """The estimate of ``"inaccurate"`` or of a type id."""
@@ -121,7 +122,7 @@ class EstimateReport:
                 "more_labels_to_halve": e.labels_to_halve()}
 
     def to_dict(self) -> dict:
-        """The JSON form: n_total, n_human, inaccurate, types, detectors (and system, alpha, CHAIR, warnings)."""
+        """The JSON form: n_total, n_human, inaccurate, types, detectors (and system, alpha, CHAIR, warnings, notes)."""
         return {
             "system": self.system,
             "n_total": self.n_total,
@@ -135,6 +136,7 @@ class EstimateReport:
             "chair": {"chair_i": self.chair.chair_i, "chair_s": self.chair.chair_s,
                       "mentions": self.chair.mentions, "hallucinated": self.chair.hallucinated},
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
         }
 
     def to_tables(self) -> dict[str, pd.DataFrame]:
@@ -175,7 +177,7 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
         raise ValueError(f"at least two human-labelled captions are needed, got {len(human.rows)}")
     weights = human.weights
     kw = dict(alpha=alpha, finite_population=finite_population)
-    warnings = []
+    warnings, notes = [], []
     y = human.inaccurate.astype(float)
     f_all = detections.score(INACCURATE)
     (inacc,) = ppi_means(y, f_all[human.rows], f_all, weights=weights, **kw)
@@ -195,16 +197,17 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
             if t in DETECTED_TYPES:
                 quality[t] = detector_quality(Y[:, j], F_all[rows, j], threshold)
         if (~known).any():
-            warnings.append(f"{int((~known).sum())} inaccurate captions have no error types yet; "
+            notes.append(f"{int((~known).sum())} inaccurate captions have no error types yet; "
                             "the type shares use the other labelled captions")
     else:
-        warnings.append("fewer than two labelled captions have complete error types; no type shares")
+        notes.append("fewer than two labelled captions have complete error types; no type shares")
     if len(human.rows) < N:
         flat = [INACCURATE] if len(set(y.tolist())) < 2 else []
         flat += [t for t, e in results.items() if e.se == 0 and e.classical_se == 0]
         if flat:
-            warnings.append(f"the human labels do not vary for {', '.join(flat)}: a normal-approximation interval "
-                            "is then too narrow (the labelled captions may simply contain no case yet)")
+            notes.append(f"the human labels are all the same for {len(flat)} target{'s' if len(flat) > 1 else ''} "
+                         f"({', '.join(flat)}): their normal-approximation intervals are too narrow (the labelled "
+                         "captions may simply hold no case yet)")
     if len(human.rows) < MIN_LABELS_FOR_CLT:
         warnings.append(f"only {len(human.rows)} human labels: the intervals rest on a normal approximation "
                         f"that needs about {MIN_LABELS_FOR_CLT} or more")
@@ -220,7 +223,7 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     quality = {t: q for t, q in quality.items() if t == INACCURATE or t in results}
     return EstimateReport(system=system, n_total=N, n_human=len(human.rows), alpha=alpha,
                           finite_population=finite_population, inaccurate=inacc, types=results,
-                          detectors=quality, chair=detections.chair(), warnings=tuple(warnings))
+                          detectors=quality, chair=detections.chair(), warnings=tuple(warnings), notes=tuple(notes))
 
 
 def compare(reports: Sequence[EstimateReport], a: str, b: str) -> dict[str, DifferenceEstimate]:

@@ -1,0 +1,48 @@
+"""The error-estimates page in headless Chromium at 1280x720: chart, names shown as characters, CSV export equal
+to the command line's figures."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pandas as pd
+import pytest
+from playwright.sync_api import expect
+
+from annotator.auth import add_user
+from annotator.cli import main
+from tests.browser.conftest import login, wait_for_app
+from tests.browser.test_export_download import _download
+from tests.test_estimate_cli import PROJECT, build_street
+
+pytestmark = pytest.mark.browser
+
+PW = "estimates for everyone"
+POOR = "*poor* <b>sys</b>"
+
+
+def test_estimates_page(server, page, capsys):
+    store = server.store()
+    build_street(store, n=60, names=("good", POOR))
+    add_user(store, "viewer", "analyst", PW)
+    store.dispose()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    login(page, server.url, "viewer", PW)
+    page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Error estimates").click()
+    wait_for_app(page)
+    expect(page.get_by_text("Inaccurate (estimate)").first).to_be_visible()
+    # the system name is shown as written, never as Markdown or HTML
+    expect(page.get_by_role("heading", name=POOR)).to_be_visible()
+    assert page.locator("b", has_text="sys").count() == 0
+    expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible()
+    # two tables in one CSV file: "# Estimates" and "# Differences" sections
+    sections = _download(page, "CSV").decode("utf-8").split("\n\n")
+    assert sections[0].startswith("# Estimates\n") and sections[1].startswith("# Differences\n")
+    df = pd.read_csv(io.StringIO(sections[0].split("\n", 1)[1]))
+    assert main(["--db", server.db_url, "estimate", "--project", PROJECT, "--annotator", "ann", "--system", POOR,
+                 "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    row = df[(df["system"] == POOR) & (df["target"] == "inaccurate")].iloc[0]
+    assert row["estimate"] == pytest.approx(cli["inaccurate"]["estimate"])
+    assert [row["ci_low"], row["ci_high"]] == pytest.approx(cli["inaccurate"]["ci"])
