@@ -75,6 +75,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .io.textfiles import decode_utf8
+from .io.validate import parse_float, parse_int
 from .metrics.registry import REGISTRY
 
 __all__ = [
@@ -114,13 +116,7 @@ def _number(text: str, source: str, line: int, column: str) -> float | None:
     text = text.strip()
     if text == "":
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{column}: {text!r} is not a number", source, line) from None
-    if not math.isfinite(value):
-        raise InputError(f"{column}: {text!r} is not a finite number", source, line)
-    return value
+    return parse_float(text, column, source, line)
 
 
 def _source_name(path_or_text, source: str | None) -> str:
@@ -146,11 +142,7 @@ def _text_of(path_or_text, source: str | None) -> tuple[str, str]:
         if isinstance(data, str):
             return data.lstrip("\ufeff"), name
         raw = data
-    try:
-        return raw.decode("utf-8-sig"), name
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise InputError("the file is not UTF-8 text", name, line) from None
+    return decode_utf8(raw, name), name
 
 
 def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequence[str] | None = None,
@@ -218,11 +210,7 @@ def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequenc
         item = row[pos["item"]].strip() if "item" in pos else None
         index = None
         if "line" in pos:
-            raw = row[pos["line"]].strip()
-            try:
-                index = int(raw)
-            except ValueError:
-                raise InputError(f"line: {raw!r} is not a whole number (0-based caption line)", name, start) from None
+            index = parse_int(row[pos["line"]].strip(), "line (the 0-based caption line)", name, start)
             if index < 0:
                 raise InputError(f"line: {index} is negative; caption lines count from 0", name, start)
         if item is not None and item == "" and index is None:

@@ -79,7 +79,7 @@ def test_every_import_form_with_json(store, capsys, tmp_path):
     (["import", "flickr30k", "--project", "p", "--root", "{L}"], "no Sentences/"),
     (["import", "jsonl", "--project", "p", "{L}/captions_a.txt"], "invalid JSON"),
     (["import", "judgements", "--project", "existing", "--system", "sys-a", "--annotator", "x", "--coarse", "{C}/results.json"],
-     "results.json, key '0': unknown coarse label"),
+     "results.json, line 1 (key '0'): unknown coarse label"),
     (["import", "corrections", "--project", "existing", "--system", "sys-a", "--error-type", "nope", "--captions",
       "{L}/captions_a.txt"], "unknown error type label 'nope'"),
     (["import", "judgements", "--project", "ghost", "--system", "s", "--annotator", "x", "--coarse", "{J}/coarse.json"],

@@ -24,8 +24,10 @@ from ..correspondence import parse_markup
 from ..errors import InputError
 from ..images import check_relative_image_path, image_size, resolve_image_path
 from ..model import Box, Caption, Item, Project, Reference
-from .textfiles import read_json
-from .validate import LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, resolve_root
+from .textfiles import read_json, shorten
+from .validate import (
+    LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, parse_int, resolve_root,
+)
 
 
 def _require(record, fields, source: str, where: str) -> None:
@@ -44,11 +46,10 @@ def _list(data, key: str, source: str) -> list:
 
 def _int_id(value, source: str, where: str, field: str = "id") -> int:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise InputError(f"{field} must be an integer, got {value!r}", source, where)
-    try:
-        return int(value)
-    except ValueError:
-        raise InputError(f"{field} must be an integer, got {value!r}", source, where) from None
+        raise InputError(f"{field} must be an integer, got {shorten(repr(value))}", source, where)
+    if isinstance(value, str):
+        return parse_int(value, field, source, where)
+    return value
 
 
 def _images(data, source: str, images: dict[int, dict], order: list[int]) -> None:

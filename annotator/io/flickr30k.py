@@ -27,6 +27,7 @@ refused with an InputError.
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -37,8 +38,8 @@ import defusedxml.ElementTree as DET
 from ..errors import InputError
 from ..images import image_size, resolve_image_path
 from ..model import Box, Item, Mention, Project, Reference
-from .textfiles import read_lines
-from .validate import check_dimension, check_project, resolve_root
+from .textfiles import read_lines, shorten
+from .validate import check_dimension, check_project, parse_float, resolve_root
 
 _PHRASE = re.compile(r"\[/EN#([0-9]{1,18})((?:/[^\s/\[\]]+)+)\s+([^\[\]]*?)\]")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$")  # a plain file name stem, not a path
@@ -100,12 +101,12 @@ def parse_annotation(path: Path | str) -> tuple[int | None, int | None, dict[int
         if child is None or child.text is None:
             raise InputError(f"missing <{name}>", src, where)
         try:
-            value = float(child.text.strip())
-            if not value.is_integer():
-                raise ValueError
-            number = int(value)
-        except (ValueError, OverflowError):
-            raise InputError(f"<{name}> is not a whole number: {child.text!r}", src, where) from None
+            value = parse_float(child.text.strip(), f"<{name}>")
+        except InputError:
+            value = math.nan
+        if not value.is_integer():
+            raise InputError(f"<{name}> is not a whole number: {shorten(child.text)!r}", src, where)
+        number = int(value)
         if abs(number) > 2**31 - 1:
             raise InputError(f"<{name}> is out of range: {child.text!r}", src, where)
         return number

@@ -27,7 +27,7 @@ from typing import IO, Iterable
 from ..errors import InputError
 from ..images import check_relative_image_path, resolve_image_path
 from ..model import Box, Caption, Item, Mention, Project, Reference
-from .textfiles import parse_json
+from .textfiles import decode_utf8, parse_json, read_bytes
 from .validate import LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, resolve_root
 
 FORMAT_NAME = "annotator-jsonl"
@@ -175,44 +175,40 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
     """
     src = str(path)
     path = Path(path)
-    try:
-        fh = path.open("r", encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror or exc})", src) from None
+    text = decode_utf8(read_bytes(path), src)
     items: list[Item] = []
     item_lines: list[int] = []
     header_root = None
     caption_lines: dict[str, dict[str, int]] = {}
+    lines_taken: dict[str, set[int]] = {}
     has_line: dict[str, bool] = {}
-    with fh:
-        try:
-            for n, raw in enumerate(fh, start=1):
-                if not raw.strip():
-                    continue
-                obj = parse_json(raw, src, n)
-                if isinstance(obj, dict) and "format" in obj:
-                    if items or n != 1:
-                        raise InputError("a header is only allowed on the first line", src, n)
-                    if obj.get("format") != FORMAT_NAME:
-                        raise InputError(f"unknown format {obj.get('format')!r} (expected {FORMAT_NAME!r})", src, n)
-                    if obj.get("version", 1) != FORMAT_VERSION:
-                        raise InputError(f"unsupported version {obj.get('version')!r}", src, n)
-                    header_root = _str(obj.get("image_root"), "image_root", src, f"line {n}", allow_none=True)
-                    continue
-                item, lines = parse_item(obj, src, n)
-                for cap in item.captions:
-                    present = cap.system in lines
-                    if has_line.setdefault(cap.system, present) != present:
-                        raise InputError(f"'line' is given for some captions of system {cap.system!r} but not others", src, n)
-                    if present:
-                        taken = caption_lines.setdefault(cap.system, {})
-                        if lines[cap.system] in taken.values():
-                            raise InputError(f"system {cap.system!r} has line {lines[cap.system]} twice", src, n)
-                        taken[item.key] = lines[cap.system]
-                items.append(item)
-                item_lines.append(n)
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not valid UTF-8 ({exc.reason})", src) from None
+    # Lines end at "\n" only (as in every line-based reader), so line numbers agree with `wc -l` and editors.
+    for n, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        obj = parse_json(raw, src, n)
+        if isinstance(obj, dict) and "format" in obj:
+            if items or n != 1:
+                raise InputError("a header is only allowed on the first line", src, n)
+            if obj.get("format") != FORMAT_NAME:
+                raise InputError(f"unknown format {obj.get('format')!r} (expected {FORMAT_NAME!r})", src, n)
+            if obj.get("version", 1) != FORMAT_VERSION:
+                raise InputError(f"unsupported version {obj.get('version')!r}", src, n)
+            header_root = _str(obj.get("image_root"), "image_root", src, f"line {n}", allow_none=True)
+            continue
+        item, lines = parse_item(obj, src, n)
+        for cap in item.captions:
+            present = cap.system in lines
+            if has_line.setdefault(cap.system, present) != present:
+                raise InputError(f"'line' is given for some captions of system {cap.system!r} but not others", src, n)
+            if present:
+                taken = lines_taken.setdefault(cap.system, set())
+                if lines[cap.system] in taken:
+                    raise InputError(f"system {cap.system!r} has line {lines[cap.system]} twice", src, n)
+                taken.add(lines[cap.system])
+                caption_lines.setdefault(cap.system, {})[item.key] = lines[cap.system]
+        items.append(item)
+        item_lines.append(n)
     if not items:
         raise InputError("no items", src)
     if image_root is not None:

@@ -17,14 +17,14 @@ these, an unknown label or a malformed index stops the import.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
 from ..model import Label
 from ..taxonomy import taxonomy
-from .textfiles import read_json
+from .textfiles import MemberLines, read_json_text, shorten
+from .validate import parse_int
 
 _COARSE = {"congruent": Label.ACCURATE, "accurate": Label.ACCURATE,
            "incongruent": Label.INACCURATE, "inaccurate": Label.INACCURATE}
@@ -39,52 +39,85 @@ class LegacyJudgement:
     error_types: tuple[str, ...]
 
 
-def _entries(data, src: str) -> list[tuple[str, object]]:
+def _entries(path: Path | str) -> tuple[list[tuple[str, object]], MemberLines]:
+    """The (key, value) members of a judgement file and where each starts (keys are unique: parse_json refuses repeats)."""
+    data, text = read_json_text(path)
     if isinstance(data, dict):
-        return list(data.items())
+        return list(data.items()), MemberLines(text)
     if isinstance(data, list):  # tolerated: position = index
-        return [(str(i), v) for i, v in enumerate(data)]
-    raise InputError("expected a JSON object mapping caption index to a value", src)
+        return [(str(i), v) for i, v in enumerate(data)], MemberLines(text)
+    raise InputError("expected a JSON object mapping caption index to a value", str(path))
 
 
-def _index(key: str, src: str) -> int:
+def _index(key: str) -> int:
     k = str(key).strip()
-    if not re.fullmatch(r"[0-9]+", k):  # ASCII digits only: "²" or "١" are not line numbers
-        raise InputError(f"caption index {key!r} is not a non-negative integer", src, f"key {key!r}")
-    return int(k)
+    if not k.isascii() or not k.isdigit():  # ASCII digits only: "²" or "١" are not line numbers
+        raise InputError(f"caption index {shorten(key)!r} is not a non-negative integer")
+    return parse_int(k, "caption index")  # refuses more digits than a line number can have
+
+
+class _Located:
+    """``with located:`` gives an InputError raised inside the line of the current member of a judgement file.
+
+    The line is looked up only when an error occurs, so reading a good file never walks its text.
+    """
+
+    def __init__(self, path: Path | str):
+        self.src = str(path)
+        self.entries, self.members = _entries(path)
+        self.n, self.key = 0, None
+
+    def __iter__(self):
+        for self.n, (self.key, value) in enumerate(self.entries):
+            yield self.key, value
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if isinstance(exc, InputError):
+            raise InputError(exc.detail, self.src, self.members.where(self.n, self.key)) from None
+        return False
+
+
+def _read_indexed(path: Path | str, convert) -> dict:
+    """Caption index → ``convert(value)`` for every member of a judgement file; errors name the member's line."""
+    out: dict = {}
+    located = _Located(path)
+    for key, value in located:
+        with located:
+            idx = _index(key)
+            if idx in out:
+                raise InputError(f"caption index {idx} appears twice")
+            out[idx] = convert(value)
+    return out
+
+
+def _coarse_label(value) -> Label:
+    if not isinstance(value, str) or value.strip().lower() not in _COARSE:
+        raise InputError(f"unknown coarse label {shorten(repr(value))} (expected 'congruent' or 'incongruent')")
+    return _COARSE[value.strip().lower()]
 
 
 def read_coarse(path: Path | str) -> dict[int, Label]:
     """Index → accurate/inaccurate from a coarse file."""
-    src = str(path)
-    out: dict[int, Label] = {}
-    for key, value in _entries(read_json(path), src):
-        idx = _index(key, src)
-        if idx in out:
-            raise InputError(f"caption index {idx} appears twice", src, f"key {key!r}")
-        if not isinstance(value, str) or value.strip().lower() not in _COARSE:
-            raise InputError(f"unknown coarse label {value!r} (expected 'congruent' or 'incongruent')", src, f"key {key!r}")
-        out[idx] = _COARSE[value.strip().lower()]
+    out = _read_indexed(path, _coarse_label)
     if not out:
-        raise InputError("the coarse file has no judgements", src)
+        raise InputError("the coarse file has no judgements", str(path))
     return out
 
 
 def read_fine(path: Path | str) -> dict[int, tuple[str, ...]]:
     """Index → error type ids (taxonomy order) from a fine file; labels resolved through the aliases."""
-    src = str(path)
     tax = taxonomy()
-    out: dict[int, tuple[str, ...]] = {}
-    for key, value in _entries(read_json(path), src):
-        idx = _index(key, src)
-        if idx in out:
-            raise InputError(f"caption index {idx} appears twice", src, f"key {key!r}")
+
+    def types(value) -> tuple[str, ...]:
         labels = [value] if isinstance(value, str) else value
         if not isinstance(labels, list) or not all(isinstance(v, str) for v in labels):
-            raise InputError(f"expected a list of error-type names, got {value!r}", src, f"key {key!r}")
-        ids = [tax.resolve_strict(v, src, f"key {key!r}") for v in labels]
-        out[idx] = tax.validate_ids(ids, src, f"key {key!r}")
-    return out
+            raise InputError(f"expected a list of error-type names, got {shorten(repr(value))}")
+        return tax.validate_ids([tax.resolve_strict(v) for v in labels])
+
+    return _read_indexed(path, types)
 
 
 def combine(coarse: dict[int, Label], fine: dict[int, tuple[str, ...]] | None, *, coarse_src: str = "coarse",

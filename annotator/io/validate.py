@@ -13,10 +13,12 @@ one further outside is refused.
 from __future__ import annotations
 
 import math
+import re
 
 from ..errors import InputError
 from ..model import Box, Project
 from ..store import schema
+from .textfiles import shorten
 
 #: Longest value per kind of name (the column widths of the schema).
 LIMITS = {
@@ -56,6 +58,44 @@ def check_name(value, kind: str, source=None, location=None) -> str:
     """A non-empty name of ``kind`` (a key of :data:`LIMITS`) that fits its column."""
     return check_text(value, kind if kind != "key" else "item key", source, location, max_len=LIMITS[kind],
                       allow_empty=False)
+
+
+_ASCII_INT = re.compile(r"[+-]?[0-9]+")
+_ASCII_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = {"nan", "inf", "infinity"}
+#: Longest whole number read from text: 18 digits always fit a 64-bit integer column.
+MAX_INT_DIGITS = 18
+
+
+def parse_int(text, what: str, source=None, location=None) -> int:
+    """A whole number written in ASCII digits (an optional sign; no spaces, underscores or other scripts' digits).
+
+    Python's ``int()`` would also take ``"١٢"``, ``"1_000"`` and ``" 7 "``, and
+    raises ValueError past 4300 digits; here every such text is an InputError
+    naming ``what``, the file and the line.
+    """
+    raw = str(text)
+    if not _ASCII_INT.fullmatch(raw):
+        raise InputError(f"{what} {shorten(raw)!r} is not a whole number", source, location)
+    if len(raw.lstrip("+-")) > MAX_INT_DIGITS:
+        raise InputError(f"{what} {shorten(raw)!r} is too large (at most {MAX_INT_DIGITS} digits)", source, location)
+    return int(raw)
+
+
+def parse_float(text, what: str, source=None, location=None) -> float:
+    """A finite decimal number written in ASCII (``3``, ``-0.5``, ``1e-3``); InputError otherwise.
+
+    Refuses what ``float()`` would also take: ``nan``, ``inf``, ``1_000``,
+    other scripts' digits, and values that overflow to infinity.
+    """
+    raw = str(text)
+    if not _ASCII_FLOAT.fullmatch(raw):
+        kind = "a finite number" if raw.strip().lower().lstrip("+-") in _NON_FINITE else "a number"
+        raise InputError(f"{what}: {shorten(raw)!r} is not {kind}", source, location)
+    value = float(raw)
+    if not math.isfinite(value):
+        raise InputError(f"{what}: {shorten(raw)!r} is not a finite number", source, location)
+    return value
 
 
 def check_dimension(value, what: str, source=None, location=None) -> int | None:
