@@ -157,7 +157,7 @@ def test_chair_counts_every_entity_mention():
 
 def test_tokeniser_matches_the_normal_form_of_each_text():
     texts = ["A man's T-shirt, on the BEACH.", "", "caf\u00e9 \u2014 two\u00a0dogs", "odd\x1fseparator inside",
-             "  spaced   out  "]
+             "  spaced   out  ", "Extraordinarily long na\u00efvet\u00e9 skateboarding, naïveté again"]
     tok = tokenise(texts)
     assert tok.n_texts == len(texts)
     for i, text in enumerate(texts):

@@ -92,6 +92,43 @@ class Tokens:
         return " ".join(self.vocab[i] for i in self.tok[lo:hi])
 
 
+_LOW_BYTES = np.array([0] + [(1 << (8 * i)) - 1 for i in range(1, 8)] + [(1 << 64) - 1], dtype=np.uint64)
+_LONG = np.uint64(1 << 63)
+
+
+def _word_ids(raw: bytes) -> tuple[np.ndarray, list[str]]:
+    """Ids (first-appearance order) of the space-separated words of ``raw``, and the words.
+
+    A word of up to eight bytes is its own key (its bytes read as one integer through an unaligned
+    view of the buffer), so numbering the words is one integer hashing pass; the few longer words go
+    through a dict.
+    """
+    n = len(raw)
+    padded = np.frombuffer(raw + b" " * 8, dtype=np.uint8)
+    inside = padded[:n] != 0x20
+    change = np.flatnonzero(inside[1:] != inside[:-1]) + 1
+    if n and inside[0]:
+        change = np.concatenate([[0], change])
+    if n and inside[-1]:
+        change = np.append(change, n)
+    starts, ends = change[0::2], change[1::2]
+    lengths = ends - starts
+    eight = np.ndarray(shape=(n,), dtype="<u8", buffer=padded, offset=0, strides=(1,))
+    key = eight[starts] & _LOW_BYTES[np.minimum(lengths, 8)]
+    long = np.flatnonzero(lengths > 8)
+    long_words: dict[bytes, int] = {}
+    if len(long):
+        number = np.fromiter((long_words.setdefault(raw[a:b], len(long_words))
+                              for a, b in zip(starts[long].tolist(), ends[long].tolist())),
+                             dtype=np.uint64, count=len(long))
+        key[long] = _LONG | number
+    codes, uniques = pd.factorize(key)
+    by_number = list(long_words)
+    words = [(by_number[int(k) & ~(1 << 63)] if int(k) >> 63 else int(k).to_bytes(8, "little").rstrip(b"\0"))
+             .decode("utf-8", "replace") for k in uniques]
+    return codes.astype(np.int32), words
+
+
 def tokenise(texts: list[str]) -> Tokens:
     """Lower-case and split all texts at once (same words as :func:`lexicon.normal_words` for ASCII text)."""
     joined = " \x1f ".join(texts)
@@ -101,12 +138,8 @@ def tokenise(texts: list[str]) -> Tokens:
     if not joined.isascii():
         for ch in _UNICODE_PUNCT:
             joined = joined.replace(ch, " ")
-    parts = joined.encode("utf-8").translate(_TABLE).split()
-    # ids in order of first appearance (a hash table over the words; much faster than a dict in a loop)
-    codes, uniques = pd.factorize(np.array(parts, dtype=object))
-    words = [w.decode("utf-8", "replace") for w in uniques]
-    codes = codes.astype(np.int32)
-    is_sep = codes == (words.index("\x1f") if len(texts) > 1 else -1)
+    codes, words = _word_ids(joined.encode("utf-8").translate(_TABLE))
+    is_sep = codes == (words.index("\x1f") if "\x1f" in words else -1)
     text = np.cumsum(is_sep, dtype=np.int32)
     keep = ~is_sep
     tok = codes[keep]
@@ -169,22 +202,31 @@ class _ClassIndex:
         self.consumed = np.zeros(len(tokens.tok), dtype=bool)
         self.consumed[consumed] = True
 
-    def marks(self, k: int, table: np.ndarray, extra: list[tuple[int, int, int]] | None) -> Marks:
-        """Marks of class ``k`` from its per-vocabulary values; with ``extra`` (a phrase class) phrase words
-        lose their single-word marks and the phrases' marks are added."""
+    def marks(self, k: int, table: np.ndarray, extra: list | None) -> Marks:
+        """Marks of class ``k`` from its per-vocabulary values; with ``extra`` (a phrase class: a list of
+        (positions, values, ends) arrays) phrase words lose their single-word marks and the phrases' marks are
+        added."""
+        return self.marks_with_flags(k, table, extra, None)[0]
+
+    def marks_with_flags(self, k: int, table: np.ndarray, extra: list | None,
+                         flag_table: np.ndarray | None) -> tuple[Marks, np.ndarray | None]:
+        """:meth:`marks`, and a flag per mark: from ``flag_table`` (per vocabulary) for single words, from the
+        fourth array of each ``extra`` entry for phrases."""
         pos = self.pos[(self.bits & (1 << k)) != 0]
         if extra is not None:
             pos = pos[~self.consumed[pos]]
         value = table[self.tokens.tok[pos]].astype(np.int64)
         end = pos + 1
+        flags = None if flag_table is None else flag_table[self.tokens.tok[pos]]
         if extra:
-            e = np.array(extra, dtype=np.int64)
-            pos = np.concatenate([pos, e[:, 0]])
-            value = np.concatenate([value, e[:, 1]])
-            end = np.concatenate([end, e[:, 2]])
+            pos = np.concatenate([pos, *(e[0] for e in extra)])
+            value = np.concatenate([value, *(e[1] for e in extra)])
+            end = np.concatenate([end, *(e[2] for e in extra)])
             order = np.argsort(pos, kind="stable")
             pos, value, end = pos[order], value[order], end[order]
-        return Marks(pos.astype(np.int64), value, end.astype(np.int64), len(self.tokens.tok))
+            if flags is not None:
+                flags = np.concatenate([flags, *(e[3] for e in extra)])[order]
+        return Marks(pos.astype(np.int64), value, end.astype(np.int64), len(self.tokens.tok)), flags
 
 
 @dataclass(frozen=True)
@@ -291,9 +333,8 @@ def find_classes(tokens: Tokens, lex: Lexicon, memo: dict | None = None) -> Clas
             found_start.append(p)
             found_len.append(np.full(len(p), n))
             found_phrase.append(np.full(len(p), k))
-    extra: dict[str, list[tuple[int, int, int]]] = {k: [] for k in ("noun", "clothing", "colour", "relation",
-                                                                     "activity")}
-    extra_plural: list[bool] = []
+    # per class: (positions, values, ends[, plural]) arrays of phrase marks
+    extra: dict[str, list[tuple]] = {k: [] for k in ("noun", "clothing", "colour", "relation", "activity")}
     consumed_pos = np.zeros(0, dtype=np.int64)
     if found_start and sum(len(f) for f in found_start):
         start = np.concatenate(found_start)
@@ -317,21 +358,17 @@ def find_classes(tokens: Tokens, lex: Lexicon, memo: dict | None = None) -> Clas
                 if cls == "activity":
                     value = activity_index.setdefault(value, len(activity_index))
                 anchor_pos = e0 - 1 if anchor == "last" else s0
-                extra[cls].extend(zip(anchor_pos.tolist(), [value] * len(s0), e0.tolist()))
+                values = np.full(len(s0), value, dtype=np.int64)
                 if cls == "noun":
                     last = tokens.vocab[int(ids[-1])]
-                    extra_plural.extend([lex.nouns.get(last, (0, last.endswith("s")))[1]] * len(s0))
+                    plural = lex.nouns.get(last, (0, last.endswith("s")))[1]
+                    extra[cls].append((anchor_pos, values, e0, np.full(len(s0), plural)))
+                else:
+                    extra[cls].append((anchor_pos, values, e0))
 
     tables = [noun, clothing, colour, gender, age, age_adj, stance, activity, relation, counts, conj]
     at = _ClassIndex(tokens, tables, consumed_pos)
-    noun_marks = at.marks(0, noun, extra["noun"])
-    plural = np.zeros(len(noun_marks), dtype=bool)
-    single = noun_marks.end == noun_marks.pos + 1
-    plural[single] = noun_plural[tokens.tok[noun_marks.pos[single]]]
-    if extra["noun"]:
-        phrase_plural = dict(zip((e[0] for e in extra["noun"]), extra_plural))
-        for j in np.flatnonzero(~single).tolist():
-            plural[j] = phrase_plural.get(int(noun_marks.pos[j]), False)
+    noun_marks, plural = at.marks_with_flags(0, noun, extra["noun"], noun_plural)
     n_symbols = len(lex.concepts.names) + len(stems)
     symbol = symbol_per_word[tokens.tok]
     return Classes(
