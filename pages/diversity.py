@@ -160,7 +160,7 @@ if ctx.user.role in LEADS:
         lines_name = c2.text_input("Score name (one-per-line files)", value="human", key="div_lines_name")
         replace_old = st.checkbox("Replace stored scores with the same names", key="div_replace")
         if st.button("Import", disabled=up is None, key="div_import"):
-            from annotator.human_scores import import_human_scores
+            from annotator.io.importers import import_human_scores
             try:
                 per_line = lines_system != "(CSV with key columns)"
                 summary = import_human_scores(store, project, up.getvalue(), source=up.name,
@@ -187,7 +187,7 @@ else:
 
     @st.cache_data(show_spinner="Scoring captions and correlating…", max_entries=16)
     def _correlations(url: str, name: str, fp: tuple, hfp: tuple, key: str, metrics: tuple):
-        from annotator.human_scores import project_correlations
+        from annotator.diversity.correlation import project_correlations
         settings, gap = _settings(key)
         return project_correlations(ctx.store, name, compute_metrics=metrics or None, settings=settings, gap=gap)
 

@@ -106,11 +106,16 @@ def _measure_args(p) -> None:
 
 
 def _human_file_args(p) -> None:
-    p.add_argument("--system", dest="lines_system", metavar="S",
-                   help="the file has one score per line for this system's captions (needs --name)")
-    p.add_argument("--name", dest="lines_name", metavar="NAME", help="score name of a one-score-per-line file")
-    p.add_argument("--columns", metavar="A,B", help="CSV: read only these score columns")
+    from ..io import human_scores
+    for option in human_scores.OPTIONS:
+        p.add_argument(option.flag, dest=f"hs_{option.name}", metavar=option.metavar, help=option.help)
     p.add_argument("--replace", action="store_true", help="first delete the stored scores of the imported names")
+
+
+def _human_file_options(args) -> dict:
+    """The reader's keyword options from the parsed ``--system``/``--name``/``--columns``."""
+    from ..io import human_scores
+    return {o.name: o.value(getattr(args, f"hs_{o.name}")) for o in human_scores.OPTIONS}
 
 
 def _output_args(p) -> None:
@@ -190,13 +195,12 @@ def _readable_diversity(report) -> str:
 
 
 def _import_file(args, ctx, path):
-    from ..human_scores import import_human_scores
-    if args.lines_system and not args.lines_name:
+    from ..io.importers import import_human_scores
+    options = _human_file_options(args)
+    if options["system"] and not options["name"]:
         from ..errors import InputError
         raise InputError("--system needs --name (the score name of a one-score-per-line file)", path)
-    columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
-    return import_human_scores(ctx.store(), args.project, path, system=args.lines_system, name=args.lines_name,
-                               columns=columns, replace=args.replace)
+    return import_human_scores(ctx.store(), args.project, path, **options, replace=args.replace)
 
 
 def _hs_import(args, ctx) -> int:
@@ -232,13 +236,13 @@ def _hs_clear(args, ctx) -> int:
 
 
 def _correlate(args, ctx) -> int:
-    from ..human_scores import project_correlations, read_metric_scores
+    from ..diversity.correlation import project_correlations, read_metric_scores
     settings, gap = _settings(args)
     store = ctx.store()
     imported = None
     if args.human:
         imported = _import_file(args, ctx, args.human)
-    elif args.lines_system or args.lines_name:
+    elif args.hs_system or args.hs_name:
         from ..errors import InputError
         raise InputError("--system/--name describe a --human file; give --human FILE")
     metrics = None

@@ -12,9 +12,12 @@ The package, along its seams:
 * :mod:`~annotator.diversity.mtld_variants`  MTLD, its published variants and its fast factor passes;
 * :mod:`~annotator.diversity.curves`         TTR curves;
 * :mod:`~annotator.diversity.gap`            the lexical diversity ratio ld, the lexical gap Lg, weighting;
-* :mod:`~annotator.diversity.report`         :class:`DiversityReport`, the one object page, CLI and exports read.
+* :mod:`~annotator.diversity.report`         :class:`DiversityReport`, the one object page, CLI and exports read;
+* :mod:`~annotator.diversity.correlation`    correlations of metrics, M·ld, M·Lg, ld and Lg with human scores.
 
-Every public name is importable from ``annotator.diversity`` itself.
+Every public name of the modules above except ``correlation`` is importable
+from ``annotator.diversity`` itself (``correlation`` needs the metrics and is
+imported on its own).
 """
 
 from __future__ import annotations

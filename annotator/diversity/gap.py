@@ -7,7 +7,7 @@ system is as diverse as the references. The lexical gap squashes it into
 α = 5 by default (the values of the lexical-gap study), so Lg = 0.5 at
 ld = µ. A caption metric M becomes gap-weighted as ``M · Lg`` and
 ratio-weighted as ``M · ld``, where ld and Lg are those of the caption's
-system (see :mod:`annotator.human_scores`).
+system (see :mod:`annotator.diversity.correlation`).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ Formats (documented for users in ``docs/formats.md``):
 * ``jsonl``      the native format, one item per line (round-trips)
 * ``judgements`` coarse/fine JSON files of the original error-analysis tool
 * ``corrections`` a corrected full copy of one system's captions
+* ``human-scores`` per-caption human judgement scores (CSV/TSV or one per line)
 
 (``annotator.io.tables`` holds the table writers every export of analysis
 results goes through.)
@@ -25,8 +26,8 @@ another system imported later in another format attach to the same items.
 
 
 __all__ = [
-    "ImportResult", "export_jsonl", "import_coco", "import_corrections", "import_flickr30k", "import_jsonl",
-    "import_judgements", "import_lines",
+    "ImportResult", "export_jsonl", "import_coco", "import_corrections", "import_flickr30k", "import_human_scores",
+    "import_jsonl", "import_judgements", "import_lines",
 ]
 
 

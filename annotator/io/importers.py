@@ -13,7 +13,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Sequence
 
 from ..errors import InputError
 from ..model import Item, Project, Role
@@ -21,6 +21,7 @@ from ..store import Store
 from ..store.projects import ImportSummary, captions_of_system, load_project, project_id, write_project
 from ..taxonomy import taxonomy
 from .coco import read_coco_project, read_coco_results
+from . import human_scores as human_score_files
 from .flickr30k import read_flickr30k_project
 from .judgements import read_legacy_judgements
 from .jsonl import JsonlProject, read_jsonl_project, write_jsonl
@@ -294,6 +295,44 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
             insert_correction(conn, r.id, type_id, uid, original_text=r.text, corrected_text=text)
             result.corrections += 1
     return result
+
+
+@dataclass(frozen=True)
+class HumanScoreImport:
+    """What a human-score import wrote."""
+
+    source: str
+    project: str
+    names: tuple[str, ...]
+    systems: tuple[str, ...]
+    captions: int
+    values: int
+    replaced: int = 0
+
+
+@_import_guard
+def import_human_scores(store: Store, project: str, path_or_text, *, system: str | None = None,
+                        name: str | None = None, columns: Sequence[str] | None = None, replace: bool = False,
+                        source: str | None = None) -> HumanScoreImport:
+    """Read a human-score file (:mod:`annotator.io.human_scores`) and store its scores in one transaction.
+
+    With ``system`` (and ``name``) the file is one score per line for that
+    system; otherwise it is a CSV/TSV with key columns. A value for a (caption,
+    name) already stored replaces it; ``replace`` first deletes the project's
+    stored scores of the imported names. Nothing is written if anything is wrong.
+    """
+    from ..store.human_scores import caption_keys, delete_scores, write_scores
+    records = human_score_files.read(path_or_text, system=system, name=name, columns=columns, source=source)
+    src = human_score_files.source_name(path_or_text, source)
+    with store.transaction() as conn:
+        pid = project_id(conn, project)
+        keys = caption_keys(conn, pid)
+        rows = human_score_files.resolve_scores(records, keys, src, whole_system=system is not None)
+        names = tuple(dict.fromkeys(r[1] for r in rows))
+        removed = delete_scores(conn, pid, list(names)) if replace else 0
+        write_scores(conn, rows)
+    return HumanScoreImport(src, project, names, tuple(dict.fromkeys(r.system for r in records)),
+                            len({r[0] for r in rows}), len(rows), removed)
 
 
 @_import_guard

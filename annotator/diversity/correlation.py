@@ -1,37 +1,5 @@
-"""Human judgements of captions, and how well metrics and lexical diversity agree with them.
+"""Correlations of metric scores, gap-weighted metric scores, ld and Lg with human judgements.
 
-Importing human scores
-----------------------
-Scores are stored per caption under a name (``correctness``, ``quality`` …) in
-the ``human_scores`` table. Two file forms are read:
-
-**CSV (or TSV)** with a header row. A caption is named by key columns
-(header names are matched case-insensitively):
-
-* ``item`` and ``system``: the item key (as imported, e.g. the image file name)
-  and the system name; or
-* ``system`` and ``line``: the system name and the 0-based line of the caption
-  in that system's captions file (the first caption is line 0).
-
-If both ``item`` and ``line`` are present they must name the same caption.
-Every other column is a score column named by its header (or only the columns
-given as ``columns``); its cells are numbers, an empty cell means "no score".
-Alternatively a *long* file has the key columns plus ``name`` and ``value``
-columns, one score per row. A ``.tsv`` file is tab-separated.
-
-**One score per line** (``system`` and ``name`` given): line *i* of the file is
-the score of the system's caption on line *i*; the file must have exactly one
-line per caption (a trailing newline is fine).
-
-An import is all-or-nothing: the whole file is read and checked first (numbers
-finite, keys known, no caption scored twice under one name) and written in one
-transaction; any problem raises :class:`~annotator.errors.InputError` naming
-the file and line, and the store is left unchanged. A value for a (caption,
-name) that is already stored replaces it; ``replace=True`` first removes every
-stored score of the names in the file.
-
-Correlation with human judgements
----------------------------------
 :func:`correlate` relates each human score to
 
 * every caption metric M (per caption, e.g. BLEU-4, CIDEr-D: given as a mapping
@@ -58,32 +26,28 @@ a system name     the captions of that system alone: ld and Lg are constant
                   metrics are informative.
 
 Pairs with a missing value are left out (``n`` says how many were used); fewer
-than three pairs or a constant variable give NaN.
+than three pairs or a constant variable give NaN. Human scores are imported
+with :func:`annotator.io.importers.import_human_scores` (format:
+:mod:`annotator.io.human_scores`).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
-from .io.textfiles import decode_utf8
-from .io.validate import parse_float, parse_int
-from .metrics.registry import REGISTRY
+from ..errors import InputError
+from ..io.human_scores import read_scores_csv, resolve_scores, source_name
+from ..metrics.registry import REGISTRY
+from .report import project_diversity
 
-__all__ = [
-    "ScoreRecord", "ImportSummary", "read_scores_csv", "read_score_lines", "import_human_scores",
-    "read_metric_scores", "caption_metric_scores", "correlation_frame", "correlate", "CorrelationReport",
-    "project_correlations", "METHODS", "VARIANTS",
-]
+__all__ = ["METHODS", "VARIANTS", "read_metric_scores", "caption_metric_scores", "correlation_frame", "correlate",
+           "CorrelationReport", "project_correlations"]
 
 METHODS = ("spearman", "pearson", "kendall")
 #: Variants of a metric: as it is, times ld, times Lg.
@@ -95,248 +59,6 @@ METRIC_LABELS = {**REGISTRY.score_labels(), "ld": "ld", "lexical_gap": "Lg"}
 #: Metrics computed per caption when none are named: the default ones that run in this process.
 DEFAULT_METRICS = REGISTRY.defaults(in_process_only=True)
 
-_KEY_COLUMNS = ("item", "system", "line")
-
-
-# --------------------------------------------------------------------------- reading files
-
-@dataclass(frozen=True)
-class ScoreRecord:
-    """One score from a file, with the key that names its caption and where it was read."""
-
-    line: int
-    system: str
-    name: str
-    value: float
-    item: str | None = None
-    index: int | None = None
-
-
-def _number(text: str, source: str, line: int, column: str) -> float | None:
-    text = text.strip()
-    if text == "":
-        return None
-    return parse_float(text, column, source, line)
-
-
-def _source_name(path_or_text, source: str | None) -> str:
-    if source:
-        return source
-    if isinstance(path_or_text, (str, Path)):
-        return str(path_or_text)
-    return getattr(path_or_text, "name", None) or "input"
-
-
-def _text_of(path_or_text, source: str | None) -> tuple[str, str]:
-    """(text, source name) of a path (str or Path), bytes, or a file object (text or binary)."""
-    name = _source_name(path_or_text, source)
-    if isinstance(path_or_text, (str, Path)):
-        try:
-            raw = Path(path_or_text).read_bytes()
-        except OSError as exc:
-            raise InputError(f"cannot read the file ({exc.strerror or exc})", name) from None
-    elif isinstance(path_or_text, bytes):
-        raw = path_or_text
-    else:
-        data = path_or_text.read()
-        if isinstance(data, str):
-            return data.lstrip("\ufeff"), name
-        raw = data
-    return decode_utf8(raw, name), name
-
-
-def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequence[str] | None = None,
-                    delimiter: str | None = None) -> list[ScoreRecord]:
-    """Parse a CSV/TSV of human scores (see the module documentation) into records.
-
-    ``path_or_text``: a path, the file's bytes, or a file object.
-    ``columns``: read only these score columns (others are ignored).
-    Raises InputError (file and line) for anything malformed.
-    """
-    text, name = _text_of(path_or_text, source)
-    if delimiter is None:
-        delimiter = "\t" if name.lower().endswith(".tsv") else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise InputError("the file is empty; expected a header row", name, 1) from None
-    except csv.Error as exc:
-        raise InputError(f"malformed CSV ({exc})", name, 1) from None
-    cols = [h.strip() for h in header]
-    lower = [c.lower() for c in cols]
-    if len(set(lower)) != len(lower):
-        dup = next(c for c in lower if lower.count(c) > 1)
-        raise InputError(f"column {dup!r} appears twice in the header", name, 1)
-    pos = {c: i for i, c in enumerate(lower)}
-    if "system" not in pos or not ("item" in pos or "line" in pos):
-        raise InputError("the header needs a 'system' column and an 'item' or 'line' column to name each caption "
-                         f"(found: {', '.join(cols) or 'nothing'})", name, 1)
-    long_form = "name" in pos and "value" in pos
-    if long_form:
-        score_cols: list[tuple[int, str]] = []
-    else:
-        candidates = [(i, c) for i, c in enumerate(cols) if lower[i] not in _KEY_COLUMNS]
-        if columns is not None:
-            wanted = {c.strip().lower(): c for c in columns}
-            missing = [c for k, c in wanted.items() if k not in pos]
-            if missing:
-                raise InputError(f"no score column called {missing[0]!r} (found: {', '.join(cols)})", name, 1)
-            candidates = [(i, c) for i, c in candidates if c.lower() in wanted]
-        score_cols = candidates
-        for i, c in score_cols:
-            if c == "":
-                raise InputError(f"score column {i + 1} has no name in the header", name, 1)
-        if not score_cols:
-            raise InputError("no score column: give score columns next to the key columns, or 'name' and 'value'", name, 1)
-    records: list[ScoreRecord] = []
-    line = reader.line_num
-    while True:
-        start = line + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            raise InputError(f"malformed CSV ({exc})", name, start) from None
-        line = reader.line_num
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != len(cols):
-            raise InputError(f"{len(row)} fields but the header has {len(cols)}", name, start)
-        system = row[pos["system"]].strip()
-        if not system:
-            raise InputError("the system is empty", name, start)
-        item = row[pos["item"]].strip() if "item" in pos else None
-        index = None
-        if "line" in pos:
-            index = parse_int(row[pos["line"]].strip(), "line (the 0-based caption line)", name, start)
-            if index < 0:
-                raise InputError(f"line: {index} is negative; caption lines count from 0", name, start)
-        if item is not None and item == "" and index is None:
-            raise InputError("the item is empty", name, start)
-        if item == "":
-            item = None
-        if long_form:
-            score_name = row[pos["name"]].strip()
-            if not score_name:
-                raise InputError("the score name is empty", name, start)
-            if columns is not None and score_name.lower() not in {c.strip().lower() for c in columns}:
-                continue
-            value = _number(row[pos["value"]], name, start, "value")
-            if value is not None:
-                records.append(ScoreRecord(start, system, score_name, value, item, index))
-        else:
-            for i, c in score_cols:
-                value = _number(row[i], name, start, c)
-                if value is not None:
-                    records.append(ScoreRecord(start, system, c, value, item, index))
-    if not records:
-        raise InputError("the file holds no score", name)
-    return records
-
-
-def read_score_lines(path_or_text, system: str, name: str, *, source: str | None = None) -> list[ScoreRecord]:
-    """Parse a one-score-per-line file for ``system``: line i scores the caption on line i (0-based)."""
-    text, src = _text_of(path_or_text, source)
-    if not name or not name.strip():
-        raise InputError("a score name is needed for a one-score-per-line file", src)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    out = []
-    for i, raw in enumerate(lines):
-        raw = raw.rstrip("\r")
-        if raw.strip() == "":
-            raise InputError("the line is empty; every caption needs a score", src, i + 1)
-        value = _number(raw, src, i + 1, name)
-        out.append(ScoreRecord(i + 1, system, name.strip(), value, None, i))
-    if not out:
-        raise InputError("the file holds no score", src)
-    return out
-
-
-# --------------------------------------------------------------------------- resolving and importing
-
-def _resolve(records: Sequence[ScoreRecord], keys, source: str, *, whole_system: bool = False) -> list[tuple[int, str, float]]:
-    """Caption ids for records; InputError for unknown keys or a caption scored twice under one name."""
-    rows = []
-    seen: dict[tuple[int, str], int] = {}
-    for r in records:
-        if r.system not in keys.lines:
-            known = ", ".join(sorted(keys.lines)) or "none"
-            raise InputError(f"the project has no system called {r.system!r} (systems: {known})", source, r.line)
-        cid = None
-        if r.index is not None:
-            cid = keys.by_system_line.get((r.system, r.index))
-            if cid is None:
-                n = keys.lines[r.system]
-                raise InputError(f"caption line {r.index} is out of range: system {r.system!r} has {n} captions "
-                                 f"(lines 0..{n - 1})", source, r.line)
-        if r.item is not None:
-            if r.item not in keys.item_keys:
-                raise InputError(f"the project has no item {r.item!r}", source, r.line)
-            by_item = keys.by_item_system.get((r.item, r.system))
-            if by_item is None:
-                raise InputError(f"system {r.system!r} has no caption for item {r.item!r}", source, r.line)
-            if cid is not None and cid != by_item:
-                raise InputError(f"item {r.item!r} and line {r.index} name different captions of {r.system!r}",
-                                 source, r.line)
-            cid = by_item
-        key = (cid, r.name)
-        if key in seen:
-            raise InputError(f"this caption already has a {r.name!r} score on line {seen[key]}", source, r.line)
-        seen[key] = r.line
-        rows.append((cid, r.name, r.value))
-    if whole_system and records:
-        system = records[0].system
-        n = keys.lines.get(system, 0)
-        if len(records) != n:
-            raise InputError(f"{len(records)} scores but system {system!r} has {n} captions; "
-                             "a one-score-per-line file needs exactly one line per caption", source, len(records))
-    return rows
-
-
-@dataclass(frozen=True)
-class ImportSummary:
-    """What a human-score import wrote."""
-
-    source: str
-    project: str
-    names: tuple[str, ...]
-    systems: tuple[str, ...]
-    captions: int
-    values: int
-    replaced: int = 0
-
-
-def import_human_scores(store, project: str, path_or_text, *, system: str | None = None, name: str | None = None,
-                        columns: Sequence[str] | None = None, replace: bool = False,
-                        source: str | None = None) -> ImportSummary:
-    """Read a human-score file and store its scores in one transaction (see the module documentation).
-
-    With ``system`` (and ``name``) the file is one score per line for that
-    system; otherwise it is a CSV/TSV with key columns. ``replace`` deletes the
-    project's stored scores of the imported names first. Nothing is written if
-    anything is wrong.
-    """
-    from .store.human_scores import caption_keys, delete_scores, write_scores
-    from .store.projects import project_id
-    if system is not None:
-        records = read_score_lines(path_or_text, system, name or "", source=source)
-    else:
-        records = read_scores_csv(path_or_text, source=source, columns=columns)
-    src = _source_name(path_or_text, source)
-    with store.transaction() as conn:
-        pid = project_id(conn, project)
-        keys = caption_keys(conn, pid)
-        rows = _resolve(records, keys, src, whole_system=system is not None)
-        names = tuple(dict.fromkeys(r[1] for r in rows))
-        removed = delete_scores(conn, pid, list(names)) if replace else 0
-        write_scores(conn, rows)
-    return ImportSummary(src, project, names, tuple(dict.fromkeys(r.system for r in records)),
-                         len({r[0] for r in rows}), len(rows), removed)
-
 
 def read_metric_scores(store, project: str, path_or_text, *, source: str | None = None,
                        columns: Sequence[str] | None = None) -> dict[str, dict[int, float]]:
@@ -344,14 +66,14 @@ def read_metric_scores(store, project: str, path_or_text, *, source: str | None 
 
     Nothing is stored; use it to correlate metrics computed elsewhere.
     """
-    from .store.human_scores import caption_keys
-    from .store.projects import project_id
+    from ..store.human_scores import caption_keys
+    from ..store.projects import project_id
     records = read_scores_csv(path_or_text, source=source, columns=columns)
-    src = _source_name(path_or_text, source)
+    src = source_name(path_or_text, source)
     with store.read() as conn:
         keys = caption_keys(conn, project_id(conn, project))
     out: dict[str, dict[int, float]] = {}
-    for cid, metric, value in _resolve(records, keys, src):
+    for cid, metric, value in resolve_scores(records, keys, src):
         out.setdefault(metric, {})[cid] = value
     return out
 
@@ -369,8 +91,8 @@ def caption_metric_scores(store, project: str, systems: Sequence[str] | None = N
     frequencies come from those references); captions of items without
     references are left out and counted in a note.
     """
-    from .metrics import rescore
-    from .store.diversity import caption_texts, references_by_item
+    from ..metrics import rescore
+    from ..store.diversity import caption_texts, references_by_item
     refs_of = references_by_item(store, project)
     out: dict[str, dict[int, float]] = {}
     notes: list[str] = []
@@ -566,8 +288,7 @@ def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[i
     empty list: no metrics, only ld and Lg). ld and Lg come from
     :func:`annotator.diversity.project_diversity` with ``settings``/``gap``.
     """
-    from .diversity import project_diversity
-    from .store.human_scores import scores_frame
+    from ..store.human_scores import scores_frame
     human = scores_frame(store, project)
     if human.empty:
         raise InputError(f"project {project!r} has no human scores yet; import some first")

@@ -1,0 +1,272 @@
+"""Human scores: per-caption judgements read from a CSV/TSV or from one number per line.
+
+A reader only: it turns a file into :class:`ScoreRecord` objects and never
+touches the database. :func:`annotator.io.importers.import_human_scores`
+resolves the records against a project's captions (:func:`resolve_scores`) and
+stores them in one transaction; :func:`annotator.diversity.correlation.read_metric_scores`
+reads per-caption metric values in the same form.
+
+**CSV (or TSV)** with a header row. A caption is named by key columns
+(header names are matched case-insensitively):
+
+* ``item`` and ``system``: the item key (as imported, e.g. the image file name)
+  and the system name; or
+* ``system`` and ``line``: the system name and the 0-based line of the caption
+  in that system's captions file (the first caption is line 0).
+
+If both ``item`` and ``line`` are present they must name the same caption.
+Every other column is a score column named by its header (or only the columns
+given as ``columns``); its cells are numbers, an empty cell means "no score".
+Alternatively a *long* file has the key columns plus ``name`` and ``value``
+columns, one score per row. A ``.tsv`` file is tab-separated.
+
+**One score per line** (``system`` and ``name`` given): line *i* of the file is
+the score of the system's caption on line *i*; the file must have exactly one
+line per caption (a trailing newline is fine).
+
+Anything malformed (a non-number, a missing key column, a caption scored twice
+under one name, an unknown item or system) raises
+:class:`~annotator.errors.InputError` naming the file and line.
+
+The module-level ``NAME``, ``HELP``, ``OPTIONS``, ``EXAMPLE`` and :func:`read`
+describe the format for the command line and the data page.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import InputError
+from .options import ReaderOption
+from .textfiles import decode_utf8
+from .validate import parse_float, parse_int
+
+__all__ = ["NAME", "HELP", "OPTIONS", "EXAMPLE", "ScoreRecord", "read", "read_scores_csv", "read_score_lines",
+           "resolve_scores", "source_name"]
+
+#: The format's name on the command line (``annotator import human-scores``).
+NAME = "human-scores"
+HELP = "per-caption human judgement scores: a CSV/TSV with key columns, or one score per line for one system"
+#: Options of :func:`read`, beyond the file.
+OPTIONS = (
+    ReaderOption("system", "--system", "the file has one score per line for this system's captions (needs --name)",
+                 metavar="S"),
+    ReaderOption("name", "--name", "score name of a one-score-per-line file", metavar="NAME"),
+    ReaderOption("columns", "--columns", "CSV: read only these score columns", metavar="A,B", kind="list"),
+)
+#: An example file for the sample project (its items and systems).
+EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "examples" / "human_scores.csv"
+
+_KEY_COLUMNS = ("item", "system", "line")
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """One score from a file, with the key that names its caption and where it was read."""
+
+    line: int
+    system: str
+    name: str
+    value: float
+    item: str | None = None
+    index: int | None = None
+
+
+def _number(text: str, source: str, line: int, column: str) -> float | None:
+    text = text.strip()
+    if text == "":
+        return None
+    return parse_float(text, column, source, line)
+
+
+def source_name(path_or_text, source: str | None) -> str:
+    """The name messages give the input: ``source``, the path, a file object's name, or ``input``."""
+    if source:
+        return source
+    if isinstance(path_or_text, (str, Path)):
+        return str(path_or_text)
+    return getattr(path_or_text, "name", None) or "input"
+
+
+def _text_of(path_or_text, source: str | None) -> tuple[str, str]:
+    """(text, source name) of a path (str or Path), bytes, or a file object (text or binary)."""
+    name = source_name(path_or_text, source)
+    if isinstance(path_or_text, (str, Path)):
+        try:
+            raw = Path(path_or_text).read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read the file ({exc.strerror or exc})", name) from None
+    elif isinstance(path_or_text, bytes):
+        raw = path_or_text
+    else:
+        data = path_or_text.read()
+        if isinstance(data, str):
+            return data.lstrip("\ufeff"), name
+        raw = data
+    return decode_utf8(raw, name), name
+
+
+def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequence[str] | None = None,
+                    delimiter: str | None = None) -> list[ScoreRecord]:
+    """Parse a CSV/TSV of human scores (see the module documentation) into records.
+
+    ``path_or_text``: a path, the file's bytes, or a file object.
+    ``columns``: read only these score columns (others are ignored).
+    Raises InputError (file and line) for anything malformed.
+    """
+    text, name = _text_of(path_or_text, source)
+    if delimiter is None:
+        delimiter = "\t" if name.lower().endswith(".tsv") else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise InputError("the file is empty; expected a header row", name, 1) from None
+    except csv.Error as exc:
+        raise InputError(f"malformed CSV ({exc})", name, 1) from None
+    cols = [h.strip() for h in header]
+    lower = [c.lower() for c in cols]
+    if len(set(lower)) != len(lower):
+        dup = next(c for c in lower if lower.count(c) > 1)
+        raise InputError(f"column {dup!r} appears twice in the header", name, 1)
+    pos = {c: i for i, c in enumerate(lower)}
+    if "system" not in pos or not ("item" in pos or "line" in pos):
+        raise InputError("the header needs a 'system' column and an 'item' or 'line' column to name each caption "
+                         f"(found: {', '.join(cols) or 'nothing'})", name, 1)
+    long_form = "name" in pos and "value" in pos
+    if long_form:
+        score_cols: list[tuple[int, str]] = []
+    else:
+        candidates = [(i, c) for i, c in enumerate(cols) if lower[i] not in _KEY_COLUMNS]
+        if columns is not None:
+            wanted = {c.strip().lower(): c for c in columns}
+            missing = [c for k, c in wanted.items() if k not in pos]
+            if missing:
+                raise InputError(f"no score column called {missing[0]!r} (found: {', '.join(cols)})", name, 1)
+            candidates = [(i, c) for i, c in candidates if c.lower() in wanted]
+        score_cols = candidates
+        for i, c in score_cols:
+            if c == "":
+                raise InputError(f"score column {i + 1} has no name in the header", name, 1)
+        if not score_cols:
+            raise InputError("no score column: give score columns next to the key columns, or 'name' and 'value'", name, 1)
+    records: list[ScoreRecord] = []
+    line = reader.line_num
+    while True:
+        start = line + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", name, start) from None
+        line = reader.line_num
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(cols):
+            raise InputError(f"{len(row)} fields but the header has {len(cols)}", name, start)
+        system = row[pos["system"]].strip()
+        if not system:
+            raise InputError("the system is empty", name, start)
+        item = row[pos["item"]].strip() if "item" in pos else None
+        index = None
+        if "line" in pos:
+            index = parse_int(row[pos["line"]].strip(), "line (the 0-based caption line)", name, start)
+            if index < 0:
+                raise InputError(f"line: {index} is negative; caption lines count from 0", name, start)
+        if item is not None and item == "" and index is None:
+            raise InputError("the item is empty", name, start)
+        if item == "":
+            item = None
+        if long_form:
+            score_name = row[pos["name"]].strip()
+            if not score_name:
+                raise InputError("the score name is empty", name, start)
+            if columns is not None and score_name.lower() not in {c.strip().lower() for c in columns}:
+                continue
+            value = _number(row[pos["value"]], name, start, "value")
+            if value is not None:
+                records.append(ScoreRecord(start, system, score_name, value, item, index))
+        else:
+            for i, c in score_cols:
+                value = _number(row[i], name, start, c)
+                if value is not None:
+                    records.append(ScoreRecord(start, system, c, value, item, index))
+    if not records:
+        raise InputError("the file holds no score", name)
+    return records
+
+
+def read_score_lines(path_or_text, system: str, name: str, *, source: str | None = None) -> list[ScoreRecord]:
+    """Parse a one-score-per-line file for ``system``: line i scores the caption on line i (0-based)."""
+    text, src = _text_of(path_or_text, source)
+    if not name or not name.strip():
+        raise InputError("a score name is needed for a one-score-per-line file", src)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    out = []
+    for i, raw in enumerate(lines):
+        raw = raw.rstrip("\r")
+        if raw.strip() == "":
+            raise InputError("the line is empty; every caption needs a score", src, i + 1)
+        value = _number(raw, src, i + 1, name)
+        out.append(ScoreRecord(i + 1, system, name.strip(), value, None, i))
+    if not out:
+        raise InputError("the file holds no score", src)
+    return out
+
+
+def read(path_or_text, *, system: str | None = None, name: str | None = None, columns: Sequence[str] | None = None,
+         source: str | None = None) -> list[ScoreRecord]:
+    """Read a human-score file: one score per line for ``system`` (named ``name``), else a CSV/TSV with key columns."""
+    if system is not None:
+        return read_score_lines(path_or_text, system, name or "", source=source)
+    return read_scores_csv(path_or_text, source=source, columns=columns)
+
+
+def resolve_scores(records: Sequence[ScoreRecord], keys, source: str, *, whole_system: bool = False) -> list[tuple[int, str, float]]:
+    """(caption id, score name, value) for each record, resolved with a project's caption keys.
+
+    ``keys``: :class:`annotator.store.human_scores.CaptionKeys`. InputError for an unknown system, item or
+    line, or a caption scored twice under one name.
+    """
+    rows = []
+    seen: dict[tuple[int, str], int] = {}
+    for r in records:
+        if r.system not in keys.lines:
+            known = ", ".join(sorted(keys.lines)) or "none"
+            raise InputError(f"the project has no system called {r.system!r} (systems: {known})", source, r.line)
+        cid = None
+        if r.index is not None:
+            cid = keys.by_system_line.get((r.system, r.index))
+            if cid is None:
+                n = keys.lines[r.system]
+                raise InputError(f"caption line {r.index} is out of range: system {r.system!r} has {n} captions "
+                                 f"(lines 0..{n - 1})", source, r.line)
+        if r.item is not None:
+            if r.item not in keys.item_keys:
+                raise InputError(f"the project has no item {r.item!r}", source, r.line)
+            by_item = keys.by_item_system.get((r.item, r.system))
+            if by_item is None:
+                raise InputError(f"system {r.system!r} has no caption for item {r.item!r}", source, r.line)
+            if cid is not None and cid != by_item:
+                raise InputError(f"item {r.item!r} and line {r.index} name different captions of {r.system!r}",
+                                 source, r.line)
+            cid = by_item
+        key = (cid, r.name)
+        if key in seen:
+            raise InputError(f"this caption already has a {r.name!r} score on line {seen[key]}", source, r.line)
+        seen[key] = r.line
+        rows.append((cid, r.name, r.value))
+    if whole_system and records:
+        system = records[0].system
+        n = keys.lines.get(system, 0)
+        if len(records) != n:
+            raise InputError(f"{len(records)} scores but system {system!r} has {n} captions; "
+                             "a one-score-per-line file needs exactly one line per caption", source, len(records))
+    return rows
