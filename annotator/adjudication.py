@@ -177,6 +177,7 @@ class CaptionCase:
     boxes: tuple[Box, ...]
     annotations: tuple[Judgement, ...]   # current annotation of every annotator
     adjudications: tuple[Judgement, ...] = field(default=())  # current adjudication of every lead
+    trusted_image_root: str | None = None  # the root as a command-line import set it (images.check_image_root)
 
     @property
     def adjudication(self) -> Judgement | None:
@@ -187,19 +188,21 @@ class CaptionCase:
 
     def image_png(self, *, max_side: int = 1024) -> tuple[bytes, str | None]:
         """The item's image with its gold boxes as PNG, and a message when the photo cannot be
-        used (no root, path refused): then the boxes are drawn on a neutral canvas."""
+        used (no root, root or path refused): then the boxes are drawn on a neutral canvas."""
         from .images import render_boxes_png
         size = {"width": self.width, "height": self.height, "max_side": max_side}
         try:
-            return render_boxes_png(self.image_root, self.image_path, self.boxes, **size), None
+            return render_boxes_png(self.image_root, self.image_path, self.boxes, trusted_root=self.trusted_image_root,
+                                    **size), None
         except InputError as exc:
             return render_boxes_png(None, None, self.boxes, **size), str(exc)
 
     def image_file(self) -> Path | None:
-        """The image's path under the root (checked not to leave it), or None when unset."""
+        """The image's path under the root (the root checked to be allowed, the path not to leave it), or None."""
         if not self.image_path or not self.image_root:
             return None
-        from .images import resolve_image_path
+        from .images import check_image_root, resolve_image_path
+        check_image_root(self.image_root, trusted=self.trusted_image_root)
         return resolve_image_path(self.image_root, self.image_path)
 
 
@@ -207,11 +210,14 @@ def caption_case(store, project: str, caption_id: int) -> CaptionCase:
     """Load one caption with its item, boxes, annotations and adjudications (NotFound if absent)."""
     from .errors import NotFound
     from .store.analysis_queries import caption_details, caption_judgements, image_root, item_boxes
+    from .store.projects import project_id, trusted_image_root
     details = caption_details(store, project, [caption_id])
     if details.empty:
         raise NotFound(f"project {project!r} has no caption with id {caption_id}")
     d = details.iloc[0]
     judgements = caption_judgements(store, int(caption_id))
+    with store.read() as conn:
+        trusted = trusted_image_root(conn, project_id(conn, project))
     return CaptionCase(
         caption_id=int(d.caption_id), item_id=int(d.item_id), item_key=str(d.item_key), system=str(d.system),
         line_no=int(d.line_no), text=str(d.text), image_root=image_root(store, project),
@@ -219,4 +225,4 @@ def caption_case(store, project: str, caption_id: int) -> CaptionCase:
         width=None if pd.isna(d.width) else int(d.width), height=None if pd.isna(d.height) else int(d.height),
         is_practice=bool(d.is_practice), boxes=tuple(item_boxes(store, int(d.item_id))),
         annotations=tuple(j for j in judgements if j.kind is JudgementKind.ANNOTATION),
-        adjudications=tuple(j for j in judgements if j.kind is JudgementKind.ADJUDICATION))
+        adjudications=tuple(j for j in judgements if j.kind is JudgementKind.ADJUDICATION), trusted_image_root=trusted)

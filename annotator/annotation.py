@@ -145,6 +145,11 @@ class Task:
         """The project's image root."""
         return self.context.image_root
 
+    @property
+    def trusted_image_root(self) -> str | None:
+        """The image root as a command-line import set it (see annotator.images.check_image_root)."""
+        return getattr(self.context, "trusted_image_root", None)
+
 
 @dataclass(frozen=True)
 class SaveResult:
@@ -311,16 +316,18 @@ def _is_done(task: Task) -> bool:
 
 # --------------------------------------------------------------------------- images
 
-def _item_jpeg(root, image, boxes: tuple, width, height, show_boxes: bool) -> tuple[bytes, str | None]:
+def _item_jpeg(root, image, boxes: tuple, width, height, show_boxes: bool,
+               trusted_root: str | None = None) -> tuple[bytes, str | None]:
     # JPEG instead of PNG: a tenth of the bytes for a photo, so the next item appears sooner. The render is
     # cached in annotator.images per file and modification time, so a photo replaced on disk is drawn anew.
     from .images import render_boxes_bytes
     hidden = () if show_boxes else tuple(b.box_id for b in boxes)
     size = {"width": width, "height": height, "hidden": hidden, "image_format": "JPEG"}
     try:
-        return render_boxes_bytes(root, image, list(boxes), **size), None
+        return render_boxes_bytes(root, image, list(boxes), trusted_root=trusted_root, **size), None
     except InputError as exc:
-        # A path the image root does not allow (or no root at all): keep the boxes usable on a blank canvas.
+        # A root images may not be read from, a path leaving the root, or no root at all: keep the boxes
+        # usable on a blank canvas.
         return render_boxes_bytes(None, None, list(boxes), **size), f"The photo cannot be shown: {exc.detail}."
 
 
@@ -328,7 +335,8 @@ def task_image(task: Task, show_boxes: bool = True) -> tuple[bytes, str | None]:
     """JPEG bytes of the task's image with its gold boxes (cached), and a note when the photo
     itself cannot be used (the boxes are then drawn on a blank canvas)."""
     item = task.item
-    return _item_jpeg(task.image_root, item.image, tuple(item.boxes), item.width, item.height, bool(show_boxes))
+    return _item_jpeg(task.image_root, item.image, tuple(item.boxes), item.width, item.height, bool(show_boxes),
+                      task.trusted_image_root)
 
 
 def prefetch(queue: Queue, position: int, *, delay: float = 0.0) -> threading.Thread:

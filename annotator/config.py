@@ -3,6 +3,9 @@
 ``ANNOTATOR_DATABASE_URL``  SQLAlchemy URL; default: SQLite file data/annotator.db
 ``ANNOTATOR_DATA_DIR``      where the SQLite file and backups live (default: data/)
 ``ANNOTATOR_SAMPLE``        set to 0 to skip loading the sample project on first start
+``ANNOTATOR_IMAGE_ROOTS``   folders (separated by os.pathsep, ``:`` on Linux) that projects' image roots
+                            must lie in; unset: the data directory, plus per project the folder its
+                            command-line import named (see annotator.images.check_image_root)
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ class Settings:
     database_url: str
     data_dir: Path
     load_sample: bool
+    image_roots: tuple[Path, ...] | None = None  # None: not configured (the default policy applies)
 
 
 def sqlite_url(path: Path | str) -> str:
@@ -36,4 +40,7 @@ def load_settings(environ: dict | None = None) -> Settings:
     data_dir = Path(env.get("ANNOTATOR_DATA_DIR") or DEFAULT_DATA_DIR)
     url = env.get("ANNOTATOR_DATABASE_URL") or sqlite_url(data_dir / "annotator.db")
     load_sample = env.get("ANNOTATOR_SAMPLE", "1") not in ("0", "false", "no")
-    return Settings(database_url=url, data_dir=data_dir, load_sample=load_sample)
+    roots = [part.strip() for part in (env.get("ANNOTATOR_IMAGE_ROOTS") or "").split(os.pathsep) if part.strip()]
+    # Relative entries are taken from the installation directory, like relative image roots.
+    image_roots = tuple(Path(r) if Path(r).is_absolute() else REPO_ROOT / r for r in roots) or None
+    return Settings(database_url=url, data_dir=data_dir, load_sample=load_sample, image_roots=image_roots)

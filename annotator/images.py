@@ -96,6 +96,66 @@ def effective_image_root(root: Path | str) -> str:
     return str(path if path.is_absolute() else REPO_ROOT / path)
 
 
+def allowed_image_folders(environ=None) -> tuple[tuple[Path, ...], bool]:
+    """The folders image roots may lie in, resolved, and whether an administrator listed them.
+
+    ``ANNOTATOR_IMAGE_ROOTS`` (os.pathsep-separated) when set; otherwise the
+    data directory. The bundled sample's folder is always allowed.
+    """
+    from .config import SAMPLE_DIR, load_settings
+    settings = load_settings(environ)
+    configured = settings.image_roots is not None
+    folders = list(settings.image_roots) if configured else [settings.data_dir]
+    out: list[Path] = []
+    for folder in [*folders, SAMPLE_DIR]:
+        try:
+            resolved = Path(folder).resolve()
+        except (OSError, RuntimeError, ValueError):
+            continue  # a listed folder that cannot be resolved allows nothing
+        if not any(is_inside(resolved, kept) for kept in out):
+            out.append(resolved)
+    return tuple(out), configured
+
+
+def is_inside(path: Path, folder: Path) -> bool:
+    """True when resolved ``path`` is ``folder`` or lies below it."""
+    return path == folder or folder in path.parents
+
+
+def check_image_root(root: Path | str, *, trusted: Path | str | None = None, source: str | None = None,
+                     location=None, environ=None) -> Path:
+    """The resolved image root, when images may be read from it; InputError naming it and the allowed folders.
+
+    An image root must lie (after following symlinks) in one of
+    :func:`allowed_image_folders`. ``trusted`` is the project's import folder:
+    a folder that someone with shell access named on the command line (an
+    ``--image-root``, or the folder of the imported JSONL file); roots in it
+    are allowed too, unless ``ANNOTATOR_IMAGE_ROOTS`` is set, which is then
+    the complete list. Pages never pass ``trusted``, so a root typed into the
+    browser or read from an uploaded file must lie in an allowed folder.
+    """
+    given = str(root)
+    try:
+        resolved = Path(effective_image_root(root)).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise InputError(f"image root {given!r} cannot be resolved ({exc})", source, location) from None
+    folders, configured = allowed_image_folders(environ)
+    if any(is_inside(resolved, f) for f in folders):
+        return resolved
+    if trusted is not None and not configured:
+        try:
+            if is_inside(resolved, Path(effective_image_root(trusted)).resolve()):
+                return resolved
+        except (OSError, RuntimeError, ValueError):
+            pass
+    shown = repr(given) if Path(given) == resolved else f"{given!r} (which is {str(resolved)!r})"
+    how = ("the folders in ANNOTATOR_IMAGE_ROOTS" if configured else
+           "the data directory and, for a command-line import, the folder it names; an administrator can allow "
+           "more with ANNOTATOR_IMAGE_ROOTS")
+    raise InputError(f"image root {shown} is not in a folder images may be read from: "
+                     f"{', '.join(repr(str(f)) for f in folders)} ({how})", source, location)
+
+
 def resolve_image_path(root: Path | str | None, name: str, *, source: str | None = None, location=None) -> Path:
     """The absolute path of image ``name`` under ``root``, checked to stay inside it.
 
@@ -171,18 +231,20 @@ class RenderOptions:
 
 
 def render_boxes(root: Path | str | None, image: str | None, boxes, *, width: int | None = None, height: int | None = None,
-                 highlight=(), hidden=(), show_labels: bool = True, max_side: int = DEFAULT_MAX_SIDE) -> Image.Image:
+                 highlight=(), hidden=(), show_labels: bool = True, max_side: int = DEFAULT_MAX_SIDE,
+                 trusted_root: Path | str | None = None) -> Image.Image:
     """Draw ``boxes`` (id + label, one colour each) on an item's image; return a new PIL image.
 
-    ``image`` is the item's path relative to ``root``. A path that would leave
-    the root raises InputError; a missing, unreadable or too large file gives a
+    ``image`` is the item's path relative to ``root``. A root images may not be
+    read from (:func:`check_image_root`) or a path that would leave the root
+    raises InputError; a missing, unreadable or too large file gives a
     grey canvas of the recorded ``width`` x ``height`` with a visible note
     instead. Box colours follow the order of ``boxes`` (see :func:`box_colour`),
     so a legend drawn elsewhere can use the same colours. The result is scaled
     so its longer side is at most ``max_side``.
     """
     png = render_boxes_png(root, image, boxes, width=width, height=height, highlight=highlight, hidden=hidden,
-                           show_labels=show_labels, max_side=max_side)
+                           show_labels=show_labels, max_side=max_side, trusted_root=trusted_root)
     with Image.open(io.BytesIO(png)) as im:
         im.load()
         return im.copy()
@@ -195,17 +257,22 @@ def render_boxes_png(root: Path | str | None, image: str | None, boxes, **option
 
 def render_boxes_bytes(root: Path | str | None, image: str | None, boxes, *, width: int | None = None,
                        height: int | None = None, highlight=(), hidden=(), show_labels: bool = True,
-                       max_side: int = DEFAULT_MAX_SIDE, image_format: str = "PNG") -> bytes:
+                       max_side: int = DEFAULT_MAX_SIDE, image_format: str = "PNG",
+                       trusted_root: Path | str | None = None) -> bytes:
     """Like :func:`render_boxes` but return the encoded image: ``image_format`` PNG or JPEG.
 
-    Cached per image file, its modification time and size, the boxes and the
-    options, so a file replaced on disk is drawn again; the cache keeps at
-    most :data:`RENDER_CACHE_BYTES` of rendered images.
+    The root must pass :func:`check_image_root` (``trusted_root``: the
+    project's import folder), else InputError. Cached per image file, its
+    modification time and size, the boxes and the options, so a file replaced
+    on disk is drawn again; the cache keeps at most :data:`RENDER_CACHE_BYTES`
+    of rendered images.
     """
     path: str | None = None
     stamp = None
     note: str | None = None
     if image:
+        if root is not None and str(root) != "":
+            check_image_root(root, trusted=trusted_root)
         resolved = resolve_image_path(root, image)
         path = str(resolved)
         try:

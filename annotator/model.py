@@ -130,6 +130,9 @@ class Project:
     image_root: str | None = None
     items: list[Item] = field(default_factory=list)
     description: str = ""
+    # The image root when someone with shell access named it (an import run from the command line): it
+    # may then lie outside the folders images are otherwise allowed from (annotator.images.check_image_root).
+    trusted_image_root: str | None = None
 
     @property
     def systems(self) -> list[str]:

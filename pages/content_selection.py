@@ -177,7 +177,8 @@ left, right = st.columns([3, 2])
 with left:
     try:
         from annotator.images import render_item_png
-        st.image(render_item_png(project.image_root, item, highlight=set(choice.selected)),
+        st.image(render_item_png(project.image_root, item, highlight=set(choice.selected),
+                                 trusted_root=project.trusted_image_root),
                  caption="Selected boxes are drawn strong, the others faint.")
     except AnnotatorError as exc:
         st.warning(f"The image cannot be shown: {exc}")

@@ -176,7 +176,8 @@ with left:
         cctx = caption_context(conn, cid)
     try:
         from annotator.images import render_boxes_png
-        png = render_boxes_png(cctx["image_root"], cctx["image"], cctx["boxes"], width=cctx["width"], height=cctx["height"])
+        png = render_boxes_png(cctx["image_root"], cctx["image"], cctx["boxes"], width=cctx["width"], height=cctx["height"],
+                               trusted_root=cctx["trusted_image_root"])
         st.image(png, caption=f"{cctx['item_key']} with its gold boxes", width="stretch")
     except (ImportError, InputError) as exc:
         st.warning(f"The image cannot be shown: {exc}")

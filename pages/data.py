@@ -154,7 +154,9 @@ def import_section() -> None:
         if fmt in ("lines", "coco", "flickr30k", "jsonl"):
             options["image_root"] = _server_dir(st.text_input(
                 "Image folder on the server (optional)", key=f"data_{fmt}_root",
-                help="Image file names are resolved inside this folder; paths leading outside it are refused."))
+                help="Image file names are resolved inside this folder; paths leading outside it are refused. The "
+                     "folder must lie in one the administrator allows (ANNOTATOR_IMAGE_ROOTS; by default the data "
+                     "directory)."))
         submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
     if submitted:
         fields = {"uploads": uploads, "options": options}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import types
 import uuid
 from pathlib import Path
@@ -27,6 +28,11 @@ _tests_package.__path__ = [str(ROOT / "tests")]
 sys.modules["tests"] = _tests_package
 
 from annotator.store import Store, open_store  # noqa: E402
+
+# The test run plays the administrator: the temporary folders tests keep their images in are allowed image roots
+# (annotator.images.check_image_root) for this process and the servers it starts. Tests of that policy set
+# ANNOTATOR_IMAGE_ROOTS themselves.
+os.environ.setdefault("ANNOTATOR_IMAGE_ROOTS", os.pathsep.join([tempfile.gettempdir(), str(ROOT / "data")]))
 
 PG_URL = os.environ.get("ANNOTATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 SKIP_PG = os.environ.get("ANNOTATOR_TEST_SKIP_PG") == "1"

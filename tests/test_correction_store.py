@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from annotator.correction import (
@@ -36,6 +39,9 @@ ALICE = {0: ["clothing_color", "age"], 1: ["gender"], 3: ["clothing_color", "act
 BOB = {0: ["clothing_color"], 1: ["gender"], 3: ["activity"]}
 ADJ = {0: ["clothing_color", "age"], 1: ["gender"], 3: ["activity"]}
 
+# An image root in an allowed folder (tests allow the temporary directory) that does not exist.
+NO_IMAGES = str(Path(tempfile.gettempdir()).resolve() / "annotator-no-images")
+
 
 def build_demo(store, project="demo", system="sys"):
     """Write the demo project, three users and their judgements; return {line: caption_id}."""
@@ -43,7 +49,7 @@ def build_demo(store, project="demo", system="sys"):
                   boxes=[Box("0", "person", 1, 2, 30, 20)], references=[Reference(r) for r in REFS[i]],
                   captions=[Caption(system, CAPTIONS[i])]) for i in range(len(CAPTIONS))]
     with store.transaction() as conn:
-        P.write_project(conn, Project(project, image_root="/nonexistent", items=items))
+        P.write_project(conn, Project(project, image_root=NO_IMAGES, items=items))
         uids = {n: U.create_user(conn, n, r) for n, r in
                 (("alice", Role.ANNOTATOR), ("bob", Role.ANNOTATOR), ("lead", Role.LEAD))}
         pid = P.project_id(conn, project)
@@ -212,7 +218,7 @@ def test_caption_context(store):
         ctx = caption_context(conn, ids[2])
         with pytest.raises(NotFound):
             caption_context(conn, 99999)
-    assert ctx["item_key"] == "img2.jpg" and ctx["image_root"] == "/nonexistent" and ctx["system"] == "sys"
+    assert ctx["item_key"] == "img2.jpg" and ctx["image_root"] == NO_IMAGES and ctx["system"] == "sys"
     assert ctx["boxes"] == [Box("0", "person", 1, 2, 30, 20)] and ctx["line_no"] == 2
 
 

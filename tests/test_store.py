@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 from sqlalchemy import select, text
 
@@ -13,6 +16,9 @@ from annotator.store import projects as P
 from annotator.store import users as U
 from annotator.store.migrations import MIGRATIONS, applied_versions
 
+# An image root in an allowed folder (tests allow the temporary directory); it need not exist.
+IMAGES = str(Path(tempfile.gettempdir()).resolve() / "annotator-test-images")
+
 
 def _project(name="demo", n=3, system="sys-a"):
     items = []
@@ -23,7 +29,7 @@ def _project(name="demo", n=3, system="sys-a"):
             references=[Reference("A [dog] chases a ball", (Mention(1, 2, ("0",)),)), Reference("a dog plays")],
             captions=[Caption(system, f"a cat sits {i}")],
         ))
-    return Project(name=name, image_root="/images", items=items)
+    return Project(name=name, image_root=IMAGES, items=items)
 
 
 def test_migrations_are_recorded_in_order(store):
@@ -44,7 +50,7 @@ def test_write_and_load_round_trip(store):
     assert first.references[0].mentions == (Mention(1, 2, ("0",)),)
     assert first.references[0].box_ids == frozenset({"0"})
     assert first.captions[0].text == "a cat sits 0" and first.captions[0].system == "sys-a"
-    assert loaded.image_root == "/images"
+    assert loaded.image_root == IMAGES
 
 
 def test_second_system_attaches_to_same_items(store):

@@ -14,6 +14,10 @@ from pathlib import Path
 from ..cli import add_json_flag, json_text
 
 
+IMAGE_ROOT_HELP = ("the folder image names are relative to: any folder, unless ANNOTATOR_IMAGE_ROOTS lists the "
+                   "allowed ones")
+
+
 def register(sub) -> None:
     imp = sub.add_parser("import", help="import captions, references, boxes, judgements or corrections")
     fmt = imp.add_subparsers(dest="format", metavar="FORMAT", required=True)
@@ -24,7 +28,7 @@ def register(sub) -> None:
     p.add_argument("--captions", required=True, metavar="FILE")
     p.add_argument("--references", required=True, nargs="+", metavar="FILE")
     p.add_argument("--images", metavar="FILE", help="image file names, one per line (they become the item keys)")
-    p.add_argument("--image-root", metavar="DIR")
+    p.add_argument("--image-root", metavar="DIR", help=IMAGE_ROOT_HELP)
     _add_mentions_option(p)
     add_json_flag(p)
     p.set_defaults(func=_lines, creates_store=True)
@@ -35,7 +39,7 @@ def register(sub) -> None:
     p.add_argument("--instances-json", required=True, metavar="F")
     p.add_argument("--results", metavar="F", help='a system\'s captions: [{"image_id", "caption"}, …]')
     p.add_argument("--system", help="name of the system of --results")
-    p.add_argument("--image-root", metavar="DIR")
+    p.add_argument("--image-root", metavar="DIR", help=IMAGE_ROOT_HELP)
     _add_mentions_option(p)
     add_json_flag(p)
     p.set_defaults(func=_coco, creates_store=True)
@@ -44,14 +48,15 @@ def register(sub) -> None:
     p.add_argument("--project", required=True)
     p.add_argument("--root", required=True, metavar="DIR")
     p.add_argument("--ids", metavar="FILE", help="image ids to import, one per line (default: every sentence file)")
-    p.add_argument("--image-root", metavar="DIR")
+    p.add_argument("--image-root", metavar="DIR", help=IMAGE_ROOT_HELP)
     add_json_flag(p)
     p.set_defaults(func=_flickr30k, creates_store=True)
 
     p = fmt.add_parser("jsonl", help="the native JSONL format (see docs/formats.md)")
     p.add_argument("--project", required=True)
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--image-root", metavar="DIR", help="override the image root given in the file's header")
+    p.add_argument("--image-root", metavar="DIR", help="override the image root given in the file's header; "
+                   + IMAGE_ROOT_HELP)
     add_json_flag(p)
     p.set_defaults(func=_jsonl, creates_store=True)
 
@@ -99,24 +104,25 @@ def _lines(args, ctx) -> int:
     from ..io import import_lines
     return _done(ctx, import_lines(ctx.store(), args.project, args.system, args.captions, args.references,
                                    images=args.images, image_root=args.image_root,
-                                   inline_mentions=args.mentions == "inline"))
+                                   inline_mentions=args.mentions == "inline", trust_root=True))
 
 
 def _coco(args, ctx) -> int:
     from ..io import import_coco
     return _done(ctx, import_coco(ctx.store(), args.project, args.captions_json, args.instances_json,
                                   results=args.results, system=args.system, image_root=args.image_root,
-                                  inline_mentions=args.mentions == "inline"))
+                                  inline_mentions=args.mentions == "inline", trust_root=True))
 
 
 def _flickr30k(args, ctx) -> int:
     from ..io import import_flickr30k
-    return _done(ctx, import_flickr30k(ctx.store(), args.project, args.root, ids=args.ids, image_root=args.image_root))
+    return _done(ctx, import_flickr30k(ctx.store(), args.project, args.root, ids=args.ids, image_root=args.image_root,
+                                       trust_root=True))
 
 
 def _jsonl(args, ctx) -> int:
     from ..io import import_jsonl
-    return _done(ctx, import_jsonl(ctx.store(), args.project, args.file, image_root=args.image_root))
+    return _done(ctx, import_jsonl(ctx.store(), args.project, args.file, image_root=args.image_root, trust_root=True))
 
 
 def _judgements(args, ctx) -> int:

@@ -88,9 +88,11 @@ def load_system(store, project: str, system: str, requires=frozenset({"reference
     ``"image"``. Raises InputError when an item has no references and they
     are required (it cannot be scored), or its image cannot be located.
     """
-    from ..images import resolve_image_path
+    from ..images import check_image_root, resolve_image_path
     from ..store.projects import captions_of_system, load_project, project_id
     proj = load_project(store, project, with_captions=False)
+    if "image" in requires and proj.image_root:  # images are read only from allowed folders
+        check_image_root(proj.image_root, trusted=proj.trusted_image_root, source=f"project {project!r}")
     by_id = {it.item_id: it for it in proj.items}
     with store.read() as conn:
         rows = captions_of_system(conn, project_id(conn, project), system)

@@ -80,7 +80,8 @@ def _images(data, source: str, images: dict[int, dict], order: list[int]) -> Non
 
 
 def read_coco_project(project: str, captions_json: Path | str, instances_json: Path | str | None = None, *,
-                      image_root: Path | str | None = None, read_sizes: bool = True) -> tuple[Project, dict[int, str]]:
+                      image_root: Path | str | None = None, read_sizes: bool = True,
+                      trust_root: bool = False) -> tuple[Project, dict[int, str]]:
     """Items with references (and gold boxes when an instances file is given); nothing stored.
 
     Returns the project and the map from COCO image id to item key (needed to
@@ -142,7 +143,7 @@ def read_coco_project(project: str, captions_json: Path | str, instances_json: P
                 raise InputError(f"bbox has a negative size: {bbox!r}", inst_src, where)
             boxes.setdefault(iid, []).append(Box(str(aid), categories[cid], x, y, w, h))
 
-    root = resolve_root(image_root)
+    root = resolve_root(image_root, trusted=trust_root)
     items = []
     keys: dict[str, int] = {}
     for iid in order:
@@ -162,7 +163,8 @@ def read_coco_project(project: str, captions_json: Path | str, instances_json: P
         items.append(Item(key=key, image=info["file_name"], width=int(width) if width is not None else None,
                           height=int(height) if height is not None else None,
                           boxes=boxes.get(iid, []), references=refs.get(iid, [])))
-    proj = check_project(Project(name=project, image_root=root, items=items), cap_src, [f"image id {iid}" for iid in order])
+    proj = check_project(Project(name=project, image_root=root, items=items,
+                                 trusted_image_root=root if trust_root else None), cap_src, [f"image id {iid}" for iid in order])
     return proj, {iid: k for k, iid in keys.items()}
 
 

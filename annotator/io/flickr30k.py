@@ -165,13 +165,14 @@ def _read_ids(ids_file: Path | str | None, sentences_dir: Path) -> list[str]:
 
 
 def read_flickr30k_project(project: str, root: Path | str, *, ids: Path | str | None = None,
-                           image_root: Path | str | None = None, read_sizes: bool = True) -> Project:
+                           image_root: Path | str | None = None, read_sizes: bool = True,
+                           trust_root: bool = False) -> Project:
     """Read Flickr30K Entities sentences and boxes for the listed images (all when ``ids`` is None)."""
     root = Path(root)
     if not root.is_dir():
         raise InputError("not a directory", str(root))
     sent_dir, ann_dir = root / "Sentences", root / "Annotations"
-    img_root = resolve_root(image_root)
+    img_root = resolve_root(image_root, trusted=trust_root)
     items = []
     for image_id in _read_ids(ids, sent_dir):
         sent_path, ann_path = sent_dir / f"{image_id}.txt", ann_dir / f"{image_id}.xml"
@@ -209,5 +210,6 @@ def read_flickr30k_project(project: str, root: Path | str, *, ids: Path | str | 
                 if size is not None:
                     width, height = size
         items.append(Item(key=name, image=name, width=width, height=height, boxes=boxes, references=refs))
-    return check_project(Project(name=project, image_root=img_root, items=items), str(root),
+    return check_project(Project(name=project, image_root=img_root, items=items,
+                                 trusted_image_root=img_root if trust_root else None), str(root),
                          [f"image {i.key}" for i in items])

@@ -4,6 +4,13 @@ Every ``import_*`` function reads and checks all its input before it opens a
 write transaction, and writes everything inside that one transaction, so bad
 input (InputError naming file and line/record) or a conflict with stored data
 leaves the store exactly as it was. Each returns an :class:`ImportResult`.
+
+``trust_root`` is True only for imports run from the command line: their user
+has shell access and may name any folder as the image root (or, for a root in a
+JSONL header, any folder inside the JSONL file's folder), and the project
+remembers that root as trusted. The pages leave it False, so a root typed into
+the browser or read from an uploaded file must lie in a folder an administrator
+allows (:func:`annotator.images.check_image_root`).
 """
 
 from __future__ import annotations
@@ -132,14 +139,15 @@ def _import_guard(func):
 @_import_guard
 def import_lines(store: Store, project: str, system: str, captions: Path | str, references=(), *,
                  images: Path | str | None = None, image_root: Path | str | None = None,
-                 inline_mentions: bool = False) -> ImportResult:
+                 inline_mentions: bool = False, trust_root: bool = False) -> ImportResult:
     """Import line-aligned captions of ``system`` with references (and an image list) into ``project``.
 
     ``inline_mentions``: the captions carry ``[words|box ids]`` markup (see :func:`read_lines_project`).
+    ``trust_root``: the image root was named on the command line (see the module docstring).
     """
     check_name(project, "project", "--project")
     proj = read_lines_project(project, system, captions, references, images=images, image_root=image_root,
-                              inline_mentions=inline_mentions)
+                              inline_mentions=inline_mentions, trust_root=trust_root)
     result = ImportResult(project, "lines", items_read=len(proj.items), systems=[system])
     with store.transaction() as conn:
         _check_key_style(conn, proj, str(captions))
@@ -150,7 +158,8 @@ def import_lines(store: Store, project: str, system: str, captions: Path | str, 
 @_import_guard
 def import_coco(store: Store, project: str, captions_json: Path | str, instances_json: Path | str | None = None, *,
                 results: Path | str | None = None, system: str | None = None,
-                image_root: Path | str | None = None, inline_mentions: bool = False) -> ImportResult:
+                image_root: Path | str | None = None, inline_mentions: bool = False,
+                trust_root: bool = False) -> ImportResult:
     """Import COCO references (+ instance boxes, + one system's results) into ``project``.
 
     ``inline_mentions``: the results' captions carry ``[words|box ids]`` markup (see :func:`read_coco_results`).
@@ -158,7 +167,8 @@ def import_coco(store: Store, project: str, captions_json: Path | str, instances
     check_name(project, "project", "--project")
     if (results is None) != (system is None):
         raise InputError("--results and --system go together: give both or neither")
-    proj, keys = read_coco_project(project, captions_json, instances_json, image_root=image_root)
+    proj, keys = read_coco_project(project, captions_json, instances_json, image_root=image_root,
+                                   trust_root=trust_root)
     res_proj = (read_coco_results(project, system, results, keys, inline_mentions=inline_mentions)
                 if results is not None else None)
     result = ImportResult(project, "coco", items_read=len(proj.items), systems=[system] if system else [])
@@ -171,10 +181,10 @@ def import_coco(store: Store, project: str, captions_json: Path | str, instances
 
 @_import_guard
 def import_flickr30k(store: Store, project: str, root: Path | str, *, ids: Path | str | None = None,
-                     image_root: Path | str | None = None) -> ImportResult:
+                     image_root: Path | str | None = None, trust_root: bool = False) -> ImportResult:
     """Import Flickr30K Entities references with phrase–box links and gold boxes into ``project``."""
     check_name(project, "project", "--project")
-    proj = read_flickr30k_project(project, root, ids=ids, image_root=image_root)
+    proj = read_flickr30k_project(project, root, ids=ids, image_root=image_root, trust_root=trust_root)
     result = ImportResult(project, "flickr30k", items_read=len(proj.items))
     with store.transaction() as conn:
         result.add(write_project(conn, proj, source=str(root)))
@@ -185,7 +195,7 @@ def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[Import
     """Store a read JSONL project inside the caller's transaction, keeping each system's caption order."""
     proj = data.project
     systems = proj.systems
-    base = Project(proj.name, proj.image_root, [
+    base = Project(proj.name, proj.image_root, trusted_image_root=proj.trusted_image_root, items=[
         Item(key=i.key, image=i.image, width=i.width, height=i.height, boxes=i.boxes, references=i.references,
              is_practice=i.is_practice) for i in proj.items])
     summaries = [write_project(conn, base, source=source)]
@@ -201,10 +211,11 @@ def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[Import
 
 @_import_guard
 def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Path | str | None = None,
-                 relative_header_root: bool = True) -> ImportResult:
+                 relative_header_root: bool = True, trust_root: bool = False) -> ImportResult:
     """Import a native JSONL file into ``project`` (see :mod:`annotator.io.jsonl` for the arguments)."""
     check_name(project, "project", "--project")
-    data = read_jsonl_project(project, path, image_root=image_root, relative_header_root=relative_header_root)
+    data = read_jsonl_project(project, path, image_root=image_root, relative_header_root=relative_header_root,
+                              trust_root=trust_root)
     result = ImportResult(project, "jsonl", items_read=len(data.project.items), systems=data.project.systems)
     with store.transaction() as conn:
         for s in write_jsonl_project(conn, data, source=str(path)):

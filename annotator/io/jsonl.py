@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Iterable
 
 from ..errors import InputError
-from ..images import check_relative_image_path, resolve_image_path
+from ..images import check_relative_image_path, is_inside, resolve_image_path
 from ..model import Box, Caption, Item, Mention, Project, Reference
 from .textfiles import decode_utf8, parse_json, read_bytes
 from .validate import LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, resolve_root
@@ -166,12 +166,15 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[str, int]]:
 
 
 def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str | None = None,
-                       relative_header_root: bool = True) -> JsonlProject:
+                       relative_header_root: bool = True, trust_root: bool = False) -> JsonlProject:
     """Read a native JSONL file (nothing stored). ``image_root`` overrides the header's.
 
     A relative header root is taken relative to the file's folder; with
     ``relative_header_root=False`` (files uploaded through the browser, whose
-    folder is temporary) it is ignored instead.
+    folder is temporary) it is ignored instead. Either root must be a folder
+    images may be read from (:func:`~annotator.images.check_image_root`); with
+    ``trust_root`` (an import run from the command line) that includes
+    ``image_root`` itself and, for the header's root, the file's folder.
     """
     src = str(path)
     path = Path(path)
@@ -211,18 +214,24 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
         item_lines.append(n)
     if not items:
         raise InputError("no items", src)
+    trusted = None
     if image_root is not None:
-        root = resolve_root(image_root)
+        root = resolve_root(image_root, trusted=trust_root)
+        trusted = root if trust_root else None
     elif header_root and (relative_header_root or Path(header_root).is_absolute()):
         root_path = Path(header_root)
-        root = resolve_root(root_path if root_path.is_absolute() else path.resolve().parent / root_path, src)
+        folder = path.resolve().parent
+        root = resolve_root(root_path if root_path.is_absolute() else folder / root_path, src,
+                            trusted=folder if trust_root else False)
+        trusted = root if trust_root and is_inside(Path(root), folder) else None
     else:
         root = None
     if root is not None:
         for item, n in zip(items, item_lines):
             if item.image is not None:
                 resolve_image_path(root, item.image, source=src, location=n)  # must stay inside the root
-    proj = check_project(Project(name=project, image_root=root, items=items), src, item_lines)
+    proj = check_project(Project(name=project, image_root=root, items=items, trusted_image_root=trusted), src,
+                         item_lines)
     return JsonlProject(proj, caption_lines)
 
 

@@ -37,7 +37,7 @@ def _caption(system: str, text: str, inline_mentions: bool, source: str, line: i
 
 def read_lines_project(project: str, system: str, captions: Path | str, references=(), *, images: Path | str | None = None,
                        image_root: Path | str | None = None, read_sizes: bool = True,
-                       inline_mentions: bool = False) -> Project:
+                       inline_mentions: bool = False, trust_root: bool = False) -> Project:
     """Read line-aligned files into a :class:`Project` (nothing is stored).
 
     Every file must have as many lines as the captions file; the error names
@@ -46,7 +46,8 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
     from the file header (``read_sizes``). With ``inline_mentions`` the
     captions carry ``[words|box ids]`` markup (:mod:`annotator.correspondence`):
     each is stored as its plain text with its mentions; without it a caption
-    is kept exactly as written, brackets included.
+    is kept exactly as written, brackets included. ``trust_root``: the image
+    root was named on the command line (see :func:`~annotator.images.check_image_root`).
     """
     if system is None or not str(system).strip():
         raise InputError("a system name is required")
@@ -75,7 +76,7 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
             if name in seen:
                 raise InputError(f"image {name!r} is listed twice (first on line {seen[name]})", str(images), i + 1)
             seen[name] = i + 1
-    root = resolve_root(image_root)
+    root = resolve_root(image_root, trusted=trust_root)
     items = []
     # Transposing once keeps the per-item loop cheap for 100k-line files.
     ref_rows = list(zip(*ref_columns)) if ref_columns else [()] * n
@@ -95,4 +96,5 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
             references=[Reference(t) for t in ref_rows[i]],
             captions=[_caption(system, cap_lines[i], inline_mentions, str(captions), i + 1)],
         ))
-    return check_project(Project(name=project, image_root=root, items=items), str(captions), range(1, n + 1))
+    return check_project(Project(name=project, image_root=root, items=items,
+                                 trusted_image_root=root if trust_root else None), str(captions), range(1, n + 1))

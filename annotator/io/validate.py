@@ -216,13 +216,19 @@ def check_project(project: Project, source=None, locations=None) -> Project:
 
 
 
-def resolve_root(image_root, source: str | None = "--image-root") -> str | None:
-    """The absolute form of an image root given by the user (None stays None)."""
+def resolve_root(image_root, source: str | None = "--image-root", *, trusted=False) -> str | None:
+    """The absolute form of an image root given by the user (None stays None), checked to be a folder images
+    may be read from (:func:`annotator.images.check_image_root`). ``trusted`` (imports run from the command
+    line only): True when the root itself was named there, or the folder the import vouches for."""
     if image_root is None:
         return None
     from pathlib import Path
+
+    from ..images import check_image_root
     text = check_text(str(image_root), "image root", source, allow_empty=False)
     try:
-        return str(Path(text).resolve())
-    except (OSError, RuntimeError, ValueError) as exc:
+        given = Path(text).absolute()  # relative to the working directory, as typed
+    except (OSError, ValueError) as exc:
         raise InputError(f"image root {text!r} cannot be resolved ({exc})", source) from None
+    folder = given if trusted is True else (trusted or None)
+    return str(check_image_root(given, trusted=folder, source=source))

@@ -11,7 +11,7 @@ from sqlalchemy import Connection, and_, func, select
 
 from ..errors import NotFound
 from ..model import Box
-from .projects import system_id
+from .projects import system_id, trusted_image_root
 from .schema import (
     boxes, captions, corrections, current_corrections, current_judgements, items, projects, systems, users,
 )
@@ -103,6 +103,7 @@ def caption_context(conn: Connection, caption_id: int) -> dict:
     """The item behind a caption: item_key, image path, image root, width, height, boxes, system, line_no, text."""
     r = conn.execute(select(captions.c.id, captions.c.text, captions.c.line_no, items.c.id.label("item_id"), items.c.key,
                             items.c.image_path, items.c.width, items.c.height, projects.c.image_root,
+                            projects.c.id.label("project_id"),
                             systems.c.name.label("system"))
                      .join(items, items.c.id == captions.c.item_id).join(systems, systems.c.id == captions.c.system_id)
                      .join(projects, projects.c.id == items.c.project_id)
@@ -113,6 +114,7 @@ def caption_context(conn: Connection, caption_id: int) -> dict:
           for b in conn.execute(select(boxes).where(boxes.c.item_id == r.item_id).order_by(boxes.c.id))]
     return {"caption_id": r.id, "text": r.text, "line_no": r.line_no, "item_id": r.item_id, "item_key": r.key,
             "image": r.image_path, "image_root": r.image_root, "width": r.width, "height": r.height,
+            "trusted_image_root": trusted_image_root(conn, r.project_id),
             "boxes": bx, "system": r.system}
 
 

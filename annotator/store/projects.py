@@ -59,6 +59,16 @@ def project_image_root(conn: Connection, pid: int) -> str | None:
     return conn.execute(select(projects.c.image_root).where(projects.c.id == pid)).scalar()
 
 
+#: Project setting: the image root an import run from the command line set (see annotator.images.check_image_root).
+TRUSTED_IMAGE_ROOT = "trusted_image_root"
+
+
+def trusted_image_root(conn: Connection, pid: int) -> str | None:
+    """The image root someone with shell access gave project ``pid`` (its import folder), or None."""
+    from .project_settings import get_setting
+    return get_setting(conn, pid, TRUSTED_IMAGE_ROOT)
+
+
 def system_id(conn: Connection, pid: int, name: str, *, create: bool = False) -> int:
     """Id of system ``name`` in project ``pid``; create it if asked, else raise NotFound."""
     sid = conn.execute(select(systems.c.id).where(systems.c.project_id == pid, systems.c.name == name)).scalar()
@@ -90,10 +100,17 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
     and a system may not have two captions for one item; anything else raises
     InputError, and the caller's transaction rolls back so nothing is written.
     """
+    if project.image_root is not None:
+        # Wherever a root is set, it must be a folder images may be read from (the pages never trust a root).
+        from ..images import check_image_root
+        check_image_root(project.image_root, trusted=project.trusted_image_root, source=source)
     # Imports into one project run one after another (PostgreSQL; SQLite admits one writer anyway), so
     # two first imports racing into a new project cannot both create the same items.
     lock_key(conn, f"project:{project.name}")
     pid = project_id(conn, project.name, create=True, image_root=project.image_root)
+    if project.image_root is not None and project.trusted_image_root is not None:
+        from .project_settings import set_setting
+        set_setting(conn, pid, TRUSTED_IMAGE_ROOT, project.trusted_image_root)
     existing = {r.key: (r.id, r.position) for r in conn.execute(select(items.c.key, items.c.id, items.c.position).where(items.c.project_id == pid)).all()}
     next_pos = max((p for _, p in existing.values()), default=-1) + 1
 
@@ -213,6 +230,7 @@ def load_project(store: Store, name: str, *, with_captions: bool = True) -> Proj
     with store.read() as conn:
         pid = project_id(conn, name)
         root = project_image_root(conn, pid)
+        trusted = trusted_image_root(conn, pid)
         rows = conn.execute(select(items).where(items.c.project_id == pid).order_by(items.c.position)).all()
         by_id = {}
         out = []
@@ -232,7 +250,7 @@ def load_project(store: Store, name: str, *, with_captions: bool = True) -> Proj
             for c in conn.execute(q):
                 by_id[c.item_id].captions.append(Caption(c.name, c.text, decode_mentions(c.mentions), caption_id=c.id,
                                                          line=c.line_no))
-    return Project(name=name, image_root=root, items=out)
+    return Project(name=name, image_root=root, items=out, trusted_image_root=trusted)
 
 
 def project_summaries(store: Store) -> list[dict]:

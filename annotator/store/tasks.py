@@ -13,6 +13,7 @@ from sqlalchemy import Connection, select
 from ..errors import NotFound
 from ..model import Box, Caption, Item, Reference
 from .codec import decode_mentions
+from .projects import trusted_image_root
 from .schema import boxes, captions, items, projects, refs, systems
 
 
@@ -24,6 +25,7 @@ class CaptionContext:
     image_root: str | None
     item: Item
     caption: Caption
+    trusted_image_root: str | None = None  # the root as a command-line import set it (images.check_image_root)
 
 
 def caption_context(conn: Connection, caption_id: int) -> CaptionContext:
@@ -47,4 +49,5 @@ def caption_context(conn: Connection, caption_id: int) -> CaptionContext:
         select(refs.c.text, refs.c.mentions).where(refs.c.item_id == r.item_id).order_by(refs.c.position)))
     caption = Caption(r.system, r.text, decode_mentions(r.mentions), caption_id=r.id)
     item.captions.append(caption)
-    return CaptionContext(project_id=r.project_id, image_root=r.image_root, item=item, caption=caption)
+    return CaptionContext(project_id=r.project_id, image_root=r.image_root, item=item, caption=caption,
+                          trusted_image_root=trusted_image_root(conn, r.project_id))
