@@ -129,8 +129,10 @@ def test_upper_bound_of_figure2_matches_a_direct_computation():
 # ---- priors ---------------------------------------------------------------------------------------------------
 
 def test_concept_keys():
-    assert concept("Dog") == concept(" dog ") == concept("dog.n.01") == "dog"
-    assert concept("police_car.n.01") == "police_car"
+    assert concept("Dog") == concept(" dog ") == "dog"
+    # WordNet senses are distinct concepts (the animal and the device are not one "mouse").
+    assert concept("mouse.n.01") == "mouse.n.01" != concept("mouse.n.04")
+    assert concept("Police_Car.n.01") == "police_car.n.01"
 
 
 def test_priors_of_figure2_count_immediate_followers_only():

@@ -63,7 +63,7 @@ def test_position_closest_centroid_to_image_centre_first():
 
 def test_unigram_most_mentioned_concept_first(priors):
     it = item("u", [("0", "ball", 0, 0, 1, 1), ("1", "Dog", 0, 0, 1, 1), ("2", "kite", 0, 0, 1, 1),
-                    ("3", "man", 0, 0, 1, 1), ("4", "dog.n.01", 0, 0, 1, 1)], ["[dog|1]"])
+                    ("3", "man", 0, 0, 1, 1), ("4", " DOG ", 0, 0, 1, 1)], ["[dog|1]"])
     # dog 6 (boxes 1, 4 in box order), then man 3 and ball 3 (tie: box order puts ball first), unseen kite last.
     assert _rank(it, "unigram", priors) == ["1", "4", "0", "3", "2"]
 

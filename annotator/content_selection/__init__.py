@@ -23,7 +23,7 @@ closest first.
 """
 
 from .baselines import BASELINES, TEXTUAL, VISUAL, average_ranks, bigram_rest_rank
-from .data import compile_items, concept, gold_sets
+from .data import box_concept, compile_items, concept, gold_sets
 from .evaluate import (
     DEFAULT_KS, DEFAULT_RUNS, Choice, Report, evaluate, evaluate_project, explain_image, mention_counts, parse_baselines,
     parse_ks, split_items,
@@ -34,7 +34,7 @@ from .realise import realise
 
 __all__ = [
     "BASELINES", "TEXTUAL", "VISUAL", "DEFAULT_KS", "DEFAULT_RUNS", "Choice", "Report", "Scores", "TextPriors",
-    "average_ranks", "bigram_rest_rank", "compile_items", "concept", "concept_sequence", "evaluate", "evaluate_project",
+    "average_ranks", "bigram_rest_rank", "box_concept", "compile_items", "concept", "concept_sequence", "evaluate", "evaluate_project",
     "explain_image", "gold_sets", "learn_priors", "mention_counts", "parse_baselines", "parse_ks", "realise",
     "score_selection", "split_items", "summarise",
 ]

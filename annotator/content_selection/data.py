@@ -24,7 +24,7 @@ import numpy as np
 
 from ..model import Box, Item
 
-__all__ = ["concept", "display_name", "gold_sets", "image_centre", "centre_distance", "item_hash", "no_gc", "Group",
+__all__ = ["concept", "box_concept", "display_name", "gold_sets", "image_centre", "centre_distance", "item_hash", "no_gc", "Group",
            "EvalSet", "compile_items"]
 
 _SYNSET = re.compile(r"^(.+)\.[a-z]\.\d+$")
@@ -32,18 +32,24 @@ _SYNSET = re.compile(r"^(.+)\.[a-z]\.\d+$")
 
 @lru_cache(maxsize=65536)
 def concept(label: str) -> str:
-    """The concept key of a box label: trimmed, lower case, WordNet sense suffix dropped.
+    """The concept key of a label or synset name: trimmed and lower case, the WordNet sense kept.
 
-    ``"Dog"``, ``" dog "`` and ``"dog.n.01"`` are all the concept ``dog``.
+    ``"Dog"`` and ``" dog "`` are one concept; ``"mouse.n.01"`` (the animal) and
+    ``"mouse.n.04"`` (the computer device) are two, and neither is ``"mouse"``.
     """
-    key = label.strip().lower()
-    m = _SYNSET.match(key)
-    return m.group(1) if m else key
+    return label.strip().lower()
+
+
+def box_concept(box: Box) -> str:
+    """The concept a box counts as in the textual priors: its synset when it has one, else its label."""
+    return concept(box.synset) if box.synset and box.synset.strip() else concept(box.label)
 
 
 def display_name(label: str) -> str:
     """The words used for a box label in a realised sentence (``police_car.n.01`` → ``police car``)."""
-    return concept(label).replace("_", " ")
+    key = concept(label)
+    m = _SYNSET.match(key)
+    return (m.group(1) if m else key).replace("_", " ")
 
 
 def gold_sets(item: Item) -> list[frozenset[str]]:
@@ -150,7 +156,7 @@ def compile_items(items: Sequence[Item], *, require_gold: bool = True) -> EvalSe
                 [[pos[b] for b in g] for g in golds],
                 [v for b in item.boxes for v in (b.x, b.y, b.w, b.h)],
                 image_centre(item),
-                [vocab.setdefault(concept(b.label), len(vocab)) for b in item.boxes],
+                [vocab.setdefault(box_concept(b), len(vocab)) for b in item.boxes],
                 item_hash(item.key),
             )
             kept.append(item)

@@ -1,6 +1,7 @@
 """Textual priors learned from the gold descriptions of training images.
 
-* **unigram**: for each concept (a box label, see :func:`.data.concept`), the
+* **unigram**: for each concept (a box's synset, else its label; see
+  :func:`.data.box_concept` — WordNet senses are kept apart), the
   number of (description, box) pairs in which a description mentions a box of
   that concept. A box mentioned twice in one description counts once.
 * **start**: how many descriptions mention that concept first.
@@ -25,7 +26,7 @@ from typing import Iterable
 import numpy as np
 
 from ..model import Item
-from .data import concept, no_gc
+from .data import box_concept, no_gc
 
 __all__ = ["TextPriors", "learn_priors", "concept_sequence"]
 
@@ -65,7 +66,7 @@ def concept_sequence(item: Item, mentions, labels: dict[str, str] | None = None)
     ``labels`` (box id → concept) may be passed to save recomputing it per description.
     """
     if labels is None:
-        labels = {b.box_id: concept(b.label) for b in item.boxes}
+        labels = {b.box_id: box_concept(b) for b in item.boxes}
     seq: list[str] = []
     for m in sorted(mentions, key=lambda m: (m.start, m.end)):
         seen: list[str] = []
@@ -82,7 +83,7 @@ def learn_priors(items: Iterable[Item]) -> TextPriors:
     with no_gc():
         pri = TextPriors()
         for item in items:
-            labels = {b.box_id: concept(b.label) for b in item.boxes}
+            labels = {b.box_id: box_concept(b) for b in item.boxes}
             used = False
             for ref in item.references:
                 boxes = {b for m in ref.mentions for b in m.box_ids if b in labels}
