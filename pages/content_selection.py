@@ -11,7 +11,8 @@ from annotator import ui
 ctx = ui.page_setup("content_selection")
 
 from annotator.content_selection import (  # noqa: E402
-    BASELINES, DEFAULT_KS, evaluate_project, explain_image, learn_priors, mention_counts, split_items,
+    BASELINES, DEFAULT_KS, evaluate_project, explain_image, held_out_priors, learn_priors, mention_counts, needs_priors,
+    scope_lines,
 )
 from annotator.content_selection.data import centre_distance, image_centre  # noqa: E402
 from annotator.correspondence import format_markup  # noqa: E402
@@ -24,11 +25,14 @@ st.caption(
     "Given an image's gold boxes, which ones does a description talk about? For every image, a selection of boxes is "
     "compared with the set of boxes each reference description mentions: precision and recall are averaged over the "
     "references, F is their harmonic mean, and the table shows means ± standard deviations over images. Baselines "
-    "select the first k boxes of a ranking; the upper bound scores each reference against the others.")
+    "select the first k boxes of a ranking; the upper bound scores each reference against the others. Every row is "
+    "averaged over the same images.")
 
 if ctx.project is None:
     st.info("There is no project yet. Import one with gold boxes and references that mention them.")
     st.stop()
+
+_EMPTY = {"drop": "left out of M", "count": "counted in M, as equations 1 and 2 are written"}
 
 
 @st.cache_resource(show_spinner="Loading the project…", max_entries=4)
@@ -37,19 +41,18 @@ def _project(url: str, name: str, fingerprint: tuple):
 
 
 @st.cache_data(show_spinner="Scoring baselines…", max_entries=16)
-def _report(url: str, name: str, fp: tuple, train: str | None, train_fp: tuple | None, split_seed: int, fraction: float,
-            baselines: tuple, ks: tuple, systems: tuple, runs: int, seed: int):
+def _report(url: str, name: str, fp: tuple, train: str | None, train_fp: tuple | None, baselines: tuple, ks: tuple,
+            systems: tuple, runs: int, seed: int, empty: str, upper: bool):
     project = _project(url, name, fp)
     train_project = _project(url, train, train_fp) if train else None
-    return evaluate_project(project, train_project=train_project, split_seed=split_seed, test_fraction=fraction,
-                            baselines=baselines, ks=ks, systems=systems, runs=runs, seed=seed, per_image=True)
+    return evaluate_project(project, train_project=train_project, baselines=baselines, ks=ks, systems=systems,
+                            runs=runs, seed=seed, per_image=True, empty_descriptions=empty, upper_bound=upper)
 
 
 @st.cache_resource(max_entries=8)
-def _priors(url: str, name: str, fp: tuple, train: str | None, train_fp: tuple | None, split_seed: int, fraction: float):
-    if train:
-        return learn_priors(_project(url, train, train_fp).items)
-    return learn_priors(split_items(_project(url, name, fp).items, split_seed, fraction)[0])
+def _corpus_priors(url: str, name: str, fp: tuple):
+    """Priors of the training project, or of the whole project (an image's own counts are taken out per image)."""
+    return learn_priors(_project(url, name, fp).items)
 
 
 url = ctx.store.url
@@ -62,17 +65,18 @@ except AnnotatorError as exc:
 
 with st.expander("Settings", expanded=False):
     others = [p for p in project_names(ctx.store) if p != ctx.project]
-    source = st.radio("Learn the textual priors from", ["a random split of this project", "another project"],
+    source = st.radio("Priors of the unigram and bigram baselines", ["this project, leaving each image out",
+                                                                     "another project"],
                       horizontal=True, disabled=not others, key="cs_source",
-                      help="With a split, the priors come from the training part and everything is scored on the test part.")
+                      help="Leaving each image out, an image is ranked with the counts of the project's other images. "
+                           "Everything else needs no priors and is scored on every image either way.")
     train_name = None
-    split_seed, fraction = 0, 0.2
     if source == "another project" and others:
         train_name = st.selectbox("Training project", others, key="cs_train")
-    else:
-        c1, c2 = st.columns(2)
-        split_seed = int(c1.number_input("Split seed", min_value=0, value=0, step=1, key="cs_split_seed"))
-        fraction = float(c2.slider("Test share", 0.05, 0.95, 0.2, 0.05, key="cs_fraction"))
+    empty = st.radio("Descriptions that mention no box are", list(_EMPTY), format_func=_EMPTY.get, horizontal=True,
+                     key="cs_empty")
+    upper = st.checkbox("Upper bound (it needs two gold descriptions, so images with one are not scored)", value=True,
+                        key="cs_upper")
     chosen_baselines = st.multiselect("Baselines", list(BASELINES), default=list(BASELINES), key="cs_baselines")
     k_lo, k_hi = st.slider("k (largest number of boxes a baseline may select)", 1, 30, (1, 15), key="cs_k")
     chosen_systems = st.multiselect("Systems (captions with box correspondences)", project.systems,
@@ -84,8 +88,8 @@ with st.expander("Settings", expanded=False):
 ks = tuple(range(k_lo, k_hi + 1)) if (k_lo, k_hi) != (1, 15) else DEFAULT_KS
 train_fp = project_fingerprint(ctx.store, train_name) if train_name else None
 try:
-    report = _report(url, ctx.project, fp, train_name, train_fp, split_seed, fraction, tuple(chosen_baselines), ks,
-                     tuple(chosen_systems), runs, seed)
+    report = _report(url, ctx.project, fp, train_name, train_fp, tuple(chosen_baselines), ks, tuple(chosen_systems),
+                     runs, seed, empty, upper)
 except AnnotatorError as exc:
     st.error(str(exc))
     st.stop()
@@ -98,12 +102,32 @@ if unmarked:
     st.info("No caption of " + ", ".join(ui.md_escape(n) for n in unmarked) + " has box correspondences, so they "
             "select nothing. Captions that carry `[words|box ids]` markup are read with the import option "
             "“captions carry mentions” (`--mentions inline`).")
-where = f"priors from project **{meta['train_project']}**" if "train_project" in meta else \
-    f"test part of a split (seed {meta['split_seed']}, {meta['test_fraction']:.0%} of the images)"
-st.markdown(f"**{meta['images']}** images scored ({where}); {meta['skipped_images']} images skipped because no "
-            "reference mentions any of their boxes.")
+st.markdown("\n".join(f"- {ui.md_escape(line)}" for line in scope_lines(report)))
+stats = report.stats.corpus()
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Images scored", f"{meta['images']}")
+m2.metric("Gold descriptions (M)", f"{stats['descriptions']}")
+m3.metric("Unique instances per description", "–" if stats["instances_per_description"] is None else
+          f"{stats['instances_per_description']:.2f} ± {stats['instances_per_description_sd']:.2f}")
+m4.metric("Descriptions without a box mention", f"{stats['descriptions_without_mentions']}",
+          help=f"They are {_EMPTY[meta['empty_descriptions']]}.")
+
+
+def _image_list() -> None:
+    """The scored images with their mention statistics and the skipped ones with the reason, downloadable."""
+    images_df = pd.DataFrame([{**r, "scored": "yes"} for r in report.stats.rows()]
+                             + [{"key": k, "scored": f"no: {why}"} for k, why in report.skipped.items()],
+                             columns=["key", "scored", "boxes", "descriptions", "descriptions_without_mentions",
+                                      "instances_per_description", "boxes_mentioned"])
+    with st.expander(f"Images: {meta['images']} scored, {meta['skipped_images']} skipped"):
+        st.dataframe(images_df, hide_index=True, width="stretch")
+        st.download_button("Download the image list (CSV)", images_df.to_csv(index=False).encode("utf-8"),
+                           file_name=f"content_selection_images_{ctx.project}.csv", mime="text/csv")
+
+
 if meta["images"] == 0:
-    st.warning("Nothing to score: no image of the evaluation set has a reference that mentions one of its boxes.")
+    st.warning("Nothing to score: no image of the project has a box and enough gold descriptions that mention one.")
+    _image_list()
     st.stop()
 
 # ---- Table -----------------------------------------------------------------------------------------------------
@@ -118,6 +142,8 @@ st.subheader("Scores")
 st.dataframe(shown, hide_index=True, width="stretch")
 st.download_button("Download the scores (CSV)", rows.to_csv(index=False).encode("utf-8"),
                    file_name=f"content_selection_{ctx.project}.csv", mime="text/csv")
+
+_image_list()
 
 # ---- Charts ----------------------------------------------------------------------------------------------------
 base_rows = rows[rows["kind"] == "baseline"]
@@ -166,9 +192,12 @@ key = st.selectbox("Image (lowest F first)", [report.keys[j] for j in order], fo
 item = next(it for it in project.items if it.key == key)
 
 try:
-    priors = _priors(url, ctx.project, fp, train_name, train_fp, split_seed, fraction) \
-        if method.split("+")[0] in ("unigram", "bigram") else None
-    choice = explain_image(item, method, None if method.startswith("system:") else k_img, priors=priors, seed=seed)
+    priors = None
+    if needs_priors(method):
+        priors = _corpus_priors(url, train_name, train_fp) if train_name else \
+            held_out_priors(_corpus_priors(url, ctx.project, fp), item)
+    choice = explain_image(item, method, None if method.startswith("system:") else k_img, priors=priors, seed=seed,
+                           empty_descriptions=meta["empty_descriptions"])
 except AnnotatorError as exc:
     st.error(str(exc))
     st.stop()
@@ -191,13 +220,19 @@ with right:
         m1.metric("P", f"{p:.2f}")
         m2.metric("R", f"{r:.2f}")
         m3.metric("F", f"{f:.2f}")
-    st.markdown("**Selected:** " + (", ".join(f"{b} ({item.box(b).label})" for b in choice.selected) or "nothing"))
+    st.markdown("**Selected:** " + (", ".join(ui.md_escape(f"{b} ({item.box(b).label})") for b in choice.selected)
+                                    or "nothing"))
     if choice.sentence:
         st.markdown("**As a sentence:**" if not method.startswith("system:") else "**Caption:**")
         st.code(choice.sentence, language=None, wrap_lines=True)
 
 counts = mention_counts(item)
-n_refs = sum(1 for ref in item.references if any(m.box_ids for m in ref.mentions))
+row = report.keys.index(key)
+n_refs = int(report.stats.descriptions[row])
+st.markdown(f"**This image:** {n_refs} gold descriptions in M, "
+            f"{report.stats.per_image_mean()[row]:.2f} unique instances mentioned per description; "
+            f"{int(report.stats.without_mentions[row])} descriptions mention no box "
+            f"({_EMPTY[meta['empty_descriptions']]}).")
 centre = image_centre(item)
 boxes_df = pd.DataFrame([{
     "box": b.box_id, "label": b.label, "area": round(b.area), "distance to centre": round(centre_distance(b, centre), 1),

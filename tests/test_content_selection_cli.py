@@ -37,12 +37,12 @@ def test_json_with_training_project(store, capsys):
                       "--system", "sysA", "--json")
     assert rc == 0
     data = json.loads(out)
-    assert set(data) == {"upper_bound", "baselines", "systems", "meta"}
+    assert set(data) == {"upper_bound", "baselines", "systems", "images", "statistics", "meta"}
     assert set(data["upper_bound"]) == {"P", "R", "F", "P_sd", "R_sd", "F_sd"}
     assert list(data["baselines"]) == ["random", "size", "position", "unigram", "bigram", "bigram+size",
                                        "bigram+position", "unigram+size", "unigram+position"]
     assert list(data["baselines"]["size"]) == ["1", "2"]
-    assert data["meta"]["images"] == 2 and data["meta"]["train_project"] == "train"
+    assert data["meta"]["images"] == 2 and data["meta"]["priors"]["project"] == "train"
     # unigram (woman 7, car 7, …, dog 1) at k = 2: fig → {woman, car}: F = 32/37; two → {dog, ball}:
     # P = (1 + 1/2)/2 = 3/4, R = 1, F = 6/7.
     uni = data["baselines"]["unigram"]["2"]
@@ -52,12 +52,11 @@ def test_json_with_training_project(store, capsys):
     assert data["systems"]["sysA"]["F"] == pytest.approx((32 / 37 + 1 / 3) / 2)
 
 
-def test_readable_output_and_split(store, capsys):
+def test_readable_output(store, capsys):
     _setup(store)
-    rc, out, _ = _run(store, capsys, "--project", "train", "--split-seed", "1", "--test-fraction", "0.5",
-                      "--baselines", "size,bigram", "--k", "3")
+    rc, out, _ = _run(store, capsys, "--project", "eval", "--baselines", "size,bigram", "--k", "3")
     assert rc == 0
-    assert "split seed 1" in out and "upper bound" in out and "bigram" in out and "size" in out
+    assert "leave-one-image-out" in out and "upper bound" in out and "bigram" in out and "size" in out
     assert "unigram" not in out
 
 

@@ -12,15 +12,13 @@ def register(sub) -> None:
         "content-selection",
         help="content-selection P/R/F of baselines (k = 1..15), systems and the human upper bound",
         description=(
-            "Score how well box selections match the boxes the gold descriptions mention. Textual priors are "
-            "learned from --train-project (then all of --project is scored) or from a seeded random split of "
-            "--project (then only its test part is scored; default: --split-seed 0)."))
+            "Score how well box selections match the boxes the gold descriptions mention. Every image of --project "
+            "with a box and two gold descriptions is scored, and every row (upper bound, baselines, systems) is "
+            "averaged over those same images. The unigram and bigram baselines and their combinations learn their "
+            "priors from --train-project, or else leave one image out: each image is ranked with the counts of the "
+            "project's other images."))
     p.add_argument("--project", required=True, help="project to evaluate")
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--train-project", metavar="P2", help="learn the textual priors from this project")
-    src.add_argument("--split-seed", type=int, metavar="N", help="split --project at random with this seed (default 0)")
-    p.add_argument("--test-fraction", type=float, default=0.2, metavar="F",
-                   help="share of --project used for testing when splitting (default 0.2)")
+    p.add_argument("--train-project", metavar="P2", help="learn the textual priors from this project")
     p.add_argument("--system", action="append", default=[], metavar="S",
                    help="also score this system's captions (repeatable; 'all' for every system of the project)")
     p.add_argument("--baselines", default="all",
@@ -29,6 +27,13 @@ def register(sub) -> None:
     p.add_argument("--k", default="1-15", help="selection sizes, e.g. 1-15 (default), 3 or 1,3,5")
     p.add_argument("--runs", type=int, default=5, help="random orders per image for the random baseline (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default 0)")
+    p.add_argument("--empty-descriptions", choices=("drop", "count"), default="drop",
+                   help="gold descriptions that mention no box: left out of M (drop, default) or counted in M with "
+                        "no instance, as equations 1 and 2 are written (count)")
+    p.add_argument("--no-upper-bound", action="store_true",
+                   help="leave the upper bound out, so that images with a single gold description are scored too")
+    p.add_argument("--per-image", action="store_true",
+                   help="also list each scored image with its mention statistics")
     add_json_flag(p)
     p.set_defaults(func=_content_selection)
 
@@ -47,11 +52,12 @@ def _content_selection(args, ctx) -> int:
     project = load_project(store, args.project, with_captions=want_systems)
     systems = project.systems if "all" in args.system else list(dict.fromkeys(args.system))
     train = load_project(store, args.train_project, with_captions=False) if args.train_project else None
-    report = evaluate_project(project, train_project=train, split_seed=args.split_seed, test_fraction=args.test_fraction,
-                              baselines=baselines, ks=ks, systems=systems, runs=args.runs, seed=args.seed)
+    report = evaluate_project(project, train_project=train, baselines=baselines, ks=ks, systems=systems,
+                              runs=args.runs, seed=args.seed, empty_descriptions=args.empty_descriptions,
+                              upper_bound=not args.no_upper_bound)
     for name, reason in report.meta.get("systems_skipped", {}).items():
         ctx.note(f"annotator: warning: system {name!r} not scored: {reason}")
-    ctx.emit(report.to_dict(), _readable(report))
+    ctx.emit(report.to_dict(), _readable(report, args.per_image))
     return 0
 
 
@@ -59,14 +65,14 @@ def _fmt(s) -> str:
     return f"{s.P:.2f} ± {s.P_sd:.2f}   {s.R:.2f} ± {s.R_sd:.2f}   {s.F:.2f} ± {s.F_sd:.2f}"
 
 
-def _readable(report) -> str:
+def _readable(report, per_image: bool = False) -> str:
+    from ..content_selection import scope_lines
+
     m = report.meta
-    source = f"priors from project {m['train_project']!r}" if "train_project" in m else \
-        f"split seed {m['split_seed']}, test fraction {m['test_fraction']}"
-    lines = [f"project {m['project']!r}: {m['images']} images scored ({m['skipped_images']} without boxes or "
-             f"mentioned boxes skipped); {source}", "",
-             f"{'method':18s} {'k':>3s}   {'P':^11s}   {'R':^11s}   {'F':^11s}",
-             f"{'upper bound':18s} {'':>3s}   {_fmt(report.upper_bound)}"]
+    lines = [f"project {m['project']!r}", *scope_lines(report), "",
+             f"{'method':18s} {'k':>3s}   {'P':^11s}   {'R':^11s}   {'F':^11s}"]
+    if report.upper_bound is not None:
+        lines.append(f"{'upper bound':18s} {'':>3s}   {_fmt(report.upper_bound)}")
     for name, by_k in report.baselines.items():
         for k, s in by_k.items():
             lines.append(f"{name:18s} {k:>3d}   {_fmt(s)}")
@@ -79,4 +85,9 @@ def _readable(report) -> str:
         lines.append(f"{('system ' + name):18s} {'':>3s}   {_fmt(s)}" + note)
     for name, reason in m.get("systems_skipped", {}).items():
         lines.append(f"{('system ' + name):18s} {'':>3s}   not scored: {reason}")
+    if per_image and report.stats is not None:
+        lines += ["", f"{'image':30s} {'boxes':>5s} {'descriptions':>12s} {'no mention':>10s} "
+                      f"{'instances/description':>21s} {'boxes mentioned':>15s}"]
+        lines.extend(f"{r['key']:30s} {r['boxes']:>5d} {r['descriptions']:>12d} {r['descriptions_without_mentions']:>10d} "
+                     f"{r['instances_per_description']:>21.2f} {r['boxes_mentioned']:>15d}" for r in report.stats.rows())
     return "\n".join(lines)

@@ -18,6 +18,10 @@ first ``min(k, length)`` of them, where ``length`` is the number of boxes
 ``unigram+size`` …     textual and visual cue combined by average rank
 =====================  ===================================================
 
+The textual baselines read their counts from priors learned elsewhere or,
+left one image out, from the priors of a whole corpus minus each image's own
+counts (:class:`HeldOut`), which is the same as learning without the image.
+
 Ties
 ----
 * size, position, unigram: equal keys keep the item's box order.
@@ -41,13 +45,18 @@ import numpy as np
 
 from .data import Group
 
-__all__ = ["BASELINES", "TEXTUAL", "VISUAL", "Ranking", "PriorArrays", "rank_group", "average_ranks",
-           "bigram_rest_rank", "score_ranking", "random_keys"]
+__all__ = ["BASELINES", "TEXTUAL", "VISUAL", "Ranking", "PriorArrays", "HeldOut", "rank_group", "average_ranks",
+           "bigram_rest_rank", "score_ranking", "random_keys", "needs_priors"]
 
 VISUAL = ("size", "position")
 TEXTUAL = ("unigram", "bigram")
 BASELINES = ("random", "size", "position", "unigram", "bigram",
              "bigram+size", "bigram+position", "unigram+size", "unigram+position")
+
+
+def needs_priors(name: str) -> bool:
+    """Whether baseline ``name`` ranks by textual priors (unigram, bigram and their combinations)."""
+    return name.split("+")[0] in TEXTUAL
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,40 @@ class PriorArrays:
             return np.zeros(codes.shape, dtype=np.int64)
         pos = np.searchsorted(self.codes, codes).clip(max=self.codes.size - 1)
         return np.where(self.codes[pos] == codes, self.counts[pos], 0)
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """The images' own counts per box position, taken out of corpus-wide priors (leave one image out).
+
+    ``unigram[i, j]`` and ``start[i, j]`` are image i's own counts of the
+    concept of its box j; ``follow[i, a, b]`` its own count of the concept of
+    box b immediately following the concept of box a. Subtracting them from
+    priors learned on a corpus that includes image i gives exactly the
+    priors learned on the corpus without it.
+    """
+
+    unigram: np.ndarray   # (I, n)
+    start: np.ndarray     # (I, n)
+    follow: np.ndarray    # (I, n, n)
+
+
+class _Counts:
+    """The prior counts a group's boxes see: corpus counts, minus each image's own when held out."""
+
+    def __init__(self, group: Group, pri: PriorArrays, own: HeldOut | None):
+        self.group, self.pri, self.own = group, pri, own
+        self.unigram = pri.unigram[group.label]
+        self.start = pri.start[group.label]
+        if own is not None:
+            self.unigram = self.unigram - own.unigram
+            self.start = self.start - own.start
+
+    def follow(self, rows: np.ndarray, prev: np.ndarray) -> np.ndarray:
+        """(I, n) counts of each box's concept immediately following the concept of box ``prev`` of each image."""
+        lab = self.group.label
+        out = self.pri.follow(lab[rows, prev][:, None] * self.pri.size + lab)
+        return out if self.own is None else out - self.own.follow[rows, prev]
 
 
 @dataclass(frozen=True)
@@ -100,12 +143,11 @@ def _full(order: np.ndarray) -> Ranking:
     return Ranking(order, np.full(order.shape[0], order.shape[1], dtype=np.int64))
 
 
-def _bigram(group: Group, pri: PriorArrays) -> Ranking:
-    lab = group.label
-    count, n = lab.shape
+def _bigram(group: Group, cnt: _Counts) -> Ranking:
+    count, n = group.label.shape
     rows = np.arange(count)
     # Tie-break: position in the unigram order (stable, so box order last).
-    uorder = _stable_order(-pri.unigram[lab])
+    uorder = _stable_order(-cnt.unigram)
     tierank = np.empty_like(uorder)
     np.put_along_axis(tierank, uorder, np.arange(n)[None, :].repeat(count, 0), axis=1)
     tie = (n - 1) - tierank
@@ -113,8 +155,7 @@ def _bigram(group: Group, pri: PriorArrays) -> Ranking:
     active = np.ones(count, dtype=bool)
     length = np.zeros(count, dtype=np.int64)
     pos_key = n + tierank          # unchosen boxes follow in unigram order (display only)
-    score = pri.start[lab]
-    v = pri.size
+    score = cnt.start
     for t in range(n):
         key = np.where(avail, score * n + tie, -1)
         best = key.argmax(axis=1)
@@ -127,14 +168,14 @@ def _bigram(group: Group, pri: PriorArrays) -> Ranking:
         pos_key[r, b] = t
         avail[r, b] = False
         length += active
-        score = pri.follow(lab[rows, best][:, None] * v + lab)
+        score = cnt.follow(rows, best)
     return Ranking(_stable_order(pos_key), length)
 
 
-def _text_ranks(name: str, group: Group, pri: PriorArrays) -> np.ndarray:
+def _text_ranks(name: str, group: Group, cnt: _Counts) -> np.ndarray:
     if name == "unigram":
-        return average_ranks(-pri.unigram[group.label].astype(float))
-    chain = _bigram(group, pri)
+        return average_ranks(-cnt.unigram.astype(float))
+    chain = _bigram(group, cnt)
     count, n = group.label.shape
     ranks = np.empty((count, n), dtype=float)
     np.put_along_axis(ranks, chain.order, np.arange(1, n + 1, dtype=float)[None, :].repeat(count, 0), axis=1)
@@ -169,10 +210,12 @@ def random_keys(ikey: np.ndarray, n: int, seed: int, run: int = 0) -> np.ndarray
     return _splitmix(base[:, None] ^ boxes[None, :])
 
 
-def rank_group(name: str, group: Group, pri: PriorArrays | None = None, *, seed: int = 0, run: int = 0) -> Ranking:
+def rank_group(name: str, group: Group, pri: PriorArrays | None = None, *, seed: int = 0, run: int = 0,
+               held_out: HeldOut | None = None) -> Ranking:
     """The ranking of baseline ``name`` for every image of ``group``.
 
-    Textual baselines need ``pri``; ``random`` draws from (``seed``, ``run``).
+    Textual baselines need ``pri`` (with ``held_out``, each image's own counts
+    are taken out of it first); ``random`` draws from (``seed``, ``run``).
     """
     if name == "random":
         return _full(_stable_order(random_keys(group.ikey, group.n, seed, run)))
@@ -182,12 +225,13 @@ def rank_group(name: str, group: Group, pri: PriorArrays | None = None, *, seed:
         raise ValueError(f"unknown baseline {name!r}; choose from {', '.join(BASELINES)}")
     if pri is None:
         raise ValueError(f"the {name} baseline needs textual priors")
+    cnt = _Counts(group, pri, held_out)
     if name == "unigram":
-        return _full(_stable_order(-pri.unigram[group.label]))
+        return _full(_stable_order(-cnt.unigram))
     if name == "bigram":
-        return _bigram(group, pri)
+        return _bigram(group, cnt)
     text, visual = name.split("+")
-    t = _text_ranks(text, group, pri)
+    t = _text_ranks(text, group, cnt)
     v = average_ranks(_visual_key(visual, group).astype(float))
     # lexsort: last key is primary; it is stable, so box order breaks the final ties.
     return _full(np.lexsort((v, t, (t + v) / 2.0), axis=-1))

@@ -24,10 +24,17 @@ import numpy as np
 
 from ..model import Box, Item
 
-__all__ = ["concept", "box_concept", "display_name", "gold_sets", "image_centre", "centre_distance", "item_hash", "no_gc", "Group",
-           "EvalSet", "compile_items"]
+__all__ = ["EMPTY_DESCRIPTIONS", "SKIP_REASONS", "concept", "box_concept", "display_name", "gold_sets",
+           "image_centre", "centre_distance", "item_hash", "no_gc", "Group", "EvalSet", "compile_items"]
 
 _SYNSET = re.compile(r"^(.+)\.[a-z]\.\d+$")
+
+#: What to do with a gold description that mentions no box: ``drop`` leaves it out of M (the default), ``count``
+#: keeps it in M as equations 1 and 2 are written, where it adds 0 to both sums.
+EMPTY_DESCRIPTIONS = ("drop", "count")
+
+#: Why an image is not scored, in the order the checks are made.
+SKIP_REASONS = ("no boxes", "no description mentions a box", "fewer than two gold descriptions")
 
 
 @lru_cache(maxsize=65536)
@@ -80,8 +87,8 @@ class Group:
     n: int
     idx: np.ndarray        # (I,) positions in EvalSet.items
     gold: np.ndarray       # (I, M, n) bool: reference m mentions box b
-    valid: np.ndarray      # (I, M) bool: reference m exists and is non-empty
-    gsize: np.ndarray      # (I, M) int: |G_m| (1 where not valid, to keep divisions finite)
+    valid: np.ndarray      # (I, M) bool: reference m is one of the image's M gold descriptions
+    gsize: np.ndarray      # (I, M) int: |G_m| (1 where it is 0, to keep divisions finite)
     area: np.ndarray       # (I, n) float
     dist: np.ndarray       # (I, n) float: centroid to image centre
     label: np.ndarray      # (I, n) int: concept id in EvalSet.vocab
@@ -90,13 +97,29 @@ class Group:
 
 @dataclass
 class EvalSet:
-    """The evaluable images of a set of items, compiled for fast scoring."""
+    """The evaluable images of a set of items, compiled for fast scoring.
+
+    The per-image counts (aligned with ``items``) are those of the mention
+    statistics: ``descriptions`` is M, ``without_mentions`` the image's
+    descriptions that mention none of its boxes (left out of M, or counted in
+    it with ``empty_descriptions="count"``), ``instances`` and
+    ``instances_sq`` the sums of |G_m| and |G_m|² over M, ``mentioned`` the
+    boxes at least one description mentions.
+    """
 
     items: list[Item]                  # evaluable items, in input order
     groups: list[Group]
     vocab: list[str]                   # concept id → concept
     skipped: list[str] = field(default_factory=list)   # keys of items that could not be evaluated
     unknown_gold_ids: int = 0          # mentions of ids the item has no box for (ignored)
+    skip_reasons: dict[str, str] = field(default_factory=dict)   # skipped key → one of SKIP_REASONS
+    empty_descriptions: str = "drop"
+    min_descriptions: int = 1
+    descriptions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    without_mentions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    instances: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    instances_sq: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    mentioned: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.items)
@@ -124,33 +147,56 @@ def item_hash(key: str) -> int:
     return zlib.crc32(key.encode("utf-8"))
 
 
-def compile_items(items: Sequence[Item], *, require_gold: bool = True) -> EvalSet:
+def compile_items(items: Sequence[Item], *, require_gold: bool = True, empty_descriptions: str = "drop",
+                  min_descriptions: int = 1) -> EvalSet:
     """Compile items into an :class:`EvalSet`.
 
     Images without boxes are always skipped; with ``require_gold`` (the
-    default) so are images none of whose references mentions a box. Without
-    it (used to rank a single image for display) such images are kept with
-    no valid reference.
+    default) so are images none of whose references mentions a box, and
+    images with fewer than ``min_descriptions`` gold descriptions in M (2 when
+    the upper bound, one description against the others, must be defined).
+    Without ``require_gold`` (used to rank a single image for display) such
+    images are kept. ``empty_descriptions`` says whether a reference that
+    mentions no box is one of the M gold descriptions (``count``) or not
+    (``drop``).
     """
+    if empty_descriptions not in EMPTY_DESCRIPTIONS:
+        raise ValueError(f"empty_descriptions must be one of {EMPTY_DESCRIPTIONS}, not {empty_descriptions!r}")
+    keep_empty = empty_descriptions == "count"
     with no_gc():
         vocab: dict[str, int] = {}
         kept: list[Item] = []
         skipped: list[str] = []
+        reasons: dict[str, str] = {}
+        stats: list[tuple[int, int, int, int, int]] = []
         unknown = 0
         per_n: dict[int, list] = {}
         for item in items:
             known = {b.box_id for b in item.boxes}
             golds = []
+            empty = 0
             for ref in item.references:
                 ids = {b for m in ref.mentions for b in m.box_ids}
                 unknown += len(ids - known)
                 g = ids & known
-                if g:
+                if g or keep_empty:
                     golds.append(g)
-            if not item.boxes or (require_gold and not golds):
+                if not g:
+                    empty += 1
+            reason = None
+            if not item.boxes:
+                reason = SKIP_REASONS[0]
+            elif require_gold and empty == len(item.references):
+                reason = SKIP_REASONS[1]
+            elif require_gold and len(golds) < min_descriptions:
+                reason = SKIP_REASONS[2]
+            if reason is not None:
                 skipped.append(item.key)
+                reasons[item.key] = reason
                 continue
             pos = {b.box_id: j for j, b in enumerate(item.boxes)}
+            sizes = [len(g) for g in golds]
+            stats.append((len(golds), empty, sum(sizes), sum(z * z for z in sizes), len(set().union(*golds))))
             row = (
                 len(kept),
                 [[pos[b] for b in g] for g in golds],
@@ -162,7 +208,9 @@ def compile_items(items: Sequence[Item], *, require_gold: bool = True) -> EvalSe
             kept.append(item)
             per_n.setdefault(len(item.boxes), []).append(row)
         groups = [_build_group(n, rows) for n, rows in sorted(per_n.items())]
-        return EvalSet(kept, groups, list(vocab), skipped, unknown)
+        columns = np.array(stats, dtype=np.int64).reshape(len(stats), 5).T
+        return EvalSet(kept, groups, list(vocab), skipped, unknown, reasons, empty_descriptions, min_descriptions,
+                       *columns)
 
 
 def _build_group(n: int, rows: list) -> Group:
@@ -181,8 +229,7 @@ def _build_group(n: int, rows: list) -> Group:
     gold = np.zeros((count, m_max, n), dtype=bool)
     gold[ii, mm, bb] = True
     valid = np.arange(m_max)[None, :] < n_refs[:, None]
-    gsize = gold.sum(axis=2)
-    gsize[~valid] = 1
+    gsize = np.maximum(gold.sum(axis=2), 1)
     geom = np.fromiter(chain.from_iterable(r[2] for r in rows), dtype=float, count=count * n * 4).reshape(count, n, 4)
     centre = np.fromiter(chain.from_iterable(r[3] for r in rows), dtype=float, count=count * 2).reshape(count, 1, 2)
     mid = geom[:, :, :2] + geom[:, :, 2:] / 2.0

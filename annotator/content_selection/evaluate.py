@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -10,55 +11,72 @@ import numpy as np
 from ..correspondence import caption_correspondences, caption_mentions, format_markup, mentioned_box_ids
 from ..errors import InputError
 from ..model import Item, Project
-from .baselines import BASELINES, TEXTUAL, PriorArrays, rank_group, score_ranking
-from .data import EvalSet, Group, compile_items, gold_sets
+from .baselines import BASELINES, PriorArrays, needs_priors, rank_group, score_ranking
+from .data import EMPTY_DESCRIPTIONS, SKIP_REASONS, EvalSet, Group, compile_items, gold_sets
 from .metric import Scores, harmonic, score_selection, summarise
-from .priors import TextPriors, learn_priors
+from .priors import TextPriors, learn_priors, leave_one_out
 from .realise import realise
+from .stats import MentionStats
 
-__all__ = ["Report", "Choice", "evaluate", "evaluate_project", "split_items", "upper_bound_group",
-           "explain_image", "mention_counts", "parse_ks", "parse_baselines", "DEFAULT_KS", "DEFAULT_RUNS"]
+__all__ = ["Report", "Choice", "evaluate", "evaluate_project", "upper_bound_group", "explain_image", "mention_counts",
+           "parse_ks", "parse_baselines", "scope_lines", "DEFAULT_KS", "DEFAULT_RUNS", "LEAVE_ONE_OUT"]
 
 DEFAULT_KS = tuple(range(1, 16))
 DEFAULT_RUNS = 5          # random orders per image for the random baseline
-DEFAULT_TEST_FRACTION = 0.2
+LEAVE_ONE_OUT = "leave-one-image-out"
 
 
 @dataclass
 class Report:
     """The outcome of :func:`evaluate`.
 
+    Every row — the upper bound, each baseline at each k, each system — is a
+    mean over the same images, ``keys``. ``upper_bound`` is None when it was
+    not asked for. ``skipped`` maps each image left out to its reason (one
+    of :data:`.data.SKIP_REASONS`); ``stats`` counts the instances the gold
+    descriptions of the scored images mention.
+
     ``per_image`` (only when asked for) maps a method name to per-image
     ``(I, K, 3)`` arrays of P, R, F (baselines; for ``random`` the first run)
-    or ``(I, 3)`` (systems; ``upper_bound`` with NaN rows for images it
-    could not score), aligned with ``keys``.
+    or ``(I, 3)`` (systems and ``upper_bound``), aligned with ``keys``.
     """
 
-    upper_bound: Scores
+    upper_bound: Scores | None
     baselines: dict[str, dict[int, Scores]]
     systems: dict[str, Scores]
     ks: tuple[int, ...]
     keys: list[str]
     meta: dict = field(default_factory=dict)
     per_image: dict[str, np.ndarray] | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
+    stats: MentionStats | None = None
 
     def to_dict(self) -> dict:
-        """The JSON shape of the CLI: upper_bound, baselines {name: {k: scores}}, systems, meta.
+        """The JSON shape of the CLI: upper_bound, baselines {name: {k: scores}}, systems, images, statistics, meta.
 
-        Scores that do not exist (no image could be scored) are None rather than NaN, which JSON lacks.
+        ``images`` lists the scored images (every row's mean is over exactly
+        these) with their mention statistics, and the skipped ones with the
+        reason. Scores that do not exist (no image could be scored) are None
+        rather than NaN, which JSON lacks.
         """
         def clean(s: Scores) -> dict:
             return {key: (None if v != v else v) for key, v in s.as_dict().items()}
         return {
-            "upper_bound": clean(self.upper_bound),
+            "upper_bound": None if self.upper_bound is None else clean(self.upper_bound),
             "baselines": {name: {str(k): clean(s) for k, s in by_k.items()} for name, by_k in self.baselines.items()},
             "systems": {name: clean(s) for name, s in self.systems.items()},
+            "images": {"scored": self.stats.rows() if self.stats else [{"key": k} for k in self.keys],
+                       "skipped": dict(self.skipped)},
+            "statistics": self.stats.corpus() if self.stats else None,
             "meta": self.meta,
         }
 
     def rows(self) -> list[dict]:
         """One flat row per (method, k): method, kind, k, P, R, F, P_sd, R_sd, F_sd, images."""
-        out = [{"method": "upper bound", "kind": "human", "k": None, **self.upper_bound.as_dict(), "images": self.upper_bound.n}]
+        out = []
+        if self.upper_bound is not None:
+            out.append({"method": "upper bound", "kind": "human", "k": None, **self.upper_bound.as_dict(),
+                        "images": self.upper_bound.n})
         for name, by_k in self.baselines.items():
             out.extend({"method": name, "kind": "baseline", "k": k, **s.as_dict(), "images": s.n} for k, s in by_k.items())
         out.extend({"method": name, "kind": "system", "k": None, **s.as_dict(), "images": s.n} for name, s in self.systems.items())
@@ -103,24 +121,6 @@ def parse_baselines(spec: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(b for b in BASELINES if b in names)
 
 
-def split_items(items: Sequence[Item], seed: int, test_fraction: float = DEFAULT_TEST_FRACTION) -> tuple[list[Item], list[Item]]:
-    """Split items into (train, test) at random with ``seed``.
-
-    Items are first sorted by key, so the split does not depend on import
-    order. With two or more items, both parts get at least one.
-    """
-    if not 0 < test_fraction < 1:
-        raise InputError(f"the test fraction must be between 0 and 1, not {test_fraction}", "--test-fraction")
-    ordered = sorted(items, key=lambda it: it.key)
-    n = len(ordered)
-    n_test = min(max(int(round(n * test_fraction)), 1), n - 1) if n >= 2 else n
-    perm = np.random.default_rng(seed).permutation(n)
-    test_idx = set(perm[:n_test].tolist())
-    train = [it for j, it in enumerate(ordered) if j not in test_idx]
-    test = [it for j, it in enumerate(ordered) if j in test_idx]
-    return train, test
-
-
 def upper_bound_group(group: Group):
     """Per image of ``group``: P, R, F of each gold set against the image's other gold sets, averaged.
 
@@ -156,38 +156,55 @@ def _caption_of(item: Item, system: str):
 def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = None, *,
              priors: TextPriors | None = None, baselines: Iterable[str] = BASELINES,
              ks: Iterable[int] = DEFAULT_KS, systems: Iterable[str] = (), runs: int = DEFAULT_RUNS,
-             seed: int = 0, per_image: bool = False, evalset: EvalSet | None = None) -> Report:
+             seed: int = 0, per_image: bool = False, evalset: EvalSet | None = None,
+             empty_descriptions: str = "drop", upper_bound: bool = True) -> Report:
     """Score the upper bound, the baselines at every k, and systems' captions on ``eval_items``.
 
-    Textual priors come from ``priors`` or are learned from ``train_items``.
-    The random baseline pools ``runs`` random orders per image (every
-    (image, run) pair is one observation, so its sd is that of a single run).
-    A system's image without a caption, or whose caption has no
-    correspondences, counts as an empty selection (P = R = F = 0). A system
-    whose stored mentions point at a box its item does not have is left out
-    of ``systems`` and named, with the caption, in ``meta["systems_skipped"]``;
-    ``meta["systems_without_mentions"]`` names systems none of whose captions
-    has a correspondence (their scores are all 0).
+    Every row is averaged over the same images: those with a box, a
+    description that mentions one and — with ``upper_bound`` — at least two
+    gold descriptions in M (``empty_descriptions`` says whether descriptions
+    that mention no box are in M; see :mod:`.metric`). Only the textual
+    baselines need priors: from ``priors``, learned from ``train_items``, or,
+    when neither is given, leave-one-image-out — each image ranked with the
+    counts of every other one of ``eval_items`` (exact: the image's own
+    counts are subtracted). The random baseline pools ``runs`` random orders
+    per image (every (image, run) pair is one observation, so its sd is that
+    of a single run). A system's image without a caption, or whose caption
+    has no correspondences, counts as an empty selection (P = R = F = 0). A
+    system whose stored mentions point at a box its item does not have is
+    left out of ``systems`` and named, with the caption, in
+    ``meta["systems_skipped"]``; ``meta["systems_without_mentions"]`` names
+    systems none of whose captions has a correspondence (their scores are
+    all 0).
     """
+    if empty_descriptions not in EMPTY_DESCRIPTIONS:
+        raise InputError(f"unknown choice {empty_descriptions!r} for descriptions without box mentions; "
+                         f"choose {' or '.join(EMPTY_DESCRIPTIONS)}", "--empty-descriptions")
     baselines = tuple(baselines)
     ks_arr = np.asarray(parse_ks(list(ks)), dtype=np.int64)
-    es = evalset if evalset is not None else compile_items(eval_items)
+    min_descriptions = 2 if upper_bound else 1
+    if evalset is None:
+        es = compile_items(eval_items, empty_descriptions=empty_descriptions, min_descriptions=min_descriptions)
+    elif (evalset.empty_descriptions, evalset.min_descriptions) != (empty_descriptions, min_descriptions):
+        raise ValueError("the evaluation set was compiled with other settings than evaluate() was given")
+    else:
+        es = evalset
     n_img = len(es)
     n_k = len(ks_arr)
-    meta: dict = {"images": n_img, "skipped_images": len(es.skipped), "unknown_gold_box_ids": es.unknown_gold_ids,
-                  "ks": [int(k) for k in ks_arr], "random_runs": runs, "seed": seed}
+    reasons = {r: 0 for r in SKIP_REASONS}
+    for r in es.skip_reasons.values():
+        reasons[r] += 1
+    meta: dict = {"images": n_img, "skipped_images": len(es.skipped),
+                  "skipped_by_reason": {r: c for r, c in reasons.items() if c},
+                  "unknown_gold_box_ids": es.unknown_gold_ids, "empty_descriptions": empty_descriptions,
+                  "descriptions": int(es.descriptions.sum()),
+                  "descriptions_without_mentions": int(es.without_mentions.sum()),
+                  "upper_bound": upper_bound, "ks": [int(k) for k in ks_arr], "random_runs": runs, "seed": seed}
 
-    pa = None
-    if any(b.split("+")[0] in TEXTUAL for b in baselines):
-        if priors is None:
-            priors = learn_priors(train_items or [])
-        if priors.descriptions == 0:
-            raise InputError("the textual baselines need training images whose descriptions mention boxes; "
-                             "none were found (choose a training project or split, or leave textual baselines out)")
-        pa = PriorArrays(*priors.arrays(es.vocab))
-    if priors is not None:
-        meta["train_images"] = priors.images
-        meta["train_descriptions"] = priors.descriptions
+    pa, held, baselines_skipped = _prior_arrays(eval_items, train_items, priors, baselines, es, meta)
+    baselines = tuple(b for b in baselines if b not in baselines_skipped)
+    if baselines_skipped:
+        meta["baselines_skipped"] = baselines_skipped
 
     results: dict[str, dict[int, Scores]] = {}
     per: dict[str, np.ndarray] = {}
@@ -196,7 +213,7 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
         prf = np.zeros((n_runs, n_img, n_k, 3))
         for g in es.groups:
             for run in range(n_runs):
-                ranking = rank_group(name, g, pa, seed=seed, run=run)
+                ranking = rank_group(name, g, pa, seed=seed, run=run, held_out=held.get(g.n) if held else None)
                 p, r, f = score_ranking(g, ranking, ks_arr)
                 prf[run, g.idx] = np.stack([p, r, f], axis=-1)
         # n counts images, also for the pooled random runs.
@@ -205,15 +222,16 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
         if per_image:
             per[name] = prf[0]
 
-    ub = np.full((n_img, 3), np.nan)
-    for g in es.groups:
-        p, r, f, ok = upper_bound_group(g)
-        ub[g.idx[ok]] = np.stack([p[ok], r[ok], f[ok]], axis=-1)
-    have = ~np.isnan(ub[:, 0])
-    upper = summarise(ub[have, 0], ub[have, 1], ub[have, 2])
-    meta["upper_bound_images"] = int(have.sum())
-    if per_image:
-        per["upper_bound"] = ub
+    upper = None
+    if upper_bound:
+        ub = np.zeros((n_img, 3))
+        for g in es.groups:
+            p, r, f, _ = upper_bound_group(g)   # defined on every image: each has two gold descriptions
+            ub[g.idx] = np.stack([p, r, f], axis=-1)
+        upper = summarise(ub[:, 0], ub[:, 1], ub[:, 2])
+        if per_image:
+            per["upper_bound"] = ub
+    meta["upper_bound_images"] = n_img if upper_bound else 0
 
     sys_scores: dict[str, Scores] = {}
     missing: dict[str, int] = {}
@@ -229,7 +247,7 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
         prf = np.zeros((n_img, 3))
         for j, ids in enumerate(chosen):
             if ids is not None:
-                prf[j] = score_selection(ids, gold_sets(es.items[j]))
+                prf[j] = score_selection(ids, gold_sets(es.items[j]), empty_descriptions=empty_descriptions)
         sys_scores[name] = summarise(prf[:, 0], prf[:, 1], prf[:, 2])
         missing[name] = sum(ids is None for ids in chosen)
         if chosen and not any(ids for ids in chosen):
@@ -241,7 +259,35 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
         meta["systems_skipped"] = skipped
         meta["systems_without_mentions"] = unmarked
     return Report(upper, results, sys_scores, tuple(int(k) for k in ks_arr), [it.key for it in es.items], meta,
-                  per if per_image else None)
+                  per if per_image else None, dict(es.skip_reasons), MentionStats.of(es))
+
+
+def _prior_arrays(eval_items, train_items, priors, baselines, es: EvalSet, meta: dict):
+    """Priors for the textual baselines among ``baselines``: (PriorArrays, held-out counts by group, skipped).
+
+    Records where they come from in ``meta["priors"]``; with leave-one-image-out
+    and fewer than two images whose descriptions mention boxes, the textual
+    baselines are skipped with the reason rather than ranked on nothing.
+    """
+    textual = [b for b in baselines if needs_priors(b)]
+    if not textual:
+        meta["priors"] = None
+        return None, None, {}
+    if priors is not None or train_items is not None:
+        if priors is None:
+            priors = learn_priors(train_items)
+        if priors.descriptions == 0:
+            raise InputError("the textual baselines need training images whose descriptions mention boxes; "
+                             "none were found (choose another training project, or leave the textual baselines out)")
+        meta["priors"] = {"source": "training", "images": priors.images, "descriptions": priors.descriptions}
+        return PriorArrays(*priors.arrays(es.vocab)), None, {}
+    pa, held, counted = leave_one_out(es, eval_items)
+    meta["priors"] = {"source": LEAVE_ONE_OUT, "images": counted.images, "descriptions": counted.descriptions}
+    if counted.images < 2:
+        reason = ("leave-one-image-out priors need descriptions that mention boxes in at least two images; "
+                  "give a training project")
+        return None, None, {b: reason for b in textual}
+    return pa, held, {}
 
 
 def _system_selections(items: Sequence[Item], system: str) -> list[frozenset[str] | None]:
@@ -253,16 +299,14 @@ def _system_selections(items: Sequence[Item], system: str) -> list[frozenset[str
     return out
 
 
-def evaluate_project(project: Project, *, train_project: Project | None = None, split_seed: int | None = None,
-                     test_fraction: float = DEFAULT_TEST_FRACTION, baselines: Iterable[str] = BASELINES,
+def evaluate_project(project: Project, *, train_project: Project | None = None, baselines: Iterable[str] = BASELINES,
                      ks: Iterable[int] = DEFAULT_KS, systems: Iterable[str] | None = (), runs: int = DEFAULT_RUNS,
-                     seed: int = 0, per_image: bool = False) -> Report:
-    """Evaluate on a project: priors from ``train_project`` (scoring all of ``project``), or from a seeded split.
+                     seed: int = 0, per_image: bool = False, empty_descriptions: str = "drop",
+                     upper_bound: bool = True) -> Report:
+    """Evaluate every scorable image of ``project`` (see :func:`evaluate`).
 
-    Without a training project the project is split with ``split_seed``
-    (default 0): priors come from the training part and everything (upper
-    bound, every baseline, systems) is scored on the test part only, so all
-    numbers describe the same images. ``systems=None`` means all the
+    The textual baselines take their priors from ``train_project`` or, without
+    one, leave one image out of ``project``. ``systems=None`` means all the
     project's systems.
     """
     if systems is None:
@@ -270,16 +314,56 @@ def evaluate_project(project: Project, *, train_project: Project | None = None, 
     unknown = [s for s in systems if s not in project.systems]
     if unknown:
         raise InputError(f"project {project.name!r} has no captions from system {unknown[0]!r}", "--system")
-    if train_project is not None:
-        train, test = train_project.items, project.items
-        how = {"train_project": train_project.name}
-    else:
-        split_seed = 0 if split_seed is None else split_seed
-        train, test = split_items(project.items, split_seed, test_fraction)
-        how = {"split_seed": split_seed, "test_fraction": test_fraction}
-    report = evaluate(test, train, baselines=baselines, ks=ks, systems=systems, runs=runs, seed=seed, per_image=per_image)
-    report.meta = {"project": project.name, **how, **report.meta}
+    if train_project is not None and train_project.name == project.name:
+        raise InputError(f"the training project is the evaluated project {project.name!r}: its own descriptions "
+                         "would be among the priors; leave the training project out to rank each image with the "
+                         "counts of the other images", "--train-project")
+    report = evaluate(project.items, None if train_project is None else train_project.items, baselines=baselines,
+                      ks=ks, systems=systems, runs=runs, seed=seed, per_image=per_image,
+                      empty_descriptions=empty_descriptions, upper_bound=upper_bound)
+    if report.meta.get("priors") and train_project is not None:
+        report.meta["priors"]["project"] = train_project.name
+    report.meta = {"project": project.name, **report.meta}
     return report
+
+
+def scope_lines(report: Report) -> list[str]:
+    """Plain sentences on what a report's rows were computed over: images, priors, gold descriptions.
+
+    The CLI prints them and the page shows them, so both say the same.
+    """
+    m = report.meta
+    n = m["images"]
+    rows = "the upper bound, every baseline and every system" if m.get("upper_bound") else "every baseline and system"
+    lines = [f"{n} images scored: {rows} averaged over these same {n} images."]
+    if m["skipped_images"]:
+        by_reason = m.get("skipped_by_reason", {})
+        parts = [f"{r}: {c}" for r, c in by_reason.items()]
+        hint = (" The upper bound needs two gold descriptions per image; leave it out to score images with one."
+                if SKIP_REASONS[2] in by_reason else "")
+        lines.append(f"{m['skipped_images']} images skipped ({'; '.join(parts)}).{hint}")
+    pri = m.get("priors")
+    if pri and pri["source"] == LEAVE_ONE_OUT:
+        lines.append("Textual priors: leave-one-image-out — each image is ranked with the counts of the descriptions "
+                     f"of the project's other images ({pri['descriptions']} descriptions of {pri['images']} images in "
+                     "all, the image's own taken out).")
+    elif pri:
+        source = f"project {pri['project']!r}" if "project" in pri else "the training images"
+        lines.append(f"Textual priors: from {source} ({pri['descriptions']} descriptions of {pri['images']} images).")
+    for name, reason in m.get("baselines_skipped", {}).items():
+        lines.append(f"Baseline {name} not scored: {reason}.")
+    st = report.stats.corpus() if report.stats else None
+    dropped = m["descriptions_without_mentions"]
+    how = ("left out of M (counting them in M, with no instance, follows equations 1 and 2 as written)"
+           if m["empty_descriptions"] == "drop" else "counted in M with no instance, as equations 1 and 2 are written")
+    line = f"Gold descriptions in M: {m['descriptions']}"
+    if st and st["instances_per_description"] is not None:
+        line += (f"; unique instances mentioned per description {st['instances_per_description']:.2f} "
+                 f"± {st['instances_per_description_sd']:.2f} (mean of the images' means "
+                 f"{st['image_mean_instances_per_description']:.2f})")
+    lines.append(line + ".")
+    lines.append(f"Descriptions that mention no box: {dropped}, {how}.")
+    return lines
 
 
 def mention_counts(item: Item) -> dict[str, int]:
@@ -301,13 +385,16 @@ class Choice:
 
 
 def explain_image(item: Item, method: str, k: int | None = None, *, priors: TextPriors | None = None,
-                  seed: int = 0, run: int = 0, sentence_seed: int = 0) -> Choice:
+                  seed: int = 0, run: int = 0, sentence_seed: int = 0, empty_descriptions: str = "drop") -> Choice:
     """The boxes ``method`` (a baseline name or ``system:NAME``) chooses for one image, and its score.
 
     Uses the same ranking code as :func:`evaluate`, so the choice matches
-    the evaluation (for ``random``, run ``run`` of ``seed``).
+    the evaluation (for ``random``, run ``run`` of ``seed``; for a textual
+    baseline scored leave-one-image-out, pass
+    :func:`.priors.held_out_priors` of the corpus priors and the item).
     """
     golds = gold_sets(item)
+    score = partial(score_selection, gold_sets=golds, empty_descriptions=empty_descriptions)
     if method.startswith("system:"):
         name = method.split(":", 1)[1]
         cap = _caption_of(item, name)
@@ -319,16 +406,16 @@ def explain_image(item: Item, method: str, k: int | None = None, *, priors: Text
             sentence = format_markup(plain, mentions) if mentions else plain
         except ValueError:  # stored mentions that overlap cannot be written inline
             sentence = plain
-        return Choice(method, None, chosen, chosen, score_selection(chosen, golds), sentence)
+        return Choice(method, None, chosen, chosen, score(chosen), sentence)
     if method not in BASELINES:
         raise InputError(f"unknown method {method!r}")
     if k is None or k < 1:
         raise InputError("k must be at least 1")
     es = compile_items([item], require_gold=False)
     if not es.groups:
-        return Choice(method, k, (), (), score_selection((), golds), "")
+        return Choice(method, k, (), (), score(()), "")
     pa = None
-    if method.split("+")[0] in TEXTUAL:
+    if needs_priors(method):
         if priors is None or priors.descriptions == 0:
             raise InputError(f"the {method} baseline needs textual priors learned from training descriptions")
         pa = PriorArrays(*priors.arrays(es.vocab))
@@ -336,4 +423,4 @@ def explain_image(item: Item, method: str, k: int | None = None, *, priors: Text
     order = [item.boxes[j].box_id for j in ranking.order[0]]
     chosen = tuple(order[:min(k, int(ranking.length[0]))])
     sentence = realise([item.box(b) for b in chosen], seed=sentence_seed)
-    return Choice(method, k, chosen, tuple(order[:int(ranking.length[0])]), score_selection(chosen, golds), sentence)
+    return Choice(method, k, chosen, tuple(order[:int(ranking.length[0])]), score(chosen), sentence)

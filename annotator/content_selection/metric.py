@@ -3,13 +3,21 @@
 Definitions (the conventions every other part of the package follows):
 
 * A *gold set* G_m is the set of the item's boxes that gold description m
-  mentions. Ids of boxes the item does not have are ignored. A description
-  that mentions no box says nothing about which boxes to choose and is left
-  out of the averages entirely (neither P nor R counts it).
+  mentions. Ids of boxes the item does not have are ignored.
+* M, the gold descriptions of an image: by default (``drop``) those that
+  mention at least one box. A description that mentions no box says nothing
+  about which boxes to choose, so it is left out of both averages; the report
+  says how many were left out. With ``count`` every description is one of
+  the M, as equations 1 and 2 are written: an empty G_m adds 0 to the sum of
+  P and to the sum of R (its R term 0/0 is taken as 0), which pulls both
+  down by the share of such descriptions.
 * An image is *evaluable* when it has at least one box and at least one
-  non-empty gold set; other images are skipped and counted in the report.
+  non-empty gold set; the evaluation of a project also needs two gold
+  descriptions in M, so that the upper bound (one description against the
+  others) is defined on every image every row is averaged over. Other images
+  are skipped and counted, with the reason, in the report.
 * For a selection S:  P_m = |G_m ∩ S| / |S|,  R_m = |G_m ∩ S| / |G_m|;
-  the image's P and R are the means over its M non-empty gold sets (macro),
+  the image's P and R are the means over its M gold sets (macro),
   and F is the harmonic mean of the image's P and R (0 when both are 0).
 * An empty selection (|S| = 0: a caption without correspondences, a missing
   caption) scores P = R = F = 0: saying nothing is not rewarded.
@@ -24,6 +32,8 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
+
+from .data import EMPTY_DESCRIPTIONS
 
 __all__ = ["Scores", "score_selection", "summarise", "harmonic"]
 
@@ -54,21 +64,27 @@ def harmonic(p, r):
     return out if out.ndim else float(out)
 
 
-def score_selection(selection: Iterable[str], gold_sets: Sequence[Iterable[str]]) -> tuple[float, float, float] | None:
+def score_selection(selection: Iterable[str], gold_sets: Sequence[Iterable[str]], *,
+                    empty_descriptions: str = "drop") -> tuple[float, float, float] | None:
     """P, R, F of one image's selection against its gold sets (equations 1–3).
 
     Returns None when no gold set is non-empty (the image is not evaluable).
-    This is the plain-Python reference; the baselines use a vectorised form
-    that must agree with it.
+    Empty gold sets are left out of M (``drop``) or counted in M with a 0
+    term in both sums (``count``). This is the plain-Python reference; the
+    baselines use a vectorised form that must agree with it.
     """
+    if empty_descriptions not in EMPTY_DESCRIPTIONS:
+        raise ValueError(f"empty_descriptions must be one of {EMPTY_DESCRIPTIONS}, not {empty_descriptions!r}")
     s = set(selection)
-    golds = [set(g) for g in gold_sets if g]
-    if not golds:
+    golds = [set(g) for g in gold_sets]
+    if not any(golds):
         return None
+    if empty_descriptions == "drop":
+        golds = [g for g in golds if g]
     if not s:
         return 0.0, 0.0, 0.0
     p = sum(len(g & s) / len(s) for g in golds) / len(golds)
-    r = sum(len(g & s) / len(g) for g in golds) / len(golds)
+    r = sum(len(g & s) / len(g) for g in golds if g) / len(golds)
     return p, r, harmonic(p, r)
 
 

@@ -21,14 +21,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..model import Item
-from .data import box_concept, no_gc
+from .baselines import HeldOut, PriorArrays
+from .data import EvalSet, Group, box_concept, no_gc
 
-__all__ = ["TextPriors", "learn_priors", "concept_sequence"]
+__all__ = ["TextPriors", "learn_priors", "concept_sequence", "held_out_priors", "leave_one_out"]
 
 
 @dataclass
@@ -59,11 +60,16 @@ class TextPriors:
         order = np.argsort(codes, kind="stable")
         return uni, start, np.asarray(codes, dtype=np.int64)[order], np.asarray(counts, dtype=np.int64)[order]
 
+    def without(self, part: "TextPriors") -> "TextPriors":
+        """These counts with ``part``'s taken out (``part`` must have been counted into them)."""
+        return TextPriors(self.unigram - part.unigram, self.start - part.start, self.follow - part.follow,
+                          self.descriptions - part.descriptions, self.images - part.images)
+
 
 def concept_sequence(item: Item, mentions, labels: dict[str, str] | None = None) -> list[str]:
     """The concepts a description refers to, in text order (see module docs).
 
-    ``labels`` (box id → concept) may be passed to save recomputing it per description.
+    ``labels`` (box id → concept, or any key standing for it) may be passed to save recomputing it per description.
     """
     if labels is None:
         labels = {b.box_id: box_concept(b) for b in item.boxes}
@@ -97,3 +103,84 @@ def learn_priors(items: Iterable[Item]) -> TextPriors:
                 pri.follow.update(zip(seq, seq[1:]))
             pri.images += used
     return pri
+
+
+def held_out_priors(corpus: TextPriors, item: Item) -> TextPriors:
+    """The priors of ``corpus`` (which counted ``item``) as if learned without ``item``: leave one image out."""
+    return corpus.without(learn_priors([item]))
+
+
+def leave_one_out(es: EvalSet, items: Sequence[Item]) -> tuple[PriorArrays, dict[int, HeldOut], TextPriors]:
+    """Priors of all ``items`` on ``es``'s vocabulary, and each scored image's own counts to take out of them.
+
+    ``es`` is compiled from ``items``. Returns the corpus counts as
+    :class:`PriorArrays`, a :class:`HeldOut` per group (by its box count) and
+    a :class:`TextPriors` carrying only the numbers of descriptions and images
+    counted. Equal to :func:`learn_priors` on ``items`` and, per image, on
+    ``items`` without it, in one pass over the descriptions.
+    """
+    v = len(es.vocab)
+    kept = {id(it) for it in es.items}
+    rest = learn_priors([it for it in items if id(it) not in kept])
+    uni, start, codes, counts = rest.arrays(es.vocab)
+    uni, start, code_parts, count_parts = uni.copy(), start.copy(), [codes], [counts]
+    held: dict[int, HeldOut] = {}
+    descriptions = rest.descriptions
+    for g in es.groups:
+        s_row, s_con, f_row, f_a, f_b = _sequences(g, es.items)
+        held[g.n] = _own_counts(g, s_row, s_con, f_row, f_a, f_b)
+        uni += np.bincount(g.label.ravel(), weights=g.gold.sum(axis=1).ravel(), minlength=v).astype(np.int64)
+        start += np.bincount(s_con, minlength=v)
+        code_parts.append(f_a * v + f_b)
+        count_parts.append(np.ones(f_a.size, dtype=np.int64))
+        descriptions += s_row.size
+    codes, inverse = np.unique(np.concatenate(code_parts), return_inverse=True)
+    counts = np.bincount(inverse, weights=np.concatenate(count_parts), minlength=codes.size).astype(np.int64)
+    return PriorArrays(uni, start, codes, counts), held, TextPriors(descriptions=descriptions,
+                                                                   images=rest.images + len(es.items))
+
+
+def _sequences(group: Group, items: Sequence[Item]):
+    """For every description of the group's images that mentions a box: its image row and first concept id;
+    for every immediate succession in it: the image row and the two concept ids (all int arrays)."""
+    s_row: list[int] = []
+    s_con: list[int] = []
+    f_row: list[int] = []
+    f_a: list[int] = []
+    f_b: list[int] = []
+    with no_gc():
+        for row, (pos, lab) in enumerate(zip(group.idx.tolist(), group.label.tolist())):
+            item = items[pos]
+            ids = {b.box_id: c for b, c in zip(item.boxes, lab)}
+            for ref in item.references:
+                seq = concept_sequence(item, ref.mentions, ids)
+                if not seq:
+                    continue
+                s_row.append(row)
+                s_con.append(seq[0])
+                f_row.extend([row] * (len(seq) - 1))
+                f_a.extend(seq[:-1])
+                f_b.extend(seq[1:])
+    return tuple(np.asarray(x, dtype=np.int64) for x in (s_row, s_con, f_row, f_a, f_b))
+
+
+def _own_counts(group: Group, s_row, s_con, f_row, f_a, f_b) -> HeldOut:
+    """Each image's own unigram, start and follow counts per box position (rows arrive in ascending order)."""
+    lab = group.label
+    count, n = lab.shape
+    mentions = group.gold.sum(axis=1)                            # (I, n): descriptions that mention each box
+    same = (lab[:, :, None] == lab[:, None, :]).astype(np.int64)
+    uni = (same @ mentions[:, :, None])[:, :, 0]                 # summed over the boxes of the same concept
+    start = _sum_rows(count, (n,), s_row, lab[s_row] == s_con[:, None])
+    pairs = (lab[f_row] == f_a[:, None])[:, :, None] & (lab[f_row] == f_b[:, None])[:, None, :]
+    follow = _sum_rows(count, (n, n), f_row, pairs)
+    return HeldOut(uni, start, follow)
+
+
+def _sum_rows(count: int, shape: tuple, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """An (count, *shape) array with the sum of ``values`` of each row (``rows`` sorted ascending)."""
+    out = np.zeros((count, *shape), dtype=np.int64)
+    if rows.size:
+        first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        out[rows[first]] = np.add.reduceat(values.astype(np.int64), first, axis=0)
+    return out
