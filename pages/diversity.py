@@ -18,6 +18,7 @@ from annotator.access import LEADS  # noqa: E402
 from annotator.diversity import (  # noqa: E402
     MEASURE_LABELS, MTLD_PRESETS, RATIO_MEASURES, DiversitySettings, GapSettings, lexical_gap, project_diversity,
 )
+from annotator.diversity.sources import reference_corpus, reference_options  # noqa: E402
 from annotator.errors import AnnotatorError  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
 from annotator.tokenize import TokenSettings  # noqa: E402
@@ -25,8 +26,9 @@ from annotator.tokenize import TokenSettings  # noqa: E402
 st.title("Lexical diversity")
 st.caption(
     "Every caption and reference is split into tokens once (settings below) and each corpus gets the usual diversity "
-    "measures. A system's lexical diversity ratio ld divides its value of the chosen measure by that of the project's "
-    "references: 1 means as varied as the human descriptions. The lexical gap Lg maps ld onto 0–1 with a logistic "
+    "measures. A system's lexical diversity ratio ld divides its value of the chosen measure by that of a reference "
+    "corpus cr — the project's references unless you choose another below: 1 means as varied as cr. The lexical gap "
+    "Lg maps ld onto 0–1 with a logistic "
     "curve centred on µ, and caption metrics can be weighted by ld or Lg before correlating them with human scores.")
 
 if ctx.project is None:
@@ -57,6 +59,31 @@ with st.expander("Settings", expanded=False):
     lowercase = c1.checkbox("Lower-case", value=True, key="div_lower")
     strip = c2.checkbox("Strip punctuation", value=True, key="div_punct")
     shuffles = c3.number_input("Caption orders per TTR curve", value=10, min_value=1, max_value=100, key="div_shuffles")
+    ref_kinds = {"own": "This project's references", "project": "Another project's references",
+                 "captions": "A system's captions", "file": "A text file"}
+    ref_kind = st.radio("Reference corpus cr", list(ref_kinds), format_func=ref_kinds.get, horizontal=True,
+                        key="div_ref_kind", help="The study compares a system with the corpus it was trained on; "
+                        "the project's references stand in for it unless you choose another corpus.")
+    ref_project = ref_system = ref_upload = None
+    choices = reference_options(store)
+    if ref_kind == "project":
+        others = [p for p in choices.projects if p != project]
+        if others:
+            ref_project = st.selectbox("Project whose references form cr", others, key="div_ref_project")
+        else:
+            st.info("There is no other project; the project's own references are used.")
+    elif ref_kind == "captions":
+        ref_project = st.selectbox("Project", choices.projects, index=choices.projects.index(project),
+                                   key="div_ref_caption_project")
+        if choices.systems.get(ref_project):
+            ref_system = st.selectbox("System whose captions form cr", choices.systems[ref_project], key="div_ref_system")
+        else:
+            st.info("That project has no system captions; the project's own references are used.")
+            ref_project = None
+    elif ref_kind == "file":
+        ref_upload = st.file_uploader("Text file, one description per line (UTF-8)", type=["txt"], key="div_ref_file")
+        if ref_upload is None:
+            st.info("Upload a file to use it; until then the project's own references are used.")
 
 settings_key = json.dumps({"measure": measure, "mu": float(mu), "alpha": float(alpha), "draws": int(draws),
                            "window": int(window), "threshold": float(threshold), "variant": variant,
@@ -72,16 +99,27 @@ def _settings(key: str) -> tuple[DiversitySettings, GapSettings]:
             GapSettings(measure=s["measure"], mu=s["mu"], alpha=s["alpha"]))
 
 
+def _reference_corpus(name: str, choice: tuple, upload: bytes | None):
+    ref_project, ref_system, file_name = choice
+    return reference_corpus(ctx.store, name, reference_project=ref_project, system=ref_system,
+                            file=upload, file_name=file_name)
+
+
 @st.cache_data(show_spinner="Measuring lexical diversity…", max_entries=16)
-def _report(url: str, name: str, fingerprint: tuple, key: str, shuffles: int):
+def _report(url: str, name: str, fingerprint: tuple, key: str, shuffles: int, choice: tuple, ref_fp: tuple,
+            upload: bytes | None):
     settings, gap = _settings(key)
-    return project_diversity(ctx.store, name, settings=settings, gap=gap, curves=True, curve_shuffles=shuffles)
+    return project_diversity(ctx.store, name, settings=settings, gap=gap, curves=True, curve_shuffles=shuffles,
+                             reference=_reference_corpus(name, choice, upload))
 
 
 try:
     from annotator.store.diversity import texts_fingerprint
     fp = texts_fingerprint(store, project)
-    report = _report(url, project, fp, settings_key, int(shuffles))
+    ref_choice = (ref_project, ref_system, ref_upload.name if ref_upload is not None else None)
+    ref_bytes = ref_upload.getvalue() if ref_upload is not None else None
+    ref_fp = texts_fingerprint(store, ref_project) if ref_project else ()
+    report = _report(url, project, fp, settings_key, int(shuffles), ref_choice, ref_fp, ref_bytes)
 except (AnnotatorError, ValueError) as exc:
     st.error(str(exc))
     st.stop()
@@ -89,7 +127,9 @@ except (AnnotatorError, ValueError) as exc:
 if not report.systems:
     st.info("This project has no system captions yet, so there is nothing to compare with the references.")
 if report.references.measures["tokens"] == 0:
-    st.warning("This project has no reference descriptions: the ratio ld and the lexical gap cannot be computed.")
+    st.warning("This project has no reference descriptions: the ratio ld and the lexical gap cannot be computed."
+               if report.reference is None or report.reference.own else
+               "The chosen reference corpus holds no words: the ratio ld and the lexical gap cannot be computed.")
 
 # --------------------------------------------------------------------------- tables
 
@@ -99,6 +139,7 @@ shown = frame.rename(columns={"corpus": "Corpus", **MEASURE_LABELS})
 st.dataframe(shown, hide_index=True, width="stretch",
              column_config={MEASURE_LABELS[m]: st.column_config.NumberColumn(format="%.3f")
                             for m in ("ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld", "lexical_gap")})
+st.caption(ui.md_escape(f"Reference corpus cr: {report.describe_reference()}."))
 st.caption(f"Tokens: {report.settings.tokens.describe()}. HD-D with samples of {report.settings.hdd_draws} tokens "
            f"(empty when a corpus is shorter); {report.settings.mtld.describe()}, forwards and backwards averaged; "
            f"MATTR over windows of {report.settings.mattr_window} tokens.")
@@ -110,8 +151,8 @@ if report.systems:
     left, right = st.columns([2, 3])
     left.dataframe(gap_df, hide_index=True, width="stretch",
                    column_config={c: st.column_config.NumberColumn(format="%.3f") for c in gap_df.columns if c != "System"})
-    left.caption(f"ld = {MEASURE_LABELS[measure]}(system) / {MEASURE_LABELS[measure]}(references) = "
-                 f"{report.references.measures[measure]:.3f} for the references; "
+    left.caption(f"ld = {MEASURE_LABELS[measure]}(system) / {MEASURE_LABELS[measure]}(cr), "
+                 f"{report.references.measures[measure]:.3f} for cr; "
                  f"Lg = 1 / (1 + exp(−{report.gap.alpha:g} (ld − {report.gap.mu:g}))).")
     xs = np.linspace(0.0, 1.5, 151)
     curve = pd.DataFrame({"ld": xs, "Lg": lexical_gap(xs, report.gap.mu, report.gap.alpha)})
@@ -138,7 +179,7 @@ else:
     band = alt.Chart(curves.assign(lo=curves["ttr"] - curves["sd"], hi=curves["ttr"] + curves["sd"])).mark_area(
         opacity=0.15).encode(x="tokens:Q", y="lo:Q", y2="hi:Q", color="corpus:N")
     st.altair_chart((band + line).properties(height=320), width="stretch")
-    st.caption(f"Mean TTR over {report.curves['references'].shuffles} random orders of the captions (seed 0); the band is "
+    st.caption(f"Mean TTR over {report.curves[report.references.name].shuffles} random orders of the captions (seed 0); the band is "
                "± one standard deviation. Steeper, lower curves mean more repeated words.")
 
 # --------------------------------------------------------------------------- correlations
@@ -186,13 +227,16 @@ else:
                             help="Metrics that cannot run here (METEOR without Java) are not offered.")
 
     @st.cache_data(show_spinner="Scoring captions and correlating…", max_entries=16)
-    def _correlations(url: str, name: str, fp: tuple, hfp: tuple, key: str, metrics: tuple):
+    def _correlations(url: str, name: str, fp: tuple, hfp: tuple, key: str, metrics: tuple, choice: tuple,
+                      ref_fp: tuple, upload: bytes | None):
         from annotator.diversity.correlation import project_correlations
         settings, gap = _settings(key)
-        return project_correlations(ctx.store, name, compute_metrics=metrics or None, settings=settings, gap=gap)
+        return project_correlations(ctx.store, name, compute_metrics=metrics or None, settings=settings, gap=gap,
+                                    reference=_reference_corpus(name, choice, upload))
 
     try:
-        correlation = _correlations(url, project, fp, scores_fingerprint(store, project), settings_key, tuple(chosen))
+        correlation = _correlations(url, project, fp, scores_fingerprint(store, project), settings_key, tuple(chosen),
+                                    ref_choice, ref_fp, ref_bytes)
     except AnnotatorError as exc:
         st.error(str(exc))
         correlation = None

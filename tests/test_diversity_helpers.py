@@ -144,3 +144,11 @@ def naive_hdd(tokens: list[str], draws: int = 42) -> float:
         f = tokens.count(t)
         total += (1 - math.comb(n - f, draws) / math.comb(n, draws)) / draws
     return total
+
+
+def run_cli(store, capsys, *args):
+    """(exit code, stdout, stderr) of ``annotator --db <store> ARGS`` run in this process."""
+    from annotator.cli import main
+    rc = main(["--db", store.url, *args])
+    out = capsys.readouterr()
+    return rc, out.out, out.err

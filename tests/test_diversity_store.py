@@ -6,10 +6,9 @@ import json
 import math
 
 import pytest
-from test_diversity_helpers import HUMAN_CAPTIONS, SPARSE_A, SPARSE_B
+from test_diversity_helpers import HUMAN_CAPTIONS, SPARSE_A, SPARSE_B, run_cli as run
 
 from annotator import diversity as D
-from annotator.cli import main
 from annotator.errors import NotFound
 from annotator.model import Caption, Item, Project, Reference
 from annotator.store.projects import write_project
@@ -48,12 +47,6 @@ def test_project_diversity(store):
         D.project_diversity(store, "div", systems=["C"])
     with pytest.raises(NotFound):
         D.project_diversity(store, "nope")
-
-
-def run(store, capsys, *args):
-    rc = main(["--db", store.url, *args])
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def test_cli_json(store, capsys):

@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from test_diversity_helpers import HUMAN_CAPTIONS, SPARSE_A, SPARSE_B
+from test_diversity_helpers import HUMAN_CAPTIONS, SPARSE_A, SPARSE_B, run_cli as run
 
 from annotator import diversity as D
-from annotator.cli import main
 from annotator.errors import InputError
 from annotator.diversity.correlation import correlate, project_correlations, read_metric_scores
 from annotator.io.human_scores import read_score_lines, read_scores_csv
@@ -237,12 +236,6 @@ def test_metric_scores_from_a_file(store):
     assert row["spearman"] == pytest.approx(1.0) and row["pearson"] == pytest.approx(1.0)
     with pytest.raises(InputError, match="no human scores"):
         correlate(pd.DataFrame(columns=["caption_id", "system", "name", "value"]))
-
-
-def run(store, capsys, *args):
-    rc = main(["--db", store.url, *args])
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def test_cli_correlate_and_human_scores(store, capsys, tmp_path):

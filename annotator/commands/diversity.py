@@ -37,12 +37,14 @@ def add_human_scores_import_parser(subparsers, name: str):
 def register(sub) -> None:
     p = sub.add_parser(
         "diversity", help="lexical diversity of references and systems, with ld and the lexical gap",
-        description="Tokenise the project's references and each system's captions once, compute TTR, root TTR, "
-                    "log TTR, HD-D, MTLD and MATTR, and each system's lexical diversity ratio ld = L(system) / "
-                    "L(references) and lexical gap Lg = 1 / (1 + exp(-alpha (ld - mu))).")
+        description="Tokenise a reference corpus cr (the project's references unless chosen with the options below) "
+                    "and each system's captions once, compute TTR, root TTR, log TTR, HD-D, MTLD and MATTR, and each "
+                    "system's lexical diversity ratio ld = L(system) / L(cr) and lexical gap "
+                    "Lg = 1 / (1 + exp(-alpha (ld - mu))).")
     p.add_argument("--project", required=True)
     p.add_argument("--system", action="append", default=[], metavar="S", help="only this system (repeatable; default: all)")
     _gap_args(p)
+    _reference_args(p)
     _measure_args(p)
     p.add_argument("--curves", action="store_true", help="also compute TTR curves (in --output tables and JSON)")
     p.add_argument("--shuffles", type=int, default=10, help="random caption orders averaged in a TTR curve (default 10)")
@@ -81,6 +83,7 @@ def register(sub) -> None:
     mg.add_argument("--no-metrics", action="store_true", help="only ld and Lg")
     p.add_argument("--tokenize", choices=TOKENIZERS, default=None, help="metric tokenisation (default none)")
     _gap_args(p)
+    _reference_args(p)
     _measure_args(p)
     p.add_argument("--overall-only", action="store_true", help="only the pooled correlations (no system means, no per-system rows)")
     _output_args(p)
@@ -93,6 +96,21 @@ def _gap_args(p) -> None:
     p.add_argument("--measure", default="hdd", choices=RATIO_MEASURES, help="measure L of the diversity ratio (default hdd)")
     p.add_argument("--mu", type=float, default=0.81, help="µ of the lexical gap (default 0.81)")
     p.add_argument("--alpha", type=float, default=5.0, help="α of the lexical gap (default 5)")
+
+
+def _reference_args(p) -> None:
+    g = p.add_argument_group("reference corpus cr of ld and Lg", "default: the project's own references")
+    g.add_argument("--reference-corpus", metavar="FILE",
+                   help="a UTF-8 text file, one description per line (e.g. the captions a system was trained on)")
+    g.add_argument("--reference-project", metavar="P", help="another project's references")
+    g.add_argument("--reference-system", metavar="S",
+                   help="this system's captions (of --reference-project, else of --project)")
+
+
+def _reference(args, ctx):
+    from ..diversity.sources import reference_corpus
+    return reference_corpus(ctx.store(), args.project, reference_project=args.reference_project,
+                            system=args.reference_system, file=args.reference_corpus)
 
 
 def _measure_args(p) -> None:
@@ -169,7 +187,8 @@ def _diversity(args, ctx) -> int:
         from ..errors import InputError
         raise InputError("--shuffles must be at least 1", "--shuffles")
     report = project_diversity(ctx.store(), args.project, systems=args.system or None, settings=settings, gap=gap,
-                               curves=args.curves, curve_shuffles=args.shuffles, seed=args.seed)
+                               curves=args.curves, curve_shuffles=args.shuffles, seed=args.seed,
+                               reference=_reference(args, ctx))
     _write_output(args, report)
     out = report.to_dict()
     if args.curves:
@@ -184,12 +203,13 @@ def _readable_diversity(report) -> str:
     heads = ["texts", "tokens", "types", "TTR", "RTTR", "LogTTR", "HD-D", "MTLD", "MATTR", "ld", "Lg"]
     frame = report.to_frame()
     width = max(12, *(len(str(c)) for c in frame["corpus"]))
-    lines = [f"{'corpus':{width}s} " + " ".join(f"{h:>8s}" for h in heads)]
+    lines = [f"reference corpus cr: {report.describe_reference()}", "",
+             f"{'corpus':{width}s} " + " ".join(f"{h:>8s}" for h in heads)]
     for rec in frame.to_dict("records"):
         lines.append(f"{str(rec['corpus']):{width}s} " + " ".join(
             f"{_num(rec[c], 2 if c in ('rttr', 'mtld') else 3):>8s}" for c in cols))
     lines.append("")
-    lines.append(f"ld = {report.gap.measure}(system) / {report.gap.measure}(references); "
+    lines.append(f"ld = {report.gap.measure}(system) / {report.gap.measure}(cr); "
                  f"Lg = 1 / (1 + exp(-{report.gap.alpha:g} (ld - {report.gap.mu:g})))")
     return "\n".join(lines)
 
@@ -253,7 +273,8 @@ def _correlate(args, ctx) -> int:
         compute = tuple(args.metric) or REGISTRY.defaults(in_process_only=True)
     report = project_correlations(store, args.project, metrics=metrics, compute_metrics=compute, humans=args.score or None,
                                   settings=settings, gap=gap, per_system=not args.overall_only,
-                                  system_means=not args.overall_only, tokenize=args.tokenize)
+                                  system_means=not args.overall_only, tokenize=args.tokenize,
+                                  reference=_reference(args, ctx))
     _write_output(args, report)
     out = report.to_dict()
     if imported is not None:
@@ -272,6 +293,8 @@ def _readable_correlations(report) -> str:
             lines.append(f"== {h} · {scope}")
             lines.append(table.to_string(float_format=lambda v: f"{v:.3f}", na_rep="–"))
             lines.append("")
+    if report.reference:
+        lines.append(f"reference corpus cr: {report.reference}")
     if report.systems:
         lines.append("systems: " + ", ".join(f"{s} ld={_num(ld)} Lg={_num(lg)}" for s, (ld, lg) in report.systems.items()))
     lines.extend(f"note: {n}" for n in report.notes)

@@ -176,7 +176,8 @@ class CorrelationReport:
     ``rows``: one row per (scope, human score, measure, variant) with n and
     each method's coefficient and p-value. ``metrics`` lists the metric
     columns, ``humans`` the human score names, ``systems`` the per-system ld and
-    Lg used, ``notes`` anything left out.
+    Lg used, ``notes`` anything left out, ``reference`` what the reference
+    corpus cr of ld and Lg was.
     """
 
     rows: pd.DataFrame
@@ -184,6 +185,7 @@ class CorrelationReport:
     humans: list[str]
     systems: dict[str, tuple[float, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    reference: str | None = None
 
     def table(self, scope: str = "overall", human: str | None = None, methods: Sequence[str] = METHODS) -> pd.DataFrame:
         """The study-style table for one scope and human score.
@@ -216,7 +218,8 @@ class CorrelationReport:
             rows.append({k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in rec.items()})
         return {"correlations": rows,
                 "systems": {s: {"ld": _none(ld), "lexical_gap": _none(lg)} for s, (ld, lg) in self.systems.items()},
-                "metrics": self.metrics, "human_scores": self.humans, "notes": self.notes}
+                "metrics": self.metrics, "human_scores": self.humans, "notes": self.notes,
+                **({"reference_corpus": self.reference} if self.reference else {})}
 
     def to_tables(self) -> dict:
         """Named tables for annotator.io.tables: the long table and one study-style table per human score."""
@@ -280,13 +283,15 @@ def correlate(human: pd.DataFrame, metrics: Mapping[str, Mapping[int, float]] | 
 def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[int, float]] | None = None,
                          compute_metrics: Sequence[str] | None = DEFAULT_METRICS,
                          humans: Sequence[str] | None = None, settings=None, gap=None, per_system: bool = True,
-                         system_means: bool = True, tokenize: str | None = None) -> CorrelationReport:
+                         system_means: bool = True, tokenize: str | None = None,
+                         reference=None) -> CorrelationReport:
     """:func:`correlate` for a stored project: its human scores, per-caption metrics, ld and Lg.
 
     ``metrics`` gives per-caption metric values directly; otherwise the
     ``compute_metrics`` are computed with :mod:`annotator.metrics` (None or an
     empty list: no metrics, only ld and Lg). ld and Lg come from
-    :func:`annotator.diversity.project_diversity` with ``settings``/``gap``.
+    :func:`annotator.diversity.project_diversity` with ``settings``/``gap``
+    and the reference corpus ``reference`` (default: the project's references).
     """
     from ..store.human_scores import scores_frame
     human = scores_frame(store, project)
@@ -296,6 +301,8 @@ def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[i
     notes: list[str] = []
     if metrics is None and compute_metrics:
         metrics, notes = caption_metric_scores(store, project, systems, compute_metrics, tokenize)
-    report = project_diversity(store, project, systems=systems, settings=settings, gap=gap)
-    return correlate(human, metrics, report, humans=humans, per_system=per_system, system_means=system_means,
-                     notes=notes)
+    report = project_diversity(store, project, systems=systems, settings=settings, gap=gap, reference=reference)
+    out = correlate(human, metrics, report, humans=humans, per_system=per_system, system_means=system_means,
+                    notes=notes)
+    out.reference = report.describe_reference()
+    return out

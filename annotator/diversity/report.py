@@ -13,6 +13,7 @@ from .curves import TTRCurve, ttr_curve
 from .gap import GapSettings, lexical_diversity_ratio, lexical_gap
 from .indices import MEASURES, DiversitySettings, measures
 from .profile import Profile
+from .sources import ReferenceCorpus, reference_corpus
 
 __all__ = ["CorpusDiversity", "DiversityReport", "diversity_report", "project_diversity"]
 
@@ -39,8 +40,10 @@ class CorpusDiversity:
 class DiversityReport:
     """Diversity of a reference corpus and of systems, with each system's ld and Lg.
 
-    ``curves`` maps corpus name (``"references"`` or a system) to its TTR curve
-    when curves were asked for.
+    ``curves`` maps corpus name (the reference corpus's, ``"references"`` for
+    the project's own, or a system) to its TTR curve when curves were asked
+    for. ``reference`` records which texts formed the reference corpus cr when
+    it was chosen (:mod:`annotator.diversity.sources`).
     """
 
     references: CorpusDiversity
@@ -49,6 +52,13 @@ class DiversityReport:
     gap: GapSettings
     project: str | None = None
     curves: dict[str, TTRCurve] = field(default_factory=dict)
+    reference: ReferenceCorpus | None = None
+
+    def describe_reference(self) -> str:
+        """What the reference corpus cr is, e.g. ``references of project 'coco' (25,010 texts)``."""
+        if self.reference is not None:
+            return self.reference.describe()
+        return f"the given reference texts ({self.references.texts:,} texts)"
 
     def to_dict(self) -> dict:
         """``{"references": {measures}, "systems": {name: {measures, "ld", "lexical_gap"}}, "settings": …}``."""
@@ -57,7 +67,8 @@ class DiversityReport:
                    for name, c in self.systems.items()}
         return {"references": _json_floats(refs), "systems": {k: _json_floats(v) for k, v in systems.items()},
                 "settings": {**self.settings.to_dict(), "ratio_measure": self.gap.measure, "mu": self.gap.mu,
-                             "alpha": self.gap.alpha, **({"project": self.project} if self.project else {})}}
+                             "alpha": self.gap.alpha, **({"project": self.project} if self.project else {}),
+                             **({"reference_corpus": self.reference.to_dict()} if self.reference else {})}}
 
     def to_frame(self):
         """One row per corpus (references first) with every measure, ld and Lg."""
@@ -78,11 +89,21 @@ class DiversityReport:
         frames = [c.to_frame(name) for name, c in self.curves.items()]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["corpus", "tokens", "ttr", "sd"])
 
+    def settings_frame(self):
+        """The settings behind the numbers, one ``setting``/``value`` row each (reference corpus first)."""
+        import pandas as pd
+        rows = [("reference corpus (cr)", self.describe_reference()),
+                ("ratio measure", self.gap.measure), ("mu", self.gap.mu), ("alpha", self.gap.alpha),
+                ("tokens", self.settings.tokens.describe()), ("HD-D sample size", self.settings.hdd_draws),
+                ("MTLD", self.settings.mtld.describe()), ("MATTR window", self.settings.mattr_window)]
+        return pd.DataFrame({"setting": [r[0] for r in rows], "value": [str(r[1]) for r in rows]})
+
     def to_tables(self) -> dict:
-        """Named tables for the writers in annotator.io.tables."""
+        """Named tables for the writers in annotator.io.tables (the settings, cr included, last)."""
         tables = {"Lexical diversity": self.to_frame(), "Lexical gap": self.gap_frame()}
         if self.curves:
             tables["TTR curves"] = self.curves_frame()
+        tables["Settings"] = self.settings_frame()
         return tables
 
 
@@ -98,26 +119,31 @@ def _json_floats(d: dict) -> dict:
     return out
 
 
-def diversity_report(references: Sequence[str] | TokenCorpus, systems: Mapping[str, Sequence[str] | TokenCorpus], *,
+def diversity_report(references: Sequence[str] | TokenCorpus | ReferenceCorpus, systems: Mapping[str, Sequence[str] | TokenCorpus], *,
                      settings: DiversitySettings | None = None, gap: GapSettings | None = None,
                      curves: bool = False, curve_points: int = 100, curve_shuffles: int = 10, seed: int = 0,
                      project: str | None = None) -> DiversityReport:
     """Measures of a reference corpus and of each system, with ld and Lg per system.
 
     Texts are tokenised here with ``settings.tokens`` (a TokenCorpus is used as
-    it is). With ``curves`` the TTR curves are computed as well.
+    it is). ``references`` may be a :class:`ReferenceCorpus`, recorded in the
+    report. With ``curves`` the TTR curves are computed as well.
     """
     settings = settings or DiversitySettings()
     gap = gap or GapSettings()
+    source = references if isinstance(references, ReferenceCorpus) else None
+    if source is not None:
+        references = list(source.texts)
 
     def corpus(texts):
         return texts if isinstance(texts, TokenCorpus) else tokenize_corpus(texts, settings.tokens)
 
     ref_profile = Profile(corpus(references))
-    ref = CorpusDiversity("references", ref_profile.corpus.n_texts, measures(ref_profile, settings))
-    report = DiversityReport(ref, {}, settings, gap, project)
+    ref = CorpusDiversity(source.label if source else "references", ref_profile.corpus.n_texts,
+                          measures(ref_profile, settings))
+    report = DiversityReport(ref, {}, settings, gap, project, reference=source)
     if curves:
-        report.curves["references"] = ttr_curve(ref_profile, points=curve_points, shuffles=curve_shuffles, seed=seed)
+        report.curves[ref.name] = ttr_curve(ref_profile, points=curve_points, shuffles=curve_shuffles, seed=seed)
     for name, texts in systems.items():
         prof = Profile(corpus(texts))
         m = measures(prof, settings)
@@ -131,15 +157,17 @@ def diversity_report(references: Sequence[str] | TokenCorpus, systems: Mapping[s
 def project_diversity(store, project: str, *, systems: Sequence[str] | None = None,
                       settings: DiversitySettings | None = None, gap: GapSettings | None = None,
                       curves: bool = False, curve_points: int = 100, curve_shuffles: int = 10,
-                      seed: int = 0) -> DiversityReport:
-    """:func:`diversity_report` of a stored project: its references against its systems' captions.
+                      seed: int = 0, reference: ReferenceCorpus | None = None) -> DiversityReport:
+    """:func:`diversity_report` of a stored project: a reference corpus against its systems' captions.
 
-    The reference corpus is every reference description of the project's
-    items; each system corpus is all captions of that system. ``systems``
-    restricts (and orders) the systems; an unknown name raises NotFound.
+    The reference corpus cr is ``reference`` (see
+    :func:`annotator.diversity.sources.reference_corpus`), by default every
+    reference description of the project's items; each system corpus is all
+    captions of that system. ``systems`` restricts (and orders) the systems;
+    an unknown name raises NotFound.
     """
-    from ..store.diversity import caption_texts, reference_texts
-    refs = reference_texts(store, project)
+    from ..store.diversity import caption_texts
+    refs = reference or reference_corpus(store, project)
     by_system = caption_texts(store, project, systems)
     return diversity_report(refs, {name: [r.text for r in rows] for name, rows in by_system.items()},
                             settings=settings, gap=gap, curves=curves, curve_points=curve_points,

@@ -12,7 +12,7 @@ from . import Store
 from .projects import project_id, project_system_names
 from .schema import captions, items, refs, systems
 
-__all__ = ["CaptionText", "reference_texts", "references_by_item", "caption_texts", "texts_fingerprint"]
+__all__ = ["CaptionText", "reference_texts", "references_by_item", "caption_texts", "item_keys", "texts_fingerprint"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,13 @@ def caption_texts(store: Store, project: str, names: Sequence[str] | None = None
         return out
 
 
+def item_keys(store: Store, project: str) -> list[str]:
+    """The project's item keys in item order (NotFound for an unknown project)."""
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        return [r[0] for r in conn.execute(select(items.c.key).where(items.c.project_id == pid).order_by(items.c.position))]
+
+
 def texts_fingerprint(store: Store, project: str) -> tuple:
     """A cheap value that changes when the project's references or captions change (for caches)."""
     with store.read() as conn:
@@ -70,8 +77,6 @@ def texts_fingerprint(store: Store, project: str) -> tuple:
                           .select_from(captions.join(systems, captions.c.system_id == systems.c.id))
                           .where(systems.c.project_id == pid)).one()
     return (pid, *tuple(rf), *tuple(cp))
-
-
 
 
 def references_by_item(store: Store, project: str) -> dict[str, list[str]]:
