@@ -49,7 +49,7 @@ def concept(label: str) -> str:
 
 def box_concept(box: Box) -> str:
     """The concept a box counts as in the textual priors: its synset when it has one, else its label."""
-    return concept(box.synset) if box.synset and box.synset.strip() else concept(box.label)
+    return concept(box.synset or box.label)
 
 
 def display_name(label: str) -> str:
@@ -168,7 +168,7 @@ def compile_items(items: Sequence[Item], *, require_gold: bool = True, empty_des
         kept: list[Item] = []
         skipped: list[str] = []
         reasons: dict[str, str] = {}
-        stats: list[tuple[int, int, int, int, int]] = []
+        empties: list[int] = []
         unknown = 0
         per_n: dict[int, list] = {}
         for item in items:
@@ -195,8 +195,7 @@ def compile_items(items: Sequence[Item], *, require_gold: bool = True, empty_des
                 reasons[item.key] = reason
                 continue
             pos = {b.box_id: j for j, b in enumerate(item.boxes)}
-            sizes = [len(g) for g in golds]
-            stats.append((len(golds), empty, sum(sizes), sum(z * z for z in sizes), len(set().union(*golds))))
+            empties.append(empty)
             row = (
                 len(kept),
                 [[pos[b] for b in g] for g in golds],
@@ -208,9 +207,22 @@ def compile_items(items: Sequence[Item], *, require_gold: bool = True, empty_des
             kept.append(item)
             per_n.setdefault(len(item.boxes), []).append(row)
         groups = [_build_group(n, rows) for n, rows in sorted(per_n.items())]
-        columns = np.array(stats, dtype=np.int64).reshape(len(stats), 5).T
-        return EvalSet(kept, groups, list(vocab), skipped, unknown, reasons, empty_descriptions, min_descriptions,
-                       *columns)
+        es = EvalSet(kept, groups, list(vocab), skipped, unknown, reasons, empty_descriptions, min_descriptions)
+        _count_mentions(es, np.asarray(empties, dtype=np.int64))
+        return es
+
+
+def _count_mentions(es: EvalSet, empties: np.ndarray) -> None:
+    """Fill the per-image mention counts of ``es`` from its groups' arrays (``empties``: per item, in order)."""
+    n = len(es.items)
+    es.descriptions, es.instances, es.instances_sq, es.mentioned = (np.zeros(n, dtype=np.int64) for _ in range(4))
+    es.without_mentions = empties
+    for g in es.groups:
+        sizes = g.gold.sum(axis=2)                      # (I, M): |G_m|, 0 on padding
+        es.descriptions[g.idx] = g.valid.sum(axis=1)
+        es.instances[g.idx] = sizes.sum(axis=1)
+        es.instances_sq[g.idx] = (sizes * sizes).sum(axis=1)
+        es.mentioned[g.idx] = g.gold.any(axis=1).sum(axis=1)
 
 
 def _build_group(n: int, rows: list) -> Group:
