@@ -213,7 +213,9 @@ class Metric(abc.ABC):
     and per instance ``score_keys`` (the names of the values it reports),
     ``width`` (length of a statistics row). It implements ``_prepare``,
     ``_segment`` (and, for speed, ``_stats``), ``_aggregate`` and
-    ``_resample``.
+    ``_resample`` — or derives from :class:`BatchedMetric` (one vectorised
+    ``_rows`` for every caption set) and :class:`MeanScoreMetric` (the corpus
+    score is the mean of the captions' scores).
 
     ``tokenize`` is ``None``/``"none"`` (score the text as given; every scorer
     then splits it the way coco-caption's scorers split raw strings) or
@@ -445,6 +447,49 @@ class Metric(abc.ABC):
 
     def _resample_quick(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return self._resample(stats, weights)
+
+
+class BatchedMetric(Metric):
+    """A metric that scores any list of (caption, item) pairs in one vectorised pass.
+
+    Subclasses implement ``_rows(hyps, prep, items)``: the statistics rows of
+    the (tokenised) captions ``hyps``, caption j scored against the context of
+    item ``items[j]``; whole corpora, changed captions and single captions all
+    go through it.
+    """
+
+    @abc.abstractmethod
+    def _rows(self, hyps: list[str], prep: Prepared, items: np.ndarray) -> np.ndarray: ...
+
+    def _stats(self, hyps: list[str], prep: Prepared):
+        return self._rows(hyps, prep, np.arange(len(hyps), dtype=np.int64))
+
+    def _segments(self, toks: list[str], prep: Prepared, indices: list[int]):
+        return self._rows(toks, prep, np.asarray(indices, dtype=np.int64).reshape(-1))
+
+    def _segment(self, hyp: str, prep: Prepared, index: int):
+        return self._rows([hyp], prep, np.array([index], dtype=np.int64))[0]
+
+
+class MeanScoreMetric(Metric):
+    """A metric whose statistics row is the caption's own score and whose corpus score is their mean.
+
+    One score key; the mean is numpy's (coco-caption's summation order), and a
+    bootstrap resample is the weighted mean of the drawn captions' scores.
+    """
+
+    width = 1
+
+    def _aggregate(self, stats: np.ndarray, per_segment: bool) -> Score:
+        col = np.ascontiguousarray(stats[:, 0])
+        value = mean_like_numpy(col)
+        key = self.score_keys[0]
+        per = col.tolist() if per_segment else None
+        return Score(self.label, value, {key: value}, self.signature, len(col), per,
+                     segments={key: per} if per_segment else None)
+
+    def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        return (weights @ stats[:, 0] / stats.shape[0])[:, None]
 
 
 def mean_like_numpy(values) -> float:

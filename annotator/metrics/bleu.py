@@ -24,7 +24,7 @@ from itertools import repeat
 import numpy as np
 
 from . import _ngrams
-from .base import Metric, Prepared, Score, Setting
+from .base import BatchedMetric, Prepared, Score, Setting
 
 SMALL = 1e-9
 TINY = 1e-15
@@ -39,7 +39,7 @@ class _BleuRefs:
         self.len_matrix = len_matrix
 
 
-class Bleu(Metric):
+class Bleu(BatchedMetric):
     """BLEU-1…BLEU-n (default n=4) with coco-caption's closest reference length."""
 
     key = "bleu"
@@ -97,15 +97,6 @@ class Bleu(Metric):
                 clip = np.minimum(og.tf[m], ot.ig_max[og.e[m]])
                 out[:, 2 + n + k] = np.bincount(og.h[m], weights=clip, minlength=H)
         return out
-
-    def _stats(self, hyps: list[str], prep: Prepared):
-        return self._rows(hyps, prep, np.arange(len(hyps), dtype=np.int64))
-
-    def _segments(self, toks: list[str], prep: Prepared, indices: list[int]):
-        return self._rows(toks, prep, np.asarray(indices, dtype=np.int64).reshape(-1))
-
-    def _segment(self, hyp: str, prep: Prepared, index: int):
-        return self._rows([hyp], prep, np.array([index], dtype=np.int64))[0]
 
     # -- aggregation -----------------------------------------------------------
     def _values(self, testlen, reflen, guess, correct) -> list[float]:

@@ -33,7 +33,7 @@ from itertools import repeat
 import numpy as np
 
 from . import _ngrams
-from .base import Metric, Prepared, Score, Setting, mean_like_numpy
+from .base import BatchedMetric, MeanScoreMetric, Prepared, Setting
 from .errors import MetricInputError
 
 SIGMA = 6.0
@@ -47,8 +47,12 @@ class _CiderRefs:
             setattr(self, k, v)
 
 
-class CiderD(Metric):
-    """CIDEr-D (n = 4, σ = 6) with document frequencies from the scored set's references."""
+class CiderD(BatchedMetric, MeanScoreMetric):
+    """CIDEr-D (n = 4, σ = 6) with document frequencies from the scored set's references.
+
+    The corpus score is the mean of the captions' scores; bootstrap resamples
+    keep the document frequencies of the full scored set.
+    """
 
     key = "cider"
     label = "CIDEr-D"
@@ -59,7 +63,6 @@ class CiderD(Metric):
                 Setting("df", "refs-of-scored-set", "document frequencies: from the references of the scored set"))
     reference = "pycocoevalcap.cider.cider:Cider"
     score_keys = ("CIDEr",)
-    width = 1
 
     def __init__(self, n: int = 4, sigma: float = SIGMA, tokenize: str | None = None):
         super().__init__(tokenize)
@@ -99,15 +102,6 @@ class CiderD(Metric):
                           pair_val=pair_val, norms=norms, length=np.maximum(0, ix.lens - 1))
 
     # -- statistics ------------------------------------------------------------
-    def _stats(self, hyps: list[str], prep: Prepared):
-        return self._rows(hyps, prep, np.arange(len(hyps), dtype=np.int64))
-
-    def _segments(self, toks: list[str], prep: Prepared, indices: list[int]):
-        return self._rows(toks, prep, np.asarray(indices, dtype=np.int64).reshape(-1))
-
-    def _segment(self, hyp: str, prep: Prepared, index: int):
-        return self._rows([hyp], prep, np.array([index], dtype=np.int64))[0]
-
     def _pen(self, delta: int) -> float:
         p = self._penalty.get(delta)
         if p is None:
@@ -173,18 +167,6 @@ class CiderD(Metric):
         score = score / cnt
         score = score * 10.0
         return score.reshape(H, 1)
-
-    # -- aggregation -----------------------------------------------------------
-    def _aggregate(self, stats: np.ndarray, per_segment: bool) -> Score:
-        col = np.ascontiguousarray(stats[:, 0])
-        value = mean_like_numpy(col)
-        per = col.tolist() if per_segment else None
-        return Score(self.label, value, {"CIDEr": value}, self.signature, len(col), per,
-                     segments={"CIDEr": per} if per_segment else None)
-
-    def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        # document frequencies stay those of the full scored set in every resample
-        return (weights @ stats[:, 0] / stats.shape[0])[:, None]
 
 
 def _tfidf(tf: np.ndarray, dfi: np.ndarray, weight: np.ndarray, square: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -17,9 +17,7 @@ the same floating-point operations.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .base import Metric, Prepared, Score, Setting, mean_like_numpy
+from .base import MeanScoreMetric, Prepared, Setting
 
 BETA = 1.2
 _B2 = BETA ** 2          # the value coco-caption uses (self.beta**2)
@@ -47,7 +45,7 @@ def position_masks(tokens: list[str]) -> dict[str, int]:
     return masks
 
 
-class RougeL(Metric):
+class RougeL(MeanScoreMetric):
     """ROUGE-L (LCS-based F-measure, β = 1.2), the mean of per-caption scores."""
 
     key = "rouge"
@@ -57,7 +55,6 @@ class RougeL(Metric):
                 Setting("split", "space", "tokens: the text split on single spaces, as coco-caption"))
     reference = "pycocoevalcap.rouge.rouge:Rouge"
     score_keys = ("ROUGE_L",)
-    width = 1
 
     def _prepare(self, tok_refs: list[list[str]], samples=None):
         out = []
@@ -75,16 +72,6 @@ class RougeL(Metric):
 
     def _segment(self, hyp: str, prep: Prepared, index: int):
         return [_score(hyp, prep.data[index])]
-
-    def _aggregate(self, stats: np.ndarray, per_segment: bool) -> Score:
-        col = np.ascontiguousarray(stats[:, 0])
-        value = mean_like_numpy(col)
-        per = col.tolist() if per_segment else None
-        return Score(self.label, value, {"ROUGE_L": value}, self.signature, len(col), per,
-                     segments={"ROUGE_L": per} if per_segment else None)
-
-    def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        return (weights @ stats[:, 0] / stats.shape[0])[:, None]
 
 
 def _score(hyp: str, refs: list[tuple[dict[str, int], int]]) -> float:
