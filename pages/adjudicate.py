@@ -96,7 +96,7 @@ def _type_names(types) -> str:
 left, right = st.columns([3, 2])
 with left:
     png, problem = case.image_png()
-    st.image(png, caption=f"{case.item_key} with its gold boxes")
+    st.image(png, caption=f"{esc(case.item_key)} with its gold boxes")
     if problem:
         st.caption(f"The photo cannot be shown: {esc(problem)}")
 with right:

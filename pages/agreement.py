@@ -153,7 +153,7 @@ else:
     case = caption_case(store, project, int(opened))
     with left:
         png, problem = case.image_png()
-        st.image(png, caption=f"{case.item_key} with its gold boxes")
+        st.image(png, caption=f"{esc(case.item_key)} with its gold boxes")
         if problem:
             st.caption(f"The photo cannot be shown: {esc(problem)}")
     with right:

@@ -140,7 +140,7 @@ else:
     with left:
         case = caption_case(store, project, int(opened))
         png, problem = case.image_png()
-        st.image(png, caption=f"{case.item_key} with its gold boxes")
+        st.image(png, caption=f"{esc(case.item_key)} with its gold boxes")
         if problem:
             st.caption(f"The photo cannot be shown: {esc(problem)}")
     with right:

@@ -57,7 +57,7 @@ if submitted:
                          systems=chosen_systems or None, split=split, second_pass=second, replace=replace,
                          actor_role=role)
     except AnnotatorError as exc:
-        st.error(str(exc))
+        st.error(ui.md_escape(str(exc)))
     else:
         st.session_state.pop(ui.PROGRESS_KEY, None)
         st.success(f"Assigned {summary.captions} captions ({summary.practice} practice) to {len(chosen)} annotators; "
@@ -72,7 +72,7 @@ with st.expander("Second pass of double annotation"):
             set_second_pass_mode(store, project, mode, actor_role=role)
             st.success(f"Second pass is now {mode}.")
         except AnnotatorError as exc:
-            st.error(str(exc))
+            st.error(ui.md_escape(str(exc)))
 
 with st.expander("Practice items"):
     st.caption("Practice items are given to every annotator first and left out of agreement. "
@@ -85,4 +85,4 @@ with st.expander("Practice items"):
                 n = mark_practice(store, project, keys_text.splitlines(), flag, actor_role=role)
                 st.success(f"{n} items changed.")
             except AnnotatorError as exc:
-                st.error(str(exc))
+                st.error(ui.md_escape(str(exc)))

@@ -9,6 +9,7 @@ import streamlit as st
 from annotator import ui
 
 ctx = ui.page_setup("content_selection")
+esc = ui.md_escape
 
 from annotator.content_selection import (  # noqa: E402
     BASELINES, DEFAULT_KS, evaluate_project, explain_image, held_out_priors, learn_priors, mention_counts, needs_priors,
@@ -60,7 +61,7 @@ try:
     fp = project_fingerprint(ctx.store, ctx.project)
     project = _project(url, ctx.project, fp)
 except AnnotatorError as exc:
-    st.error(str(exc))
+    st.error(esc(str(exc)))
     st.stop()
 
 with st.expander("Settings", expanded=False):
@@ -91,7 +92,7 @@ try:
     report = _report(url, ctx.project, fp, train_name, train_fp, tuple(chosen_baselines), ks, tuple(chosen_systems),
                      runs, seed, empty, upper)
 except AnnotatorError as exc:
-    st.error(str(exc))
+    st.error(esc(str(exc)))
     st.stop()
 
 meta = report.meta
@@ -199,7 +200,7 @@ try:
     choice = explain_image(item, method, None if method.startswith("system:") else k_img, priors=priors, seed=seed,
                            empty_descriptions=meta["empty_descriptions"])
 except AnnotatorError as exc:
-    st.error(str(exc))
+    st.error(esc(str(exc)))
     st.stop()
 
 left, right = st.columns([3, 2])
@@ -210,7 +211,7 @@ with left:
                                  trusted_root=project.trusted_image_root),
                  caption="Selected boxes are drawn strong, the others faint.")
     except AnnotatorError as exc:
-        st.warning(f"The image cannot be shown: {exc}")
+        st.warning(f"The image cannot be shown: {esc(str(exc))}")
 with right:
     if choice.scores is None:
         st.info("No reference of this image mentions a box, so it is not scored.")

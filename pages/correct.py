@@ -7,6 +7,7 @@ import streamlit as st
 from annotator import ui
 
 ctx = ui.page_setup("correct")
+esc = ui.md_escape
 
 from annotator.correction import (  # noqa: E402
     caption_corrections, check_correction, correct_caption, correctable_types, correction_words,
@@ -31,7 +32,7 @@ project = ui.require_project(ctx, "Import captions and annotate them first.")
 store = ctx.store
 systems = ui.project_systems(ctx)
 if not systems:
-    st.info(f"Project {project!r} has no system captions to correct.")
+    st.info(f"Project {esc(repr(project))} has no system captions to correct.")
     st.stop()
 
 types = correctable_types()
@@ -77,7 +78,7 @@ def _queue(url: str, project: str, system: str, etype: str, layer_label: str, us
 try:
     items = _queue(store.url, project, system, etype, layer_label, ctx.user.name, state_version(store, project))
 except AnnotatorError as exc:
-    st.error(str(exc))
+    st.error(esc(str(exc)))
     st.stop()
 
 # ------------------------------------------------------------------ live score change
@@ -105,7 +106,7 @@ def _show_live():
         live_note = str(exc)
     st.subheader(f"Score change from {etype_info.name.lower()} corrections")
     if live is None:
-        st.info(f"Scores are not available: {live_note}")
+        st.info(f"Scores are not available: {esc(live_note)}")
         return
     d = live.delta()
     cols = st.columns(len(d["metrics"]) + 1)
@@ -114,7 +115,7 @@ def _show_live():
                    help="×100; the change is against the captions as generated")
     cols[-1].metric("Captions changed", d["changed"])
     if d["unavailable"]:
-        st.caption(d["unavailable"])
+        st.caption(esc(d["unavailable"]))
     elif warming:
         names = " and ".join(REGISTRY.label(k) for k in warming)
         st.caption(f"{names} {'is' if len(warming) == 1 else 'are'} starting (the first start takes a while). "
@@ -124,7 +125,7 @@ def _show_live():
 if not items:
     with live_box:
         _show_live()
-    st.info(f"No caption of {system!r} carries {etype_info.name!r} in the chosen judgements.")
+    st.info(f"No caption of {esc(repr(system))} carries {etype_info.name!r} in the chosen judgements.")
     st.stop()
 
 # ------------------------------------------------------------------ queue position
@@ -167,7 +168,7 @@ cid = it["caption_id"]
 
 flash = st.session_state.pop(flash_key, None)
 if flash:
-    (st.success if flash[0] == "ok" else st.error)(flash[1])
+    (st.success if flash[0] == "ok" else st.error)(esc(flash[1]))
 
 # ------------------------------------------------------------------ the caption
 left, right = st.columns([1, 1])
@@ -178,9 +179,9 @@ with left:
         from annotator.images import render_boxes_png
         png = render_boxes_png(cctx["image_root"], cctx["image"], cctx["boxes"], width=cctx["width"], height=cctx["height"],
                                trusted_root=cctx["trusted_image_root"])
-        st.image(png, caption=f"{cctx['item_key']} with its gold boxes", width="stretch")
+        st.image(png, caption=f"{esc(cctx['item_key'])} with its gold boxes", width="stretch")
     except (ImportError, InputError) as exc:
-        st.warning(f"The image cannot be shown: {exc}")
+        st.warning(f"The image cannot be shown: {esc(str(exc))}")
 with right:
     st.markdown("**Generated caption**")
     st.text(it["text"])
@@ -209,7 +210,7 @@ if edited.strip() and edited.strip() != it["text"]:
     if report.ok:
         st.caption(f"Allowed ({report.changed_words} word{'s' if report.changed_words != 1 else ''} changed).")
     else:
-        st.warning("This correction breaks the conservative rule:\n\n" + "\n".join(f"- {v}" for v in report.violations))
+        st.warning("This correction breaks the conservative rule:\n\n" + "\n".join(f"- {esc(v)}" for v in report.violations))
         st.text_input("Reason for overriding the rule (kept with the correction and shown in exports)", key=reason_key)
 
 

@@ -174,7 +174,7 @@ def import_section() -> None:
     outcome = st.session_state.get(RESULT_KEY)
     if outcome:
         kind, message = outcome
-        (st.success if kind == "success" else st.error)(message)
+        (st.success if kind == "success" else st.error)(ui.md_escape(message))
 
 
 def export_section() -> None:
@@ -195,11 +195,11 @@ def export_section() -> None:
             n = export_jsonl(ctx.store, project, buf)
             st.session_state[EXPORT_KEY] = (project, n, buf.getvalue().encode("utf-8"))
         except AnnotatorError as exc:
-            st.error(str(exc))
+            st.error(ui.md_escape(str(exc)))
     prepared = st.session_state.get(EXPORT_KEY)
     if prepared and prepared[0] == project:
         _, n, data = prepared
-        st.download_button(f"Download {project}.jsonl ({n} items)", data=data, file_name=f"{project}.jsonl",
+        st.download_button(f"Download {ui.md_escape(project)}.jsonl ({n} items)", data=data, file_name=f"{project}.jsonl",
                            mime="application/jsonl", key="data_export_download")
 
 

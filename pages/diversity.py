@@ -121,7 +121,7 @@ try:
     ref_fp = texts_fingerprint(store, ref_project) if ref_project else ()
     report = _report(url, project, fp, settings_key, int(shuffles), ref_choice, ref_fp, ref_bytes)
 except (AnnotatorError, ValueError) as exc:
-    st.error(str(exc))
+    st.error(ui.md_escape(str(exc)))
     st.stop()
 
 if not report.systems:
@@ -210,7 +210,7 @@ if ctx.user.role in LEADS:
                 st.success(f"Imported {summary.values} score(s) for {summary.captions} caption(s).")
                 names = score_names(store, project)
             except AnnotatorError as exc:
-                st.error(str(exc))
+                st.error(ui.md_escape(str(exc)))
 
 if not names:
     st.info("No human scores are stored for this project yet"
@@ -238,13 +238,13 @@ else:
         correlation = _correlations(url, project, fp, scores_fingerprint(store, project), settings_key, tuple(chosen),
                                     ref_choice, ref_fp, ref_bytes)
     except AnnotatorError as exc:
-        st.error(str(exc))
+        st.error(ui.md_escape(str(exc)))
         correlation = None
     if correlation is not None:
         fmt_cfg = {"format": "%.3f"}
         scopes = correlation.scopes()
         scope = st.radio("Scope", scopes, horizontal=True, key="div_scope",
-                         format_func=lambda s: {"overall": "All captions", "system means": "System means"}.get(s, f"Within {s}"))
+                         format_func=lambda s: {"overall": "All captions", "system means": "System means"}.get(s, f"Within {ui.md_escape(s)}"))
         table = correlation.table(scope, human)
         table.columns = [f"{a} · {b}" for a, b in table.columns]
         st.dataframe(table, width="stretch",
@@ -259,7 +259,7 @@ else:
         with st.expander("p-values and counts"):
             st.dataframe(sub, hide_index=True, width="stretch")
         for note in correlation.notes:
-            st.caption(note)
+            st.caption(ui.md_escape(note))
 
 # --------------------------------------------------------------------------- export
 

@@ -46,7 +46,7 @@ tab_table, tab_file = st.tabs(["Corrections table", "Rescore a caption file"])
 
 with tab_table:
     if not systems:
-        st.info(f"Project {project!r} has no system captions.")
+        st.info(f"Project {ui.md_escape(repr(project))} has no system captions.")
     else:
         c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
         system = c1.selectbox("System", systems, key="rescore_system")
@@ -80,12 +80,12 @@ with tab_table:
                 result = _table(store.url, project, system, None if layer == "any" else layer,
                                 tuple(chosen) if chosen != correctors else (), resamples, seed, fingerprint)
             except AnnotatorError as exc:
-                st.error(str(exc))
+                st.error(ui.md_escape(str(exc)))
                 result = None
             if result is not None:
                 meta = result["meta"]
                 if meta["unavailable"]:
-                    st.warning(meta["unavailable"])
+                    st.warning(ui.md_escape(meta["unavailable"]))
                 if not result["types"]:
                     st.info("No stored correction changes a caption of this system yet: only the baseline is shown. "
                             "Corrections are made on the Correction page.")
@@ -153,7 +153,7 @@ with tab_file:
         try:
             raw = up.getvalue().decode("utf-8-sig")
         except UnicodeDecodeError:
-            st.error(f"{up.name}: the file is not UTF-8 text.")
+            st.error(f"{ui.md_escape(up.name)}: the file is not UTF-8 text.")
             raw = None
         if raw is not None:
             lines = raw.split("\n")
@@ -164,11 +164,11 @@ with tab_file:
             try:
                 res = rescore_lines(store, project, lines, system=system_for, source=up.name, resamples=DEFAULT_RESAMPLES)
             except AnnotatorError as exc:
-                st.error(str(exc))
+                st.error(ui.md_escape(str(exc)))
                 res = None
             if res is not None:
                 if res["unavailable"]:
-                    st.warning(res["unavailable"])
+                    st.warning(ui.md_escape(res["unavailable"]))
                 ms = [m for m in REGISTRY.score_keys() if m in res["scores"]]
                 cols = st.columns(len(ms))
                 for col, m in zip(cols, ms):
@@ -176,7 +176,7 @@ with tab_file:
                     col.metric(METRIC_LABELS[m], f"{100 * res['scores'][m]:.2f}", delta)
                 st.caption(f"{res['n']} captions scored"
                            + (f"; {len(res['skipped'])} without references left out" if res["skipped"] else "")
-                           + (f"; {res['compare']['changed']} differ from {system_for}" if res["compare"] else ""))
+                           + (f"; {res['compare']['changed']} differ from {ui.md_escape(system_for)}" if res["compare"] else ""))
                 if res["compare"]:
                     cmp = res["compare"]
                     st.dataframe([{"metric": METRIC_LABELS[m], cmp["system"]: 100 * cmp["baseline"][m],

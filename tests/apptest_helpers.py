@@ -24,6 +24,7 @@ app's local mode is not affected) and log the user in through session state.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -138,13 +139,22 @@ def app_test(store_url: str, *, user: str | None = None, role: str = "admin", pr
     return at
 
 
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def visible(markdown: str) -> str:
+    """A Markdown body as the reader sees its text: backslash escapes resolved and the invisible word joiners
+    dropped (user-given strings reach Markdown through ui.md_escape, which adds both)."""
+    return _ESCAPED.sub(r"\1", str(markdown)).replace("\u2060", "")
+
+
 def texts(at: AppTest) -> str:
     """All visible text of markdown, text, code, captions, alerts and titles, joined (for `in` checks)."""
     parts = []
     for kind in ("title", "header", "subheader", "markdown", "text", "code", "caption", "error", "warning",
                  "info", "success"):
         for el in getattr(at, kind):
-            parts.append(str(el.value))
+            parts.append(str(el.value) if kind in ("text", "code") else visible(el.value))
     return "\n".join(parts)
 
 

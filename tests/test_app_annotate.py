@@ -9,7 +9,7 @@ from annotator.auth import add_user
 from annotator.model import Caption, Item, Label, Project
 from annotator.store.judgements import history
 from annotator.store.projects import write_project
-from tests.apptest_helpers import page_test, seed_project, texts
+from tests.apptest_helpers import page_test, seed_project, texts, visible
 
 
 @pytest.fixture
@@ -77,13 +77,13 @@ def test_rules_are_enforced_on_the_page(demo):
     store, caps = demo
     at = _open(store)
     at.button(key="ann_save").click().run()
-    assert "Choose Accurate or Inaccurate first." in [e.value for e in at.error]
+    assert "Choose Accurate or Inaccurate first." in [visible(e.value) for e in at.error]
     at.radio(key="ann_label").set_value("inaccurate").run()
     at.button(key="ann_save").click().run()
-    assert "An inaccurate caption needs at least one error type." in [e.value for e in at.error]
+    assert "An inaccurate caption needs at least one error type." in [visible(e.value) for e in at.error]
     at.checkbox(key="ann_type_other").check().run()
     at.button(key="ann_save").click().run()
-    assert any("'Other'" in e.value for e in at.error)
+    assert any("'Other'" in visible(e.value) for e in at.error)
     assert _rows(store, caps[0]) == []  # nothing stored by refused saves
     assert "number 0" in _caption(at)
     # Choosing Accurate unticks the types, so an accurate caption never carries types.
@@ -121,7 +121,7 @@ def test_database_gone_right_after_a_save_keeps_the_stored_caption_on_screen(dem
     monkeypatch.setattr("annotator.annotation.Queue.next_todo", down)
     at.button(key="ann_save").click().run()
     assert not at.exception
-    (message,) = [e.value for e in at.error]
+    (message,) = [visible(e.value) for e in at.error]
     assert "Saved item img0.jpg: Accurate" in message and "cannot be loaded yet" in message
     assert "number 0" in _caption(at)
     assert [j.label for j in _rows(store, caps[0])] == [Label.ACCURATE]

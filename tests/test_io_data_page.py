@@ -6,7 +6,7 @@ from pathlib import Path
 
 from annotator.sample import load_sample
 from annotator.store.projects import project_names, table_counts
-from tests.apptest_helpers import page_test, texts
+from tests.apptest_helpers import page_test, texts, visible
 
 FIX = Path(__file__).parent / "fixtures"
 
@@ -34,7 +34,7 @@ def test_flickr30k_import_from_a_server_folder(sqlite_store):
     at.text_input(key="data_f30k_root").set_value(str(FIX / "flickr30k"))
     at.button[0].click().run()  # the form's submit button
     assert not at.exception
-    assert [s.value for s in at.success] == ["flickr30k import into 'f30k': 2 new items (2 read), 10 references, 7 boxes, 0 captions"]
+    assert [visible(s.value) for s in at.success] == ["flickr30k import into 'f30k': 2 new items (2 read), 10 references, 7 boxes, 0 captions"]
     assert project_names(sqlite_store) == ["f30k"]
 
 
@@ -50,7 +50,7 @@ def test_bad_import_shows_the_message_and_stores_nothing(sqlite_store, tmp_path)
     at.text_input(key="data_flickr30k_project").set_value("broken")
     at.text_input(key="data_f30k_root").set_value(str(root))
     at.button[0].click().run()
-    assert [e.value for e in at.error] and "7.txt, line 1" in at.error[0].value and "malformed" in at.error[0].value
+    assert [e.value for e in at.error] and "7.txt, line 1" in visible(at.error[0].value) and "malformed" in at.error[0].value
     assert table_counts(sqlite_store) == before
 
 
@@ -58,7 +58,7 @@ def test_missing_fields_are_named(sqlite_store):
     at = page_test("data", sqlite_store.url, user="ada", role="admin").run()
     at.selectbox(key="data_format").set_value("lines").run()
     at.button[0].click().run()
-    assert at.error[0].value == "please fill in: project, system, captions, references"
+    assert visible(at.error[0].value) == "please fill in: project, system, captions, references"
 
 
 def test_annotators_may_not_open_the_page(sqlite_store):

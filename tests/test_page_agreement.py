@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.store.analysis_queries import practice_items
-from tests.apptest_helpers import page_test, texts
+from tests.apptest_helpers import page_test, texts, visible
 from tests.test_agreement_store import PROJECT, build_project
 
 
@@ -69,7 +69,7 @@ def test_marking_practice_items_changes_the_figures(project_store):
     assert "2 items marked as practice." in texts(at)
     at.text_area(key="agr_practice_keys").input("img1\nnope").run()
     at.button(key="agr_practice_unset").click().run()
-    assert any("no item 'nope'" in e.value for e in at.error)
+    assert any("no item 'nope'" in visible(e.value) for e in at.error)
     assert practice_items(project_store, PROJECT) == ["img0", "img1", "img9"]
 
 

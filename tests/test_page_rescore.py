@@ -7,7 +7,7 @@ import pytest
 from annotator.correction import correct_caption
 from test_correction_store import CAPTIONS, build_demo
 
-from tests.apptest_helpers import page_test, texts
+from tests.apptest_helpers import page_test, texts, visible
 
 
 @pytest.fixture
@@ -82,7 +82,8 @@ def test_upload_caption_file(sqlite_store, no_java):
     assert "6 captions scored" in texts(at) and "differ from" not in texts(at)
     # A file with the wrong number of lines is refused with its name.
     at.file_uploader(key="rescore_upload").set_value(("short.txt", b"a dog\n", "text/plain")).run()
-    assert any("short.txt" in e.value and "1 lines but project 'demo' has 6 items" in e.value for e in at.error)
+    assert any("short.txt" in visible(e.value) and "1 lines but project 'demo' has 6 items" in visible(e.value)
+               for e in at.error)
 
 
 def test_analysts_may_open_annotators_may_not(sqlite_store, no_java):

@@ -12,6 +12,8 @@ Session keys: ``ui.USER_KEY`` holds the logged-in user as a dict
 
 from __future__ import annotations
 
+import re
+import string
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -231,13 +233,13 @@ def page_setup(page_id: str) -> PageContext:
         check_page(user.role, page_id)
         return PageContext(store=store, user=user, project=selected_project(store))
     except PermissionDenied as exc:
-        st.error(f"Not allowed: {exc}.")
+        st.error(f"Not allowed: {md_escape(str(exc))}.")
         st.stop()
     except StoreUnavailable as exc:
         outage_notice(exc)
         st.stop()
     except AnnotatorError as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
         st.stop()
     raise AssertionError("unreachable")
 
@@ -300,12 +302,27 @@ PROGRESS_KEY = "annotator_progress"
 PROGRESS_MAX_AGE = 120.0  # seconds; the annotate page updates it on every save anyway
 
 
-_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=")
+#: Every ASCII punctuation character: CommonMark lets a backslash make any of them literal, and together they
+#: cover Markdown and what Streamlit adds to it (images, links, autolinks, emphasis, ``$…$`` KaTeX, ``:red[…]``
+#: colours, ``:emoji:`` and ``:material/…:`` icons, entities such as ``&lt;``).
+_MD_SPECIAL = frozenset(string.punctuation)
+#: Where the browser would turn plain text into a link (``scheme://``, ``www.``, ``name@host.tld``): escapes do
+#: not stop that, it runs on the text after Markdown; an invisible word joiner there does.
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?i:(?<=www))(?=\.)|(?<=[\w.+-])(?=@[\w-]+\.)")
+WORD_JOINER = "\u2060"
 
 
 def md_escape(text: str) -> str:
-    """``text`` with every Markdown-special character backslash-escaped (for names inside markdown)."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+    """``text`` shown as itself inside Markdown: every punctuation character backslash-escaped, and an
+    invisible word joiner where the text would otherwise become a link.
+
+    Every user-given string (project, system, user and annotator names, item keys, captions, notes, error
+    messages that quote input) goes through this wherever Streamlit renders Markdown: headers, markdown,
+    captions, alert boxes, metric labels and help, image captions, button, radio, tab and expander labels.
+    Plain-text places (st.text, st.code, tables, select-box options) need nothing.
+    """
+    text = _AUTOLINK.sub(WORD_JOINER, str(text))
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
 
 
 def log_in(user) -> None:

@@ -512,7 +512,7 @@ def render(ctx: PageContext) -> None:
 
     head, bar = st.columns([3, 2], vertical_alignment="bottom")
     with head:
-        st.subheader(f"Annotate · {ctx.project}", anchor=False)
+        st.subheader(f"Annotate · {md_escape(ctx.project)}", anchor=False)
     with bar:
         if prog is not None:
             st.progress(prog.fraction, text=f"{prog.done} of {prog.assigned} judged"
@@ -534,9 +534,9 @@ def _render_nothing_assigned(ctx: PageContext) -> None:
     from ..store.projects import project_id
     with ctx.store.read() as conn:
         assigned_at_all = count_project_assignments(conn, project_id(conn, ctx.project)) > 0
-    st.subheader(f"Annotate · {ctx.project}", anchor=False)
+    st.subheader(f"Annotate · {md_escape(ctx.project)}", anchor=False)
     if st.session_state.get(K_ERR):
-        st.error(st.session_state[K_ERR])
+        st.error(md_escape(st.session_state[K_ERR]))
     if ctx.user.role in (Role.LEAD, Role.ADMIN) and not assigned_at_all:
         st.info("Nothing in this project is assigned yet. Split it across annotators on the Assignment page, "
                 "or judge every caption yourself.")
@@ -624,7 +624,7 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
                       max_chars=MAX_NOTE_LENGTH, placeholder="anything the team should know about this caption")
 
         if st.session_state.get(K_ERR):
-            st.error(st.session_state[K_ERR], icon=":material/error:")
+            st.error(md_escape(st.session_state[K_ERR]), icon=":material/error:")
         elif st.session_state.get(K_MSG):
             st.caption(f":green[:material/check_circle:] {md_escape(st.session_state[K_MSG])}")
 
