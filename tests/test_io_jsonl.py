@@ -120,7 +120,7 @@ def _with(**changes):
 
 @pytest.mark.parametrize("record, fragments", [
     (_with(key=KeyError), ["line 2", "missing field 'key'"]),
-    (_with(key=""), ["line 2", "key must not be empty"]),
+    (_with(key=""), ["line 2", "key cannot be empty"]),
     (_with(colour="red"), ["line 2", "unknown field 'colour'"]),
     (_with(image="../../x.jpg"), ["line 2", "leaves the image root"]),
     (_with(image="/etc/passwd"), ["line 2", "absolute"]),

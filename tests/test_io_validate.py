@@ -19,7 +19,8 @@ FIX = Path(__file__).parent / "fixtures"
 
 
 def test_limits_come_from_the_schema():
-    assert LIMITS == {"project": 200, "key": 500, "box id": 100, "label": 200, "synset": 200, "system": 200, "user": 100}
+    assert LIMITS == {"project": 200, "key": 500, "box id": 100, "label": 200, "synset": 200, "system": 200, "user": 100,
+                      "score name": 100}
 
 
 @pytest.mark.parametrize("value, fragment", [

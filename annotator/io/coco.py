@@ -22,11 +22,12 @@ from pathlib import Path
 
 from ..correspondence import parse_markup
 from ..errors import InputError
-from ..images import check_relative_image_path, image_size, resolve_image_path
+from ..images import image_size, resolve_image_path
 from ..model import Box, Caption, Item, Project, Reference
 from .textfiles import read_json, shorten
 from .validate import (
-    LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, parse_int, resolve_root,
+    LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, clean_image_path, image_key,
+    parse_int, resolve_root,
 )
 
 
@@ -59,8 +60,8 @@ def _images(data, source: str, images: dict[int, dict], order: list[int]) -> Non
         iid = _int_id(rec["id"], source, where)
         name = rec.get("file_name")
         if name is not None:
-            check_name(name, "key", source, where)
-            check_relative_image_path(name, source=source, location=where)
+            name = clean_image_path(name, source, where)  # ./a.jpg and a.jpg are one image
+            check_name(image_key(name), "key", source, where)
         info = {"file_name": name, "width": check_dimension(rec.get("width"), "width", source, where),
                 "height": check_dimension(rec.get("height"), "height", source, where)}
         if iid in images:
@@ -148,7 +149,7 @@ def read_coco_project(project: str, captions_json: Path | str, instances_json: P
     keys: dict[str, int] = {}
     for iid in order:
         info = images[iid]
-        key = info["file_name"] or str(iid)
+        key = image_key(info["file_name"]) if info["file_name"] else str(iid)
         if key in keys:
             raise InputError(f"images {keys[key]} and {iid} share the file name {key!r}", cap_src)
         keys[key] = iid
@@ -182,7 +183,7 @@ def read_coco_results(project: str, system: str, results_json: Path | str, keys_
     """
     if system is None or not str(system).strip():
         raise InputError("a system name is required for --results")
-    check_name(system, "system", "--system")
+    system = check_name(system, "system", "--system")
     src = str(results_json)
     data = read_json(results_json)
     if not isinstance(data, list):

@@ -43,7 +43,7 @@ from typing import Sequence
 from ..errors import InputError
 from .options import ReaderOption
 from .textfiles import decode_utf8
-from .validate import parse_float, parse_int
+from .validate import check_name, parse_float, parse_int
 
 __all__ = ["NAME", "HELP", "OPTIONS", "EXAMPLE", "ScoreRecord", "read", "read_scores_csv", "read_score_lines",
            "resolve_scores", "source_name"]
@@ -148,10 +148,11 @@ def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequenc
             if missing:
                 raise InputError(f"no score column called {missing[0]!r} (found: {', '.join(cols)})", name, 1)
             candidates = [(i, c) for i, c in candidates if c.lower() in wanted]
-        score_cols = candidates
-        for i, c in score_cols:
+        score_cols = []
+        for i, c in candidates:
             if c == "":
                 raise InputError(f"score column {i + 1} has no name in the header", name, 1)
+            score_cols.append((i, check_name(c, "score name", name, 1)))
         if not score_cols:
             raise InputError("no score column: give score columns next to the key columns, or 'name' and 'value'", name, 1)
     records: list[ScoreRecord] = []
@@ -172,6 +173,7 @@ def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequenc
         system = row[pos["system"]].strip()
         if not system:
             raise InputError("the system is empty", name, start)
+        system = check_name(system, "system", name, start)
         item = row[pos["item"]].strip() if "item" in pos else None
         index = None
         if "line" in pos:
@@ -182,10 +184,13 @@ def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequenc
             raise InputError("the item is empty", name, start)
         if item == "":
             item = None
+        elif item is not None:
+            item = check_name(item, "key", name, start)
         if long_form:
             score_name = row[pos["name"]].strip()
             if not score_name:
                 raise InputError("the score name is empty", name, start)
+            score_name = check_name(score_name, "score name", name, start)
             if columns is not None and score_name.lower() not in {c.strip().lower() for c in columns}:
                 continue
             value = _number(row[pos["value"]], name, start, "value")
@@ -206,6 +211,8 @@ def read_score_lines(path_or_text, system: str, name: str, *, source: str | None
     text, src = _text_of(path_or_text, source)
     if not name or not name.strip():
         raise InputError("a score name is needed for a one-score-per-line file", src)
+    name = check_name(name, "score name", "--name")
+    system = check_name(system, "system", "--system")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -215,7 +222,7 @@ def read_score_lines(path_or_text, system: str, name: str, *, source: str | None
         if raw.strip() == "":
             raise InputError("the line is empty; every caption needs a score", src, i + 1)
         value = _number(raw, src, i + 1, name)
-        out.append(ScoreRecord(i + 1, system, name.strip(), value, None, i))
+        out.append(ScoreRecord(i + 1, system, name, value, None, i))
     if not out:
         raise InputError("the file holds no score", src)
     return out

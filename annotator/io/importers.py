@@ -34,7 +34,7 @@ from .judgements import read_legacy_judgements
 from .jsonl import JsonlProject, read_jsonl_project, write_jsonl
 from .lines import read_lines_project
 from .textfiles import read_lines
-from .validate import check_name
+from .validate import check_name, check_text
 
 #: User that owns imported corrections when no ``--annotator`` is given.
 DEFAULT_CORRECTOR = "corrector"
@@ -145,10 +145,10 @@ def import_lines(store: Store, project: str, system: str, captions: Path | str, 
     ``inline_mentions``: the captions carry ``[words|box ids]`` markup (see :func:`read_lines_project`).
     ``trust_root``: the image root was named on the command line (see the module docstring).
     """
-    check_name(project, "project", "--project")
+    project = check_name(project, "project", "--project")
     proj = read_lines_project(project, system, captions, references, images=images, image_root=image_root,
                               inline_mentions=inline_mentions, trust_root=trust_root)
-    result = ImportResult(project, "lines", items_read=len(proj.items), systems=[system])
+    result = ImportResult(project, "lines", items_read=len(proj.items), systems=proj.systems)
     with store.transaction() as conn:
         _check_key_style(conn, proj, str(captions))
         result.add(write_project(conn, proj, source=str(captions)))
@@ -164,14 +164,14 @@ def import_coco(store: Store, project: str, captions_json: Path | str, instances
 
     ``inline_mentions``: the results' captions carry ``[words|box ids]`` markup (see :func:`read_coco_results`).
     """
-    check_name(project, "project", "--project")
+    project = check_name(project, "project", "--project")
     if (results is None) != (system is None):
         raise InputError("--results and --system go together: give both or neither")
     proj, keys = read_coco_project(project, captions_json, instances_json, image_root=image_root,
                                    trust_root=trust_root)
     res_proj = (read_coco_results(project, system, results, keys, inline_mentions=inline_mentions)
                 if results is not None else None)
-    result = ImportResult(project, "coco", items_read=len(proj.items), systems=[system] if system else [])
+    result = ImportResult(project, "coco", items_read=len(proj.items), systems=res_proj.systems if res_proj else [])
     with store.transaction() as conn:
         result.add(write_project(conn, proj, source=str(captions_json)))
         if res_proj is not None:
@@ -183,7 +183,7 @@ def import_coco(store: Store, project: str, captions_json: Path | str, instances
 def import_flickr30k(store: Store, project: str, root: Path | str, *, ids: Path | str | None = None,
                      image_root: Path | str | None = None, trust_root: bool = False) -> ImportResult:
     """Import Flickr30K Entities references with phrase–box links and gold boxes into ``project``."""
-    check_name(project, "project", "--project")
+    project = check_name(project, "project", "--project")
     proj = read_flickr30k_project(project, root, ids=ids, image_root=image_root, trust_root=trust_root)
     result = ImportResult(project, "flickr30k", items_read=len(proj.items))
     with store.transaction() as conn:
@@ -213,7 +213,7 @@ def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[Import
 def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Path | str | None = None,
                  relative_header_root: bool = True, trust_root: bool = False) -> ImportResult:
     """Import a native JSONL file into ``project`` (see :mod:`annotator.io.jsonl` for the arguments)."""
-    check_name(project, "project", "--project")
+    project = check_name(project, "project", "--project")
     data = read_jsonl_project(project, path, image_root=image_root, relative_header_root=relative_header_root,
                               trust_root=trust_root)
     result = ImportResult(project, "jsonl", items_read=len(data.project.items), systems=data.project.systems)
@@ -235,6 +235,7 @@ def import_judgements(store: Store, project: str, system: str, annotator: str, c
     if annotator is None or not str(annotator).strip():
         raise InputError("an annotator name is required", "--annotator")
     annotator = check_name(str(annotator).strip(), "user", "--annotator")
+    project, system = check_name(project, "project", "--project"), check_name(system, "system", "--system")
     judgements = read_legacy_judgements(coarse, fine)
     with store.transaction() as conn:
         return write_legacy_judgements(conn, project, system, annotator, judgements, source=str(coarse))
@@ -285,8 +286,11 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
     user = (DEFAULT_CORRECTOR if annotator is None else str(annotator)).strip()
     if not user:
         raise InputError("an annotator name cannot be empty", "--annotator")
-    check_name(user, "user", "--annotator")
+    user = check_name(user, "user", "--annotator")
+    project, system = check_name(project, "project", "--project"), check_name(system, "system", "--system")
     lines = read_lines(captions)
+    for n, text in enumerate(lines, start=1):
+        check_text(text, "corrected caption", str(captions), n)
     result = ImportResult(project, "corrections", items_read=len(lines), systems=[system], user=user)
     with store.transaction() as conn:
         pid = project_id(conn, project)
@@ -333,6 +337,7 @@ def import_human_scores(store: Store, project: str, path_or_text, *, system: str
     stored scores of the imported names. Nothing is written if anything is wrong.
     """
     from ..store.human_scores import caption_keys, delete_scores, write_scores
+    project = check_name(project, "project", "--project")
     records = human_score_files.read(path_or_text, system=system, name=name, columns=columns, source=source)
     src = human_score_files.source_name(path_or_text, source)
     with store.transaction() as conn:

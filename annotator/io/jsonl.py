@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import IO, Iterable
 
 from ..errors import InputError
-from ..images import check_relative_image_path, is_inside, resolve_image_path
+from ..images import is_inside, resolve_image_path
 from ..model import Box, Caption, Item, Mention, Project, Reference
 from .textfiles import decode_utf8, parse_json, read_bytes
-from .validate import LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, resolve_root
+from .validate import (
+    LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, clean_image_path, resolve_root,
+)
 
 FORMAT_NAME = "annotator-jsonl"
 FORMAT_VERSION = 1
@@ -93,9 +95,9 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[str, int]]:
     if "key" not in obj:
         raise InputError("missing field 'key'", src, line_no)
     key = check_name(obj["key"], "key", src, line_no)
-    image = _str(obj.get("image"), "image", src, line_no, allow_none=True)
+    image = obj.get("image")
     if image is not None:
-        check_relative_image_path(image, source=src, location=line_no)
+        image = clean_image_path(image, src, line_no)
     width = check_dimension(obj.get("width"), "width", src, line_no)
     height = check_dimension(obj.get("height"), "height", src, line_no)
     practice = obj.get("is_practice", False)

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from ..correspondence import parse_markup
 from ..errors import InputError
-from ..images import check_relative_image_path, image_size, resolve_image_path
+from ..images import image_size, resolve_image_path
 from ..model import Caption, Item, Project, Reference
 from .textfiles import read_lines
-from .validate import check_name, check_project, resolve_root
+from .validate import check_name, check_project, clean_image_path, image_key, resolve_root
 
 
 def line_key(index: int) -> str:
@@ -51,7 +51,7 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
     """
     if system is None or not str(system).strip():
         raise InputError("a system name is required")
-    check_name(system, "system", "--system")
+    system = check_name(system, "system", "--system")
     cap_lines = read_lines(captions)
     n = len(cap_lines)
     if n == 0:
@@ -71,11 +71,11 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
                              f"{captions} has {n}", str(images))
         seen: dict[str, int] = {}
         for i, name in enumerate(names):
-            check_relative_image_path(name, source=str(images), location=i + 1)
-            check_name(name, "key", str(images), i + 1)
-            if name in seen:
-                raise InputError(f"image {name!r} is listed twice (first on line {seen[name]})", str(images), i + 1)
-            seen[name] = i + 1
+            names[i] = name = clean_image_path(name, str(images), i + 1)  # ./a.jpg and a.jpg are one image
+            key = check_name(image_key(name), "key", str(images), i + 1)
+            if key in seen:
+                raise InputError(f"image {name!r} is listed twice (first on line {seen[key]})", str(images), i + 1)
+            seen[key] = i + 1
     root = resolve_root(image_root, trusted=trust_root)
     items = []
     # Transposing once keeps the per-item loop cheap for 100k-line files.
@@ -89,7 +89,7 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
             if size is not None:
                 width, height = size
         items.append(Item(
-            key=name if name is not None else line_key(i),
+            key=image_key(name) if name is not None else line_key(i),
             image=name,
             width=width,
             height=height,

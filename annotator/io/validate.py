@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
+from dataclasses import replace
 
 from ..errors import InputError
 from ..model import Box, Project
+from ..names import clean_name, find_refused_in_text, text_problem
 from ..store import schema
 from .textfiles import shorten
 
@@ -29,6 +32,7 @@ LIMITS = {
     "synset": schema.boxes.c.synset.type.length,
     "system": schema.systems.c.name.type.length,
     "user": schema.users.c.name.type.length,
+    "score name": schema.human_scores.c.name.type.length,
 }
 MAX_DIMENSION = 2**31 - 1  # an INTEGER column on PostgreSQL
 MAX_COORDINATE = 1e9
@@ -37,16 +41,17 @@ BOX_TOLERANCE = (2.0, 0.01)  # absolute pixels, fraction of the image side
 
 def check_text(value, what: str, source=None, location=None, *, max_len: int | None = None,
                allow_empty: bool = True) -> str:
-    """Return ``value`` if it is a string the database can store; else raise InputError naming it."""
+    """Return ``value`` if it is free text the store, a spreadsheet and a terminal can hold; else InputError naming it.
+
+    Refused: NUL and the other control characters except tab and line breaks,
+    unpaired surrogates, U+FFFE/U+FFFF (see :func:`annotator.names.text_problem`),
+    and more than ``max_len`` characters.
+    """
     if not isinstance(value, str):
         raise InputError(f"{what} must be a string, got {type(value).__name__}", source, location)
-    if "\x00" in value:
-        raise InputError(f"{what} contains a NUL character", source, location)
-    if not value.isascii():
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InputError(f"{what} contains an invalid character (an unpaired surrogate)", source, location) from None
+    problem = text_problem(value)
+    if problem is not None:
+        raise InputError(f"{what} contains {problem}", source, location)
     if max_len is not None and len(value) > max_len:
         raise InputError(f"{what} is {len(value)} characters long; at most {max_len} are allowed", source, location)
     if not allow_empty and not value.strip():
@@ -55,9 +60,53 @@ def check_text(value, what: str, source=None, location=None, *, max_len: int | N
 
 
 def check_name(value, kind: str, source=None, location=None) -> str:
-    """A non-empty name of ``kind`` (a key of :data:`LIMITS`) that fits its column."""
-    return check_text(value, kind if kind != "key" else "item key", source, location, max_len=LIMITS[kind],
-                      allow_empty=False)
+    """A name of ``kind`` (a key of :data:`LIMITS`) as it is stored: :func:`annotator.names.clean_name` within its column."""
+    return clean_name(value, _NAME_WORDS.get(kind, kind), source, location, max_len=LIMITS[kind])
+
+
+_NAME_WORDS = {"key": "item key", "user": "user name", "project": "project name", "system": "system name"}
+
+
+def clean_image_path(name, source=None, location=None) -> str:
+    """An image path as stored: relative, ``/``-separated, without ``.`` or empty segments; InputError otherwise.
+
+    ``sub\\a.jpg``, ``./sub//a.jpg`` and ``sub/./a.jpg`` all become ``sub/a.jpg``.
+    Refused besides what :func:`annotator.images.check_relative_image_path`
+    refuses (absolute paths, ``..``): control characters, white space at the
+    start or end of the path or of one of its folders, and paths that name no
+    file (``.``, ``sub/``). The Unicode form is kept as written, so the file is
+    found on disk; :func:`image_key` gives the item key.
+    """
+    if _plain_image_path(name):
+        return name  # the common case: nothing to normalise
+    from ..images import check_relative_image_path
+    check_text(name, "image path", source, location)
+    check_relative_image_path(name, source=source, location=location)  # empty, absolute, ".."
+    shown = shorten(name)
+    if name.endswith(("/", "\\")):
+        raise InputError(f"image path {shown!r} names a folder, not an image file", source, location)
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts:
+        raise InputError(f"image path {shown!r} names no file", source, location)
+    for part in parts:
+        if part != part.strip():
+            raise InputError(f"image path {shown!r} has white space at the start or end of {shorten(part)!r}", source,
+                             location)
+    return "/".join(parts)
+
+
+# ASCII letters, digits and "_.-" in "/"-separated segments that are not empty, "." or "..": already normal.
+_PLAIN_IMAGE_PATH = re.compile(r"(?!\.\.?(?:/|\Z))[A-Za-z0-9_.\-]+(?:/(?!\.\.?(?:/|\Z))[A-Za-z0-9_.\-]+)*")
+
+
+def _plain_image_path(name) -> bool:
+    return isinstance(name, str) and _PLAIN_IMAGE_PATH.fullmatch(name) is not None
+
+
+def image_key(path: str) -> str:
+    """The item key of an image path from :func:`clean_image_path`: its NFC form, so both Unicode spellings of a
+    name are one item."""
+    return path if path.isascii() else unicodedata.normalize("NFC", path)
 
 
 _ASCII_INT = re.compile(r"[+-]?[0-9]+")
@@ -160,58 +209,64 @@ def _check_mentions(mentions, text: str, box_ids: set[str] | None, what: str, so
 
 
 def check_project(project: Project, source=None, locations=None) -> Project:
-    """Check every value of ``project`` (see the module docstring); return it, with near-edge boxes clipped.
+    """Check every value of ``project`` (see the module docstring); return it with names and image paths in their
+    stored form (:func:`check_name`, :func:`clean_image_path`) and near-edge boxes clipped.
 
     ``locations`` optionally gives, per item, where it came from (a line
     number or a record name) for the error message; else the item key is used.
     """
-    check_name(project.name, "project", source)
+    project.name = check_name(project.name, "project", source)
     if project.image_root is not None:
         check_text(project.image_root, "image root", source)
     seen: set[str] = set()
+    system_names: dict[str, str] = {}  # as given -> as stored; a project has few systems and many captions
+    plain_path, refused_in_text = _PLAIN_IMAGE_PATH.fullmatch, find_refused_in_text
     for n, item in enumerate(project.items):
         where = locations[n] if locations is not None else f"item #{n + 1}"
-        check_name(item.key, "key", source, where)
+        item.key = check_name(item.key, "key", source, where)
         if locations is None:
             where = f"item {item.key!r}"
         if item.key in seen:
             raise InputError(f"item {item.key!r} appears twice", source, where)
         seen.add(item.key)
-        if item.image is not None:
-            check_text(item.image, "image path", source, where, allow_empty=False)
+        if item.image is not None and not plain_path(item.image):
+            item.image = clean_image_path(item.image, source, where)
         item.width = check_dimension(item.width, "width", source, where)
         item.height = check_dimension(item.height, "height", source, where)
         ids: set[str] = set()
         fitted = []
         for b in item.boxes:
-            check_name(b.box_id, "box id", source, where)
-            if b.box_id in ids:
-                raise InputError(f"box id {b.box_id!r} is used twice", source, where)
-            ids.add(b.box_id)
-            check_text(b.label, f"box {b.box_id!r} label", source, where, max_len=LIMITS["label"])
+            box_id = check_name(b.box_id, "box id", source, where)
+            if box_id in ids:
+                raise InputError(f"box id {box_id!r} is used twice", source, where)
+            ids.add(box_id)
+            check_text(b.label, f"box {box_id!r} label", source, where, max_len=LIMITS["label"])
             if b.synset is not None:
-                check_text(b.synset, f"box {b.box_id!r} synset", source, where, max_len=LIMITS["synset"])
+                check_text(b.synset, f"box {box_id!r} synset", source, where, max_len=LIMITS["synset"])
+            if box_id != b.box_id:
+                b = replace(b, box_id=box_id)
             fitted.append(fit_box(b, item.width, item.height, source, where))
         item.boxes = fitted
         box_ids = ids if item.boxes else None
         for k, r in enumerate(item.references):
-            text = r.text
-            # Fast path for the common case (plain ASCII without NUL); full check otherwise.
-            if not (type(text) is str and text.isascii() and "\x00" not in text):
-                check_text(text, f"reference {k + 1}", source, where)
+            if type(r.text) is not str or refused_in_text(r.text):
+                check_text(r.text, f"reference {k + 1}", source, where)
             if r.mentions:
                 _check_mentions(r.mentions, r.text, box_ids, f"reference {k + 1}", source, where)
         systems: set[str] = set()
+        captions = []
         for c in item.captions:
-            check_name(c.system, "system", source, where)
-            if c.system in systems:
-                raise InputError(f"system {c.system!r} has two captions for this item", source, where)
-            systems.add(c.system)
-            text = c.text
-            if not (type(text) is str and text.isascii() and "\x00" not in text):
-                check_text(text, f"caption of {c.system!r}", source, where)
+            system = system_names.get(c.system) or system_names.setdefault(c.system, check_name(c.system, "system",
+                                                                                                source, where))
+            if system in systems:
+                raise InputError(f"system {system!r} has two captions for this item", source, where)
+            systems.add(system)
+            if type(c.text) is not str or refused_in_text(c.text):
+                check_text(c.text, f"caption of {system!r}", source, where)
             if c.mentions:
-                _check_mentions(c.mentions, c.text, box_ids, f"caption of {c.system!r}", source, where)
+                _check_mentions(c.mentions, c.text, box_ids, f"caption of {system!r}", source, where)
+            captions.append(c if system == c.system else replace(c, system=system))
+        item.captions = captions
     return project
 
 

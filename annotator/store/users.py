@@ -17,12 +17,11 @@ from sqlalchemy import Connection, exists, select
 
 from ..errors import InputError, NotFound
 from ..model import Role, User
+from ..names import clean_name
 from .rows import insert_if_absent
 from .schema import users
 
 MAX_NAME_LENGTH = 100
-# Characters that reorder the text around them: a name holding one displays as a different name.
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def user_name_key(name: str | None) -> str:
@@ -34,15 +33,11 @@ def user_name_key(name: str | None) -> str:
 
 
 def normalise_user_name(name: str | None) -> str:
-    """``name`` as it is stored (NFC, stripped); InputError when it cannot be a user name."""
-    text = unicodedata.normalize("NFC", str(name or "")).strip()
-    if not text:
-        raise InputError("a user name cannot be empty")
-    bad = next((ch for ch in text if unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS), None)
-    if bad is not None:
-        raise InputError(f"a user name cannot contain the control character U+{ord(bad):04X}")
-    if len(text) > MAX_NAME_LENGTH:
-        raise InputError(f"a user name has at most {MAX_NAME_LENGTH} characters")
+    """``name`` as it is stored (NFC, stripped); InputError when it cannot be a user name.
+
+    Which characters a name may hold is the rule every name follows (:func:`annotator.names.clean_name`).
+    """
+    text = clean_name("" if name is None else str(name), "a user name", max_len=MAX_NAME_LENGTH)
     if not user_name_key(text):
         raise InputError("a user name needs at least one visible character")
     return text
