@@ -18,6 +18,7 @@ from annotator.content_selection import (  # noqa: E402
 from annotator.content_selection.data import centre_distance, image_centre  # noqa: E402
 from annotator.correspondence import format_markup  # noqa: E402
 from annotator.errors import AnnotatorError  # noqa: E402
+from annotator.io.tables import write_table  # noqa: E402
 from annotator.store.content_selection import project_fingerprint  # noqa: E402
 from annotator.store.projects import load_project, project_names  # noqa: E402
 
@@ -141,7 +142,7 @@ shown = pd.DataFrame({
 })
 st.subheader("Scores")
 st.dataframe(shown, hide_index=True, width="stretch")
-st.download_button("Download the scores (CSV)", rows.to_csv(index=False).encode("utf-8"),
+st.download_button("Download the scores (CSV)", write_table(rows, "csv"),
                    file_name=f"content_selection_{ctx.project}.csv", mime="text/csv")
 
 _image_list()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..cli import add_json_flag
+from .tables import add_raw_csv_flag
 
 
 def register(sub) -> None:
@@ -27,6 +28,7 @@ def register(sub) -> None:
     _scope(q)
     q.add_argument("--out", required=True, type=Path, help="output file")
     q.add_argument("--format", default=None, help="csv, xlsx, latex, md or json (default: from the file extension)")
+    add_raw_csv_flag(q)
     add_json_flag(q)
     q.set_defaults(func=_export)
 
@@ -133,7 +135,7 @@ def _export(args, ctx) -> int:
         raise InputError(f"unknown table format {fmt!r}; choose one of {', '.join(FORMATS)}", str(args.out))
     df = corrections_table(ctx.store(), args.project, system=args.system, error_type=args.error_type)
     try:
-        args.out.write_bytes(write_table(df, fmt, name="corrections"))
+        args.out.write_bytes(write_table(df, fmt, name="corrections", raw_csv=args.raw_csv))
     except OSError as exc:
         raise InputError(f"cannot write file ({exc.strerror or exc})", str(args.out)) from None
     ctx.emit({"file": str(args.out), "format": fmt, "rows": len(df)}, f"wrote {len(df)} corrections to {args.out}")

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..cli import add_json_flag
 from ..metrics.registry import REGISTRY
 from ..metrics.tokenize import TOKENIZERS
+from .tables import add_raw_csv_flag
 
 _MTLD_CHOICES = ("lexicalrichness", "mccarthy-jarvis", "taaled-mean-length")
 
@@ -140,6 +141,7 @@ def _output_args(p) -> None:
     p.add_argument("--output", metavar="FILE", help="also write the tables to FILE")
     p.add_argument("--format", dest="table_format", default=None,
                    help="format of --output: csv, xlsx, latex, md, json (default: from the file extension)")
+    add_raw_csv_flag(p)
 
 
 def _settings(args):
@@ -169,7 +171,7 @@ def _write_output(args, tables) -> None:
         fmt = {"tex": "latex", "markdown": "md"}.get(ext, ext)
         if fmt not in FORMATS:
             raise InputError(f"cannot tell the table format from {args.output!r}; give --format", "--output")
-    Path(args.output).write_bytes(write_table(tables, fmt))
+    Path(args.output).write_bytes(write_table(tables, fmt, raw_csv=args.raw_csv))
 
 
 def _num(v, digits: int = 3) -> str:

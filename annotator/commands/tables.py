@@ -16,18 +16,26 @@ TABLE_FORMATS = ("csv", "xlsx", "latex", "md", "json")
 
 
 def add_output_flags(p) -> None:
-    """``--format`` and ``--output`` for commands that export tables."""
+    """``--format``, ``--output`` and ``--raw-csv`` for commands that export tables."""
     p.add_argument("--format", choices=TABLE_FORMATS, default=None,
                    help="write the tables in this format instead of printing figures")
     p.add_argument("--output", metavar="FILE", default=None,
                    help="file to write (default: standard output; xlsx to stdout only when it is not a terminal)")
+    add_raw_csv_flag(p)
+
+
+def add_raw_csv_flag(p) -> None:
+    """``--raw-csv``: CSV cells exactly as stored (see :func:`annotator.io.tables.neutralise_formula`)."""
+    p.add_argument("--raw-csv", action="store_true",
+                   help="CSV: write every cell exactly as stored (by default text starting with = + - @, a tab or a "
+                        "carriage return gets a leading ' so a spreadsheet does not run it as a formula)")
 
 
 def write_output(report, args, ctx, *, caption: str | None = None) -> None:
     """Render ``report.to_tables()`` in ``args.format`` to ``args.output`` or standard output."""
     from ..errors import InputError
     from ..io.tables import write_table
-    data = write_table(report, args.format, caption=caption)
+    data = write_table(report, args.format, caption=caption, raw_csv=args.raw_csv)
     if args.output:
         try:
             with open(args.output, "wb") as fh:

@@ -27,6 +27,7 @@ from typing import IO, Iterable
 from ..errors import InputError
 from ..images import is_inside, resolve_image_path
 from ..model import Box, Caption, Item, Mention, Project, Reference
+from ..names import LONE_SURROGATE
 from .textfiles import decode_utf8, parse_json, read_bytes
 from .validate import (
     LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, clean_image_path, resolve_root,
@@ -279,16 +280,25 @@ def write_jsonl(project: Project, out: IO[str], *, caption_lines: dict[int, tupl
         from ..images import effective_image_root
         root = effective_image_root(root)
     header = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "image_root": root}
-    out.write(json.dumps(header, ensure_ascii=False) + "\n")
+    out.write(_json_line(header, None))
     n = 0
     for item in project.items:
         lines = None
         if caption_lines:
             lines = {caption_lines[c.caption_id][0]: caption_lines[c.caption_id][1]
                      for c in item.captions if c.caption_id in caption_lines}
-        out.write(json.dumps(item_record(item, lines), ensure_ascii=False, separators=(",", ":")) + "\n")
+        out.write(_json_line(item_record(item, lines), (",", ":")))
         n += 1
     return n
+
+
+def _json_line(obj, separators) -> str:
+    """One JSONL line: UTF-8 text as it is, control characters escaped by json; a text holding an unpaired
+    surrogate (which no UTF-8 file can carry) is written with ``\\udXXX`` escapes instead of failing the export."""
+    line = json.dumps(obj, ensure_ascii=False, separators=separators)
+    if LONE_SURROGATE.search(line):
+        line = json.dumps(obj, ensure_ascii=True, separators=separators)
+    return line + "\n"
 
 
 def iter_records(path: Path | str) -> Iterable[dict]:

@@ -21,20 +21,28 @@ Formats (``FORMATS``; add one with :func:`register_format`):
 
 ``csv``    UTF-8, header row, no index. Several tables: one section per table,
            each introduced by a line ``# <name>`` and separated by a blank line.
-           Cell values are written as they are (no spreadsheet-formula
-           neutralising; open CSV in a spreadsheet with care).
+           A text cell or header that a spreadsheet would run as a formula —
+           starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return,
+           and not simply a number like ``-0.5`` — gets a leading ``'`` (the
+           OWASP advice against CSV injection); ``raw_csv=True`` writes every
+           cell exactly as it is.
 ``xlsx``   one worksheet per table (names cut to Excel's 31 characters and made
            unique), bold header row. Text is always stored as text, so a caption
-           that starts with ``=`` never becomes a formula.
+           that starts with ``=`` never becomes a formula. Characters an XLSX
+           file cannot hold (control characters other than tab and line breaks,
+           unpaired surrogates, U+FFFE/U+FFFF) are written as U+FFFD ``�``.
 ``latex``  booktabs ``tabular`` (``\\toprule``/``\\midrule``/``\\bottomrule``)
            inside a ``table`` float; every text cell and header is escaped
-           (``& % $ # _ { } ~ ^ \\``). Needs ``\\usepackage{booktabs}``.
+           (``& % $ # _ { } ~ ^ \\``; control characters become ``?``).
+           Needs ``\\usepackage{booktabs}``.
            Several tables: one float each. ``caption=``/``label=`` are used
            for a single table; with several, the table name is the caption.
-``md``     GitHub pipe tables; ``| \\ ` * _ [ ] < >`` escaped, newlines folded.
-           Several tables: a ``### <name>`` heading before each.
+``md``     GitHub pipe tables; ``| \\ ` * _ [ ] < >`` escaped, newlines folded,
+           other control characters written as ``�``. Several tables: a
+           ``### <name>`` heading before each.
 ``json``   UTF-8. One unnamed DataFrame → a list of row objects; named
-           table(s) → an object ``{name: [row objects]}``. NaN → null.
+           table(s) → an object ``{name: [row objects]}``. NaN → null. Control
+           characters are escaped (``\\u001b``), so every text survives.
 
 Floats: CSV, XLSX and JSON keep full precision; LaTeX and Markdown use
 ``float_format`` (default ``"{:.3f}"``, a format string or a callable).
@@ -43,9 +51,11 @@ Missing values print as an empty cell (CSV/XLSX/LaTeX/Markdown) or null (JSON).
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -53,9 +63,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..names import LONE_SURROGATE
 
 __all__ = ["FORMATS", "TableFormat", "register_format", "write_table", "as_tables", "file_name", "mime_type",
-           "escape_latex", "escape_markdown"]
+           "escape_latex", "escape_markdown", "neutralise_formula", "xml_safe"]
 
 DEFAULT_FLOAT_FORMAT = "{:.3f}"
 
@@ -106,20 +117,21 @@ def as_tables(tables, name: str | None = None) -> tuple[dict[str, pd.DataFrame],
 
 
 def write_table(tables, fmt: str, *, name: str | None = None, float_format=None, caption: str | None = None,
-                label: str | None = None) -> bytes:
+                label: str | None = None, raw_csv: bool = False) -> bytes:
     """Render one table or several named tables in format ``fmt``; return the file's bytes.
 
     ``tables``: DataFrame, mapping name → DataFrame, or an object with ``to_tables()``.
     ``name``: name of a single DataFrame (sheet name, heading, JSON key).
     ``float_format``: for LaTeX/Markdown, a format string like ``"{:.2f}"`` or a callable.
     ``caption``/``label``: LaTeX caption and ``\\label`` of a single table.
+    ``raw_csv``: CSV cells exactly as they are, without the ``'`` before formula-like text.
     Raises InputError for an unknown format.
     """
     spec = FORMATS.get(fmt)
     if spec is None:
         raise InputError(f"unknown table format {fmt!r}; choose one of {', '.join(FORMATS)}")
     named, single = as_tables(tables, name)
-    return spec.writer(named, single=single, float_format=float_format, caption=caption, label=label)
+    return spec.writer(named, single=single, float_format=float_format, caption=caption, label=label, raw_csv=raw_csv)
 
 
 def file_name(stem: str, fmt: str) -> str:
@@ -184,24 +196,66 @@ def _plain(value):
 
 # ---------------------------------------------------------------- writers
 
+# Cells a spreadsheet would take as a formula (or a DDE call): the OWASP list of leading characters.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def neutralise_formula(text: str) -> str:
+    """``text`` with a leading ``'`` when a spreadsheet would run it as a formula; numbers such as ``-0.5`` stay."""
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def _csv_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` whose text cells and headers are neutralised (the frame itself is left alone)."""
+    def cell(v):
+        return neutralise_formula(v) if isinstance(v, str) else v
+
+    columns = [cell(c) for c in df.columns]
+    text_cols = [c for c in df.columns if not (_is_numeric(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
+    if columns == list(df.columns) and not text_cols:
+        return df
+    out = df.copy(deep=False)
+    for c in text_cols:
+        out[c] = out[c].map(cell)
+    out.columns = columns
+    return out
+
+
+def _has_carriage_return(df: pd.DataFrame) -> bool:
+    if any("\r" in str(c) for c in df.columns):
+        return True
+    for c in df.columns:
+        if not (_is_numeric(df[c]) or pd.api.types.is_bool_dtype(df[c])):
+            if any(isinstance(v, str) and "\r" in v for v in df[c]):
+                return True
+    return False
+
+
 @register_format("csv", extension="csv", mime="text/csv", description="comma-separated values")
-def _write_csv(tables: dict, *, single: bool, **_) -> bytes:
+def _write_csv(tables: dict, *, single: bool, raw_csv: bool = False, **_) -> bytes:
     parts = []
     for n, (key, df) in enumerate(tables.items()):
         buf = io.StringIO()
         if len(tables) > 1:
             if n:
                 buf.write("\n")
-            buf.write(f"# {key}\n")
-        df.to_csv(buf, index=False, lineterminator="\n")
+            buf.write(f"# {' '.join(str(key).splitlines())}\n")
+        df = df if raw_csv else _csv_safe(df)
+        # Python's csv module quotes a field holding "\n" but not one holding a lone "\r" (which readers take as a
+        # line end): quote every field of a table that has one.
+        quoting = csv.QUOTE_ALL if _has_carriage_return(df) else csv.QUOTE_MINIMAL
+        df.to_csv(buf, index=False, lineterminator="\n", quoting=quoting)
         parts.append(buf.getvalue())
-    return "".join(parts).encode("utf-8")
+    return "".join(parts).encode("utf-8", errors="replace")
 
 
 def _sheet_names(keys) -> list[str]:
     out: list[str] = []
     for key in keys:
-        base = "".join("_" if c in "[]:*?/\\" else c for c in key).strip("'") or "Sheet"
+        base = "".join("_" if c in "[]:*?/\\" else c for c in xml_safe(key)).strip("'") or "Sheet"
         candidate = base[:31]
         n = 2
         while candidate.lower() in (o.lower() for o in out):
@@ -226,7 +280,7 @@ def _write_xlsx(tables: dict, *, single: bool, **_) -> bytes:
         ws = wb.create_sheet(sheet_name)
         for col, header in enumerate(df.columns, start=1):
             cell = ws.cell(row=1, column=col)
-            cell.value = str(header)
+            cell.value = xml_safe(str(header))
             cell.data_type = TYPE_STRING
             cell.font = bold
         for r, row in enumerate(df.itertuples(index=False, name=None), start=2):
@@ -235,13 +289,27 @@ def _write_xlsx(tables: dict, *, single: bool, **_) -> bytes:
                 if isinstance(value, list):
                     value = ", ".join(str(v) for v in value)
                 cell = ws.cell(row=r, column=col)
-                cell.value = value
                 if isinstance(value, str):
+                    cell.value = xml_safe(value)
                     # openpyxl would take a leading "=" as a formula; keep text as text.
                     cell.data_type = TYPE_STRING
+                else:
+                    cell.value = value
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
+
+
+# What XML 1.0 (the inside of an XLSX file) cannot hold: C0 controls but tab and line breaks, lone surrogates,
+# U+FFFE/U+FFFF. (DEL and C1 are legal XML; they are replaced too, as no spreadsheet shows them.)
+_NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+#: Shown where a character could not be written.
+REPLACEMENT = "\ufffd"
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with every character an XLSX sheet cannot hold replaced by U+FFFD (visible, not silently dropped)."""
+    return _NOT_IN_XML.sub(REPLACEMENT, text)
 
 
 _LATEX_ESCAPES = {
@@ -252,8 +320,8 @@ _LATEX_ESCAPES = {
 
 
 def escape_latex(text: str) -> str:
-    """Escape LaTeX's special characters so ``text`` prints literally."""
-    return "".join(_LATEX_ESCAPES.get(c, c) for c in str(text))
+    """Escape LaTeX's special characters so ``text`` prints literally (a control character prints as ``?``)."""
+    return "".join(_LATEX_ESCAPES.get(c, c) for c in _NOT_IN_XML.sub("?", str(text)))
 
 
 def _latex_one(df: pd.DataFrame, fmt_float, caption: str | None, label: str | None) -> str:
@@ -289,7 +357,7 @@ _MD_SPECIAL = set("\\|`*_[]<>")
 
 def escape_markdown(text: str) -> str:
     """Escape characters that would break a pipe table or render as Markdown/HTML."""
-    text = " ".join(str(text).splitlines())
+    text = xml_safe(" ".join(str(text).splitlines()))
     return "".join("\\" + c if c in _MD_SPECIAL else c for c in text)
 
 
@@ -322,4 +390,8 @@ def _write_json(tables: dict, *, single: bool, **_) -> bytes:
         obj = _records(next(iter(tables.values())))
     else:
         obj = {key: _records(df) for key, df in tables.items()}
-    return (json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+    text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)
+    if LONE_SURROGATE.search(text):
+        text = json.dumps(obj, indent=2, ensure_ascii=True, allow_nan=False)  # \\udXXX escapes: still valid JSON
+    return (text + "\n").encode("utf-8")
+
