@@ -172,6 +172,19 @@ class TokenCorpus:
             self._counts = np.bincount(self.ids, minlength=self.n_types)
         return self._counts
 
+    def select(self, texts: Sequence[int]) -> "TokenCorpus":
+        """The corpus of texts ``texts`` (indices, in that order), ids renumbered by first appearance."""
+        import pandas as pd
+        idx = np.asarray(texts, dtype=np.int64).reshape(-1)
+        starts, ends = self.offsets[idx], self.offsets[idx + 1]
+        lengths = ends - starts
+        offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        # Positions of every selected token: each text's start plus 0 … length−1.
+        positions = np.repeat(starts - offsets[:-1], lengths) + np.arange(int(offsets[-1]))
+        codes, uniques = pd.factorize(self.ids[positions], sort=False)
+        return TokenCorpus(codes.astype(np.int32, copy=False), [self.vocabulary[u] for u in uniques.tolist()],
+                           offsets, self.settings)
+
     @classmethod
     def from_token_lists(cls, token_lists: Iterable[Sequence[str]], settings: TokenSettings | None = None) -> "TokenCorpus":
         """A corpus from ready-made tokens, one list per text."""

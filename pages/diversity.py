@@ -21,6 +21,7 @@ from annotator.diversity import (  # noqa: E402
 from annotator.diversity.sources import reference_corpus, reference_options  # noqa: E402
 from annotator.errors import AnnotatorError  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
+from annotator.metrics import REGISTRY  # noqa: E402
 from annotator.tokenize import TokenSettings  # noqa: E402
 
 st.title("Lexical diversity")
@@ -164,23 +165,132 @@ if report.systems:
     right.altair_chart(chart.properties(height=220), width="stretch")
 
 st.subheader("TTR curves")
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _pools(url: str, name: str, fingerprint: tuple):
+    from annotator.diversity.sources import project_pools
+    return project_pools(ctx.store, name)
+
+
+pools = _pools(url, project, fp)
 curves = report.curves_frame()
-if curves.empty:
-    st.info("No tokens to draw.")
-else:
-    lengths = {n: int(c.tokens[-1]) for n, c in report.curves.items() if len(c.tokens)}
-    equal = st.checkbox("Only up to the length of the shortest corpus", value=False, key="div_equal",
-                        help="TTR falls as a text grows, so corpora are best compared at the same number of tokens.")
-    if equal and lengths:
-        curves = curves[curves["tokens"] <= min(lengths.values())]
-    line = alt.Chart(curves).mark_line().encode(
-        x=alt.X("tokens:Q", title="tokens read"), y=alt.Y("ttr:Q", title="TTR"),
-        color=alt.Color("corpus:N", title="Corpus"), tooltip=["corpus", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
-    band = alt.Chart(curves.assign(lo=curves["ttr"] - curves["sd"], hi=curves["ttr"] + curves["sd"])).mark_area(
-        opacity=0.15).encode(x="tokens:Q", y="lo:Q", y2="hi:Q", color="corpus:N")
-    st.altair_chart((band + line).properties(height=320), width="stretch")
-    st.caption(f"Mean TTR over {report.curves[report.references.name].shuffles} random orders of the captions (seed 0); the band is "
-               "± one standard deviation. Steeper, lower curves mean more repeated words.")
+corpus_col, image_col = st.columns(2)
+with corpus_col:
+    if curves.empty:
+        st.info("No tokens to draw.")
+    else:
+        lengths = {n: int(c.tokens[-1]) for n, c in report.curves.items() if len(c.tokens)}
+        equal = st.checkbox("Only up to the length of the shortest corpus", value=False, key="div_equal",
+                            help="TTR falls as a text grows, so corpora are best compared at the same number of tokens.")
+        if equal and lengths:
+            curves = curves[curves["tokens"] <= min(lengths.values())]
+        line = alt.Chart(curves).mark_line().encode(
+            x=alt.X("tokens:Q", title="tokens read"), y=alt.Y("ttr:Q", title="TTR"),
+            color=alt.Color("corpus:N", title="Corpus"), tooltip=["corpus", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
+        band = alt.Chart(curves.assign(lo=curves["ttr"] - curves["sd"], hi=curves["ttr"] + curves["sd"])).mark_area(
+            opacity=0.15).encode(x="tokens:Q", y="lo:Q", y2="hi:Q", color="corpus:N")
+        st.altair_chart((band + line).properties(height=320, title="Whole corpora"), width="stretch")
+        st.caption(f"Mean TTR over {report.curves[report.references.name].shuffles} random orders of the captions "
+                   "(seed 0); the band is ± one standard deviation. Steeper, lower curves mean more repeated words.")
+with image_col:
+    if not pools.keys:
+        st.info("No images with descriptions.")
+    else:
+        from annotator.diversity.curves import image_curves
+        image_key = st.selectbox("Image", pools.keys, key="div_image")
+        one = image_curves(pools, [image_key], tokens=report.settings.tokens, shuffles=int(shuffles))[0].to_frame()
+        one["descriptions"] = one["corpus"].map({"human": "references (human)", "machine": "captions (machine)"})
+        chart = alt.Chart(one).mark_line(point=True).encode(
+            x=alt.X("tokens:Q", title="tokens read"), y=alt.Y("ttr:Q", title="TTR"),
+            color=alt.Color("descriptions:N", title="Descriptions"),
+            tooltip=["descriptions", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
+        st.altair_chart(chart.properties(height=320, title="One image"), width="stretch")
+        st.caption("The image's references and its systems' captions, each in random orders as for the corpora. "
+                   "In the lexical-gap study the machine descriptions' curves fall faster.")
+
+# --------------------------------------------------------------------------- µ from the data (Fig. 5)
+
+st.subheader("µ from rich and sparse sub-corpora")
+mu_estimate = None
+if st.toggle("Estimate µ from this project", key="div_mu_on",
+             help="ld of every image's references (rich) and of its captions (sparse) against cr; µ is where the "
+                  "two distributions are best told apart, as the lexical-gap study chose its 0.81."):
+    c1, c2, c3 = st.columns(3)
+    split_kind = c1.selectbox("Sub-corpora", ["image", "groups"], key="div_mu_split",
+                              format_func={"image": "one per image", "groups": "random groups"}.get)
+    group_size = c2.number_input("Descriptions per group", value=50, min_value=1, step=10, key="div_mu_group",
+                                 disabled=split_kind == "image")
+    mu_method = c3.selectbox("Method", ["gaussian", "empirical"], key="div_mu_method",
+                             format_func={"gaussian": "crossing of normal fits", "empirical": "best observed split"}.get)
+
+    @st.cache_data(show_spinner="Measuring sub-corpora…", max_entries=8)
+    def _mu(url: str, name: str, fingerprint: tuple, key: str, choice: tuple, ref_fp: tuple, upload: bytes | None,
+            split, method: str):
+        from annotator.diversity.calibration import estimate_mu
+        settings, gap = _settings(key)
+        return estimate_mu(_pools(url, name, fingerprint), _reference_corpus(name, choice, upload), settings=settings,
+                           measure_key=gap.measure, split=split, method=method)
+
+    try:
+        mu_estimate = _mu(url, project, fp, settings_key, ref_choice, ref_fp, ref_bytes,
+                          "image" if split_kind == "image" else int(group_size), mu_method)
+    except AnnotatorError as exc:
+        st.error(ui.md_escape(str(exc)))
+    if mu_estimate is not None:
+        dist = mu_estimate.frame()
+        hist = alt.Chart(dist).mark_bar(opacity=0.55, binSpacing=0).encode(
+            x=alt.X("ld:Q", bin=alt.Bin(maxbins=30), title="ld of a sub-corpus"),
+            y=alt.Y("count():Q", stack=None, title="sub-corpora"), color=alt.Color("set:N", title="Descriptions"))
+        rules = pd.DataFrame({"ld": [mu_estimate.mu, float(mu)], "line": ["estimated µ", "µ in use"]})
+        rule = alt.Chart(rules).mark_rule(strokeWidth=2).encode(
+            x="ld:Q", strokeDash=alt.StrokeDash("line:N", title=""), tooltip=["line", alt.Tooltip("ld:Q", format=".3f")])
+        st.altair_chart((hist + rule).properties(height=280), width="stretch")
+        summary = mu_estimate.summary()
+        st.caption(f"Estimated µ = {mu_estimate.mu:.3f} ({mu_estimate.method}); {mu_estimate.error:.1%} of "
+                   f"sub-corpora on the wrong side (mean of both sides). Rich: {summary['rich']['n']} sub-corpora, mean "
+                   f"ld {summary['rich']['mean']:.3f}; sparse: {summary['sparse']['n']}, mean "
+                   f"{summary['sparse']['mean']:.3f}" + (f"; {mu_estimate.dropped} left out without a defined "
+                                                          f"{MEASURE_LABELS[measure]}" if mu_estimate.dropped else "")
+                   + ". Set µ in the settings above to use it.")
+        if not mu_estimate.separated:
+            st.warning("Here the references are not more diverse than the captions, so this µ does not separate "
+                       "rich from sparse descriptions.")
+
+# --------------------------------------------------------------------------- rich and sparse (Table 1)
+
+st.subheader("Rich and sparse descriptions")
+rich_sparse = None
+if st.toggle("Score human and machine descriptions against each other", key="div_rs_on",
+             help="For every image, draw ground-truth descriptions from the references or from the captions and score "
+                  "the rest, many times over (Section 3.2 of the lexical-gap study)."):
+    c1, c2, c3, c4 = st.columns(4)
+    rs_draws = c1.number_input("Draws", value=1000, min_value=1, max_value=100_000, step=100, key="div_rs_draws")
+    rs_truth = c2.number_input("Ground-truth descriptions", value=5, min_value=1, max_value=50, key="div_rs_truth")
+    rs_seed = c3.number_input("Seed", value=0, min_value=0, step=1, key="div_rs_seed")
+    rs_metrics = c4.multiselect("Metrics", list(REGISTRY.available()), default=list(REGISTRY.defaults(in_process_only=True)),
+                                format_func=REGISTRY.label, key="div_rs_metrics")
+
+    @st.cache_data(show_spinner="Drawing ground truth and scoring…", max_entries=8)
+    def _rich_sparse(url: str, name: str, fingerprint: tuple, draws: int, truth: int, seed: int, metrics: tuple):
+        from annotator.diversity.rich_sparse import DrawSettings, rich_sparse_table
+        return rich_sparse_table(_pools(url, name, fingerprint), metrics=list(metrics),
+                                 settings=DrawSettings(draws=draws, ground_truth=truth, seed=seed))
+
+    try:
+        rich_sparse = _rich_sparse(url, project, fp, int(rs_draws), int(rs_truth), int(rs_seed), tuple(rs_metrics))
+    except AnnotatorError as exc:
+        st.error(ui.md_escape(str(exc)))
+    if rich_sparse is not None:
+        table = rich_sparse.table()
+        table.columns = [f"{a} · {b}" for a, b in table.columns]
+        st.dataframe(table, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns})
+        st.caption(f"Mean over {rich_sparse.settings.draws} draws of {rich_sparse.settings.ground_truth} ground-truth "
+                   "descriptions per image. Human: the references; machine: the systems' captions. Images per cell: "
+                   + "; ".join(f"{c.ground_truth}/{c.candidates} {c.images}" for c in rich_sparse.cells) + ".")
+        for note in rich_sparse.notes:
+            st.caption(ui.md_escape(note))
 
 # --------------------------------------------------------------------------- correlations
 
@@ -218,7 +328,6 @@ if not names:
                "`annotator human-scores import`."))
     correlation = None
 else:
-    from annotator.metrics import REGISTRY  # noqa: E402
     c1, c2 = st.columns(2)
     human = c1.selectbox("Human score", names, key="div_human")
     options = list(REGISTRY.available())
@@ -266,8 +375,9 @@ else:
 st.subheader("Export")
 fmt = st.selectbox("Format", list(FORMATS), key="div_format", format_func=lambda f: f"{f} — {FORMATS[f].description}")
 tables = report.to_tables()
-if correlation is not None:
-    tables.update(correlation.to_tables())
+for extra in (mu_estimate, rich_sparse, correlation):
+    if extra is not None:
+        tables.update(extra.to_tables())
 st.download_button("Download the diversity tables" + (" and correlations" if correlation is not None else ""),
                    data=write_table(tables, fmt), file_name=file_name(f"{project}-diversity", fmt),
                    mime=mime_type(fmt), key="div_download")

@@ -1,7 +1,10 @@
-"""``annotator diversity``, ``annotator correlate`` and ``annotator human-scores``.
+"""``annotator diversity``, ``annotator rich-sparse``, ``annotator correlate`` and ``annotator human-scores``.
 
-* ``diversity``: lexical-diversity measures of the references and of each
-  system, with the lexical diversity ratio (ld) and the lexical gap (Lg);
+* ``diversity``: lexical-diversity measures of the reference corpus and of each
+  system, with the lexical diversity ratio (ld) and the lexical gap (Lg), TTR
+  curves (also per image) and an estimate of µ;
+* ``rich-sparse``: standard metrics on human and machine descriptions with
+  ground truth drawn from either (the lexical-gap study's Table 1);
 * ``human-scores import|list|clear``: per-caption human judgements;
 * ``correlate``: correlations of metrics, weighted metrics, ld and Lg with the
   human scores (optionally importing a file of them first).
@@ -47,12 +50,42 @@ def register(sub) -> None:
     _gap_args(p)
     _reference_args(p)
     _measure_args(p)
-    p.add_argument("--curves", action="store_true", help="also compute TTR curves (in --output tables and JSON)")
+    p.add_argument("--curves", action="store_true",
+                   help="also compute TTR curves (in --output tables and JSON) and count the images whose references "
+                        "are more diverse than their captions at the same length")
+    p.add_argument("--image", action="append", default=[], metavar="KEY",
+                   help="TTR curves of this image's references and captions (repeatable)")
     p.add_argument("--shuffles", type=int, default=10, help="random caption orders averaged in a TTR curve (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the caption orders (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the caption orders and random sub-corpora (default 0)")
+    g = p.add_argument_group("estimating mu", "from the ld of rich (references) and sparse (captions) sub-corpora")
+    g.add_argument("--estimate-mu", action="store_true", help="estimate mu as the minimum-error point between the two "
+                                                               "ld distributions")
+    g.add_argument("--subcorpora", default="image", metavar="image|N",
+                   help="sub-corpora: one per image (default), or random groups of N descriptions")
+    g.add_argument("--mu-method", choices=("gaussian", "empirical"), default="gaussian",
+                   help="crossing of normal fits (default) or the best observed split")
     _output_args(p)
     add_json_flag(p)
     p.set_defaults(func=_diversity)
+
+    p = sub.add_parser(
+        "rich-sparse", help="standard metrics on human and machine descriptions, each as ground truth (Table 1)",
+        description="For every image, draw GROUND_TRUTH descriptions of one pool (human: the references; machine: the "
+                    "systems' captions) as ground truth and score the other descriptions of a pool against them; "
+                    "repeat DRAWS times (seeded) and report each metric's mean over the draws for human and machine "
+                    "candidates against human and machine ground truth.")
+    p.add_argument("--project", required=True)
+    p.add_argument("--system", action="append", default=[], metavar="S", help="machine descriptions only from this "
+                                                                              "system (repeatable; default: all)")
+    p.add_argument("--draws", type=int, default=1000, help="evaluations per cell (default 1000)")
+    p.add_argument("--ground-truth", type=int, default=5, help="descriptions drawn as ground truth (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    p.add_argument("--metric", action="append", default=[], metavar="M", choices=REGISTRY.names(),
+                   help=f"metric: {REGISTRY.choices_text()} (repeatable; default {', '.join(REGISTRY.defaults())})")
+    p.add_argument("--tokenize", choices=TOKENIZERS, default=None, help="metric tokenisation (default none)")
+    _output_args(p)
+    add_json_flag(p)
+    p.set_defaults(func=_rich_sparse)
 
     hs = sub.add_parser("human-scores", help="import, list or clear per-caption human judgement scores")
     hsub = hs.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -160,18 +193,26 @@ def _settings(args):
     return settings, gap
 
 
-def _write_output(args, tables) -> None:
+def _output_format(args) -> str | None:
+    """The table format of --output (None without --output); checked before any work is done."""
     if not args.output:
-        return
+        return None
     from ..errors import InputError
-    from ..io.tables import FORMATS, write_table
+    from ..io.tables import FORMATS
     fmt = args.table_format
     if fmt is None:
         ext = Path(args.output).suffix.lower().lstrip(".")
         fmt = {"tex": "latex", "markdown": "md"}.get(ext, ext)
         if fmt not in FORMATS:
             raise InputError(f"cannot tell the table format from {args.output!r}; give --format", "--output")
-    Path(args.output).write_bytes(write_table(tables, fmt, raw_csv=args.raw_csv))
+    return fmt
+
+
+def _write_output(args, tables) -> None:
+    fmt = _output_format(args)
+    if fmt is not None:
+        from ..io.tables import write_table
+        Path(args.output).write_bytes(write_table(tables, fmt, raw_csv=args.raw_csv))
 
 
 def _num(v, digits: int = 3) -> str:
@@ -188,15 +229,72 @@ def _diversity(args, ctx) -> int:
     if args.shuffles < 1:
         from ..errors import InputError
         raise InputError("--shuffles must be at least 1", "--shuffles")
-    report = project_diversity(ctx.store(), args.project, systems=args.system or None, settings=settings, gap=gap,
-                               curves=args.curves, curve_shuffles=args.shuffles, seed=args.seed,
-                               reference=_reference(args, ctx))
-    _write_output(args, report)
+    _output_format(args)
+    reference = _reference(args, ctx)
+    store = ctx.store()
+    report = project_diversity(store, args.project, systems=args.system or None, settings=settings, gap=gap,
+                               curves=args.curves, curve_shuffles=args.shuffles, seed=args.seed, reference=reference)
     out = report.to_dict()
+    tables = report.to_tables()
+    extra: list[str] = []
+    pools = None
+    if args.curves or args.image or args.estimate_mu:
+        from ..diversity.sources import project_pools
+        pools = project_pools(store, args.project, args.system or None)
     if args.curves:
-        out["curves"] = {name: {"tokens": c.tokens.tolist(), "ttr": c.ttr.tolist(), "sd": c.sd.tolist()}
-                         for name, c in report.curves.items()}
-    ctx.emit(out, _readable_diversity(report))
+        from ..diversity.curves import compare_image_curves
+        out["curves"] = {name: _curve_dict(c) for name, c in report.curves.items()}
+        comparison = compare_image_curves(pools, tokens=settings.tokens, shuffles=args.shuffles, seed=args.seed)
+        out["image_curve_comparison"] = comparison.to_dict()
+        extra.append(f"per image, at the same number of tokens: references more diverse than captions on "
+                     f"{comparison.human_higher} of {comparison.images} images, less on {comparison.machine_higher}, "
+                     f"equal on {comparison.equal}" + (f" ({comparison.skipped} without words on one side)"
+                                                       if comparison.skipped else ""))
+    if args.image:
+        import pandas as pd
+
+        from ..diversity.curves import image_curves
+        per_image = image_curves(pools, args.image, tokens=settings.tokens, shuffles=args.shuffles, seed=args.seed)
+        out["image_curves"] = {c.key: {"human": _curve_dict(c.human), "machine": _curve_dict(c.machine)}
+                               for c in per_image}
+        tables["TTR curves per image"] = pd.concat([c.to_frame() for c in per_image], ignore_index=True)
+    if args.estimate_mu:
+        from ..diversity.calibration import estimate_mu
+        mu = estimate_mu(pools, reference, settings=settings, measure_key=gap.measure, split=args.subcorpora,
+                         method=args.mu_method, seed=args.seed)
+        out["mu_estimate"] = mu.to_dict()
+        tables.update(mu.to_tables())
+        summary = mu.summary()
+        extra.append(f"estimated mu = {mu.mu:.3f} ({mu.method}; error {mu.error:.3f}): ld of "
+                     f"{summary['rich']['n']} rich sub-corpora mean {summary['rich']['mean']:.3f}, "
+                     f"{summary['sparse']['n']} sparse mean {summary['sparse']['mean']:.3f}"
+                     + (f"; {mu.dropped} left out (no {mu.measure})" if mu.dropped else "")
+                     + ("" if mu.separated else "; the rich sub-corpora are not the more diverse, so mu means little"))
+    _write_output(args, tables)
+    ctx.emit(out, "\n".join([_readable_diversity(report), *extra]))
+    return 0
+
+
+def _curve_dict(curve) -> dict:
+    return {"tokens": curve.tokens.tolist(), "ttr": curve.ttr.tolist(), "sd": curve.sd.tolist()}
+
+
+def _rich_sparse(args, ctx) -> int:
+    from ..diversity.rich_sparse import DrawSettings, project_rich_sparse
+    _output_format(args)
+    settings = DrawSettings(draws=args.draws, ground_truth=args.ground_truth, seed=args.seed)
+    report = project_rich_sparse(ctx.store(), args.project, systems=args.system or None,
+                                 metrics=args.metric or None, settings=settings, tokenize=args.tokenize)
+    _write_output(args, report)
+    table = report.table()
+    table.columns = [f"{a[len('Ground truth: '):]} / {b[len('Candidates: '):]}" for a, b in table.columns]
+    lines = [f"ground truth / candidates; mean over {settings.draws} draws of {settings.ground_truth} ground-truth "
+             f"descriptions per image (seed {settings.seed})",
+             table.to_string(float_format=lambda v: f"{v:.3f}", na_rep="–"), ""]
+    lines += [f"{c.ground_truth} / {c.candidates}: {c.images} images, {c.candidates_per_draw} candidates per draw"
+              for c in report.cells]
+    lines += [f"note: {n}" for n in report.notes]
+    ctx.emit(report.to_dict(), "\n".join(lines))
     return 0
 
 

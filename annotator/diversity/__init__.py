@@ -12,12 +12,15 @@ The package, along its seams:
 * :mod:`~annotator.diversity.mtld_variants`  MTLD, its published variants and its fast factor passes;
 * :mod:`~annotator.diversity.curves`         TTR curves;
 * :mod:`~annotator.diversity.gap`            the lexical diversity ratio ld, the lexical gap Lg, weighting;
+* :mod:`~annotator.diversity.sources`        the reference corpus cr and per-image description pools;
 * :mod:`~annotator.diversity.report`         :class:`DiversityReport`, the one object page, CLI and exports read;
-* :mod:`~annotator.diversity.correlation`    correlations of metrics, M·ld, M·Lg, ld and Lg with human scores.
+* :mod:`~annotator.diversity.correlation`    correlations of metrics, M·ld, M·Lg, ld and Lg with human scores;
+* :mod:`~annotator.diversity.rich_sparse`    metrics on human and machine descriptions, each as ground truth;
+* :mod:`~annotator.diversity.calibration`    µ from the ld distributions of rich and sparse sub-corpora.
 
-Every public name of the modules above except ``correlation`` is importable
-from ``annotator.diversity`` itself (``correlation`` needs the metrics and is
-imported on its own).
+The public names of profile, indices, mtld_variants, curves, gap and report
+are importable from ``annotator.diversity`` itself; the other modules (which
+need the store's texts or the caption metrics) are imported on their own.
 """
 
 from __future__ import annotations

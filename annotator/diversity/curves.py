@@ -8,7 +8,7 @@ import numpy as np
 
 from .profile import Profile
 
-__all__ = ["TTRCurve", "ttr_curve"]
+__all__ = ["TTRCurve", "ttr_curve", "ImageCurves", "image_curves", "CurveComparison", "compare_image_curves"]
 
 
 @dataclass(frozen=True)
@@ -71,3 +71,78 @@ def ttr_curve(data, *, points: int = 100, shuffles: int = 10, seed: int = 0, max
         first.sort()
         curves[r] = np.searchsorted(first, grid, side="left") / grid
     return TTRCurve(grid, curves.mean(axis=0), curves.std(axis=0), shuffles, seed)
+
+
+@dataclass(frozen=True)
+class ImageCurves:
+    """TTR curves of one image's human descriptions (its references) and machine descriptions (its captions)."""
+
+    key: str
+    human: TTRCurve
+    machine: TTRCurve
+
+    def to_frame(self):
+        """Long form: image, corpus (human/machine), tokens, ttr, sd."""
+        import pandas as pd
+        frame = pd.concat([self.human.to_frame("human"), self.machine.to_frame("machine")], ignore_index=True)
+        frame.insert(0, "image", self.key)
+        return frame
+
+
+def image_curves(pools, keys=None, *, tokens=None, points: int = 50, shuffles: int = 10,
+                 seed: int = 0) -> list[ImageCurves]:
+    """Per-image TTR curves (the lexical-gap study's Fig. 4) of ``keys`` (default: every image).
+
+    ``pools`` is a :class:`~annotator.diversity.sources.DescriptionPools`; the
+    descriptions of one image are put in ``shuffles`` seeded orders, as for a
+    corpus curve. ``tokens``: TokenSettings (default settings when None).
+    """
+    from ..tokenize import DEFAULT_TOKEN_SETTINGS, tokenize_corpus
+    settings = tokens or DEFAULT_TOKEN_SETTINGS
+    wanted = range(len(pools.keys)) if keys is None else [pools.index(k) for k in keys]
+    out = []
+    for i in wanted:
+        curves = [ttr_curve(tokenize_corpus(texts, settings), points=points, shuffles=shuffles, seed=seed)
+                  for texts in (pools.human[i], pools.machine[i])]
+        out.append(ImageCurves(pools.keys[i], *curves))
+    return out
+
+
+@dataclass(frozen=True)
+class CurveComparison:
+    """How often an image's human descriptions are the more diverse at the same number of tokens.
+
+    For every image with words on both sides, the mean TTR (over the seeded
+    orders) of its human and of its machine descriptions is compared at the
+    shorter side's length: ``human_higher`` + ``machine_higher`` + ``equal``
+    = ``images``; ``skipped`` images lack words on one side.
+    """
+
+    images: int
+    human_higher: int
+    machine_higher: int
+    equal: int
+    skipped: int
+
+    def to_dict(self) -> dict:
+        """JSON-ready form."""
+        return {"images": self.images, "human_higher": self.human_higher, "machine_higher": self.machine_higher,
+                "equal": self.equal, "skipped": self.skipped}
+
+
+def compare_image_curves(pools, *, tokens=None, shuffles: int = 10, seed: int = 0) -> CurveComparison:
+    """:class:`CurveComparison` over every image of ``pools``."""
+    from ..tokenize import DEFAULT_TOKEN_SETTINGS, tokenize_corpus
+    settings = tokens or DEFAULT_TOKEN_SETTINGS
+    human = machine = equal = skipped = 0
+    for h_texts, m_texts in zip(pools.human, pools.machine):
+        h, m = tokenize_corpus(h_texts, settings), tokenize_corpus(m_texts, settings)
+        length = min(h.n_tokens, m.n_tokens)
+        if length == 0:
+            skipped += 1
+            continue
+        at = [float(ttr_curve(c, points=2, shuffles=shuffles, seed=seed, max_tokens=length).ttr[-1]) for c in (h, m)]
+        human += at[0] > at[1]
+        machine += at[0] < at[1]
+        equal += at[0] == at[1]
+    return CurveComparison(human + machine + equal, human, machine, equal, skipped)

@@ -42,7 +42,7 @@ from .mtld_variants import MTLD_LEXICALRICHNESS, MTLDOptions, mtld
 from .profile import Profile
 
 __all__ = ["MEASURES", "MEASURE_LABELS", "DiversitySettings", "ttr", "root_ttr", "log_ttr", "hdd", "mattr",
-           "measures"]
+           "measures", "measure"]
 
 #: Measure keys in display order.
 MEASURES = ("tokens", "types", "ttr", "rttr", "logttr", "hdd", "mtld", "mattr")
@@ -159,13 +159,16 @@ def measures(data, settings: DiversitySettings | None = None) -> dict[str, float
     """
     settings = settings or DiversitySettings()
     p = Profile.of(data)
-    return {
-        "tokens": p.n,
-        "types": p.n_types,
-        "ttr": ttr(p),
-        "rttr": root_ttr(p),
-        "logttr": log_ttr(p),
-        "hdd": hdd(p, settings.hdd_draws),
-        "mtld": mtld(p, settings.mtld),
-        "mattr": mattr(p, settings.mattr_window),
-    }
+    return {key: measure(p, key, settings) for key in MEASURES}
+
+
+def measure(data, key: str, settings: DiversitySettings | None = None) -> float:
+    """One measure of :data:`MEASURES` (by key) for one corpus, with the parameters of ``settings``."""
+    settings = settings or DiversitySettings()
+    p = Profile.of(data)
+    compute = {"tokens": lambda: p.n, "types": lambda: p.n_types, "ttr": lambda: ttr(p), "rttr": lambda: root_ttr(p),
+               "logttr": lambda: log_ttr(p), "hdd": lambda: hdd(p, settings.hdd_draws),
+               "mtld": lambda: mtld(p, settings.mtld), "mattr": lambda: mattr(p, settings.mattr_window)}
+    if key not in compute:
+        raise ValueError(f"unknown measure {key!r}; choose from {', '.join(MEASURES)}")
+    return compute[key]()

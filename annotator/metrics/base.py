@@ -424,15 +424,19 @@ class Metric(abc.ABC):
         return self.aggregate(self.stats(hyps, context), per_segment=per_segment)
 
     def resample(self, stats: np.ndarray, weights: np.ndarray, *, exact: bool = True) -> np.ndarray:
-        """Corpus values for bootstrap resamples.
+        """Corpus values for bootstrap resamples, or for any weighted subsets of the captions.
 
         ``weights`` is an R × N matrix: how often each caption is drawn in each
-        resample. Returns an R × len(score_keys) array whose columns follow
-        ``score_keys``. A metric whose corpus formula runs elsewhere (METEOR's
-        jar) may offer a numpy port of it, used with ``exact=False``.
+        resample (a 0/1 row scores a subset, as :meth:`aggregate` would score
+        those rows alone); a numpy array, or a scipy sparse matrix when each
+        resample counts few of many rows. Returns an R × len(score_keys)
+        array whose columns follow ``score_keys``. A metric whose corpus
+        formula runs elsewhere (METEOR's jar) may offer a numpy port of it,
+        used with ``exact=False``.
         """
         arr = np.asarray(stats, dtype=np.float64).reshape(-1, self.width)
-        w = np.asarray(weights, dtype=np.float64)
+        from scipy import sparse
+        w = weights.tocsr().astype(np.float64) if sparse.issparse(weights) else np.asarray(weights, dtype=np.float64)
         return self._resample(arr, w) if exact else self._resample_quick(arr, w)
 
     @abc.abstractmethod
@@ -475,7 +479,7 @@ class MeanScoreMetric(Metric):
     """A metric whose statistics row is the caption's own score and whose corpus score is their mean.
 
     One score key; the mean is numpy's (coco-caption's summation order), and a
-    bootstrap resample is the weighted mean of the drawn captions' scores.
+    resample is the weighted mean of the drawn captions' scores.
     """
 
     width = 1
@@ -489,7 +493,13 @@ class MeanScoreMetric(Metric):
                      segments={key: per} if per_segment else None)
 
     def _resample(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        return (weights @ stats[:, 0] / stats.shape[0])[:, None]
+        # the mean over the captions each resample counts (N for a bootstrap resample, fewer for a subset)
+        return (weights @ stats[:, 0] / row_totals(weights))[:, None]
+
+
+def row_totals(weights) -> np.ndarray:
+    """The sum of each row of a weight matrix (dense or scipy sparse) as a flat float64 array."""
+    return np.asarray(weights.sum(axis=1), dtype=np.float64).reshape(-1)
 
 
 def mean_like_numpy(values) -> float:
