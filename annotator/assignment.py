@@ -28,13 +28,28 @@ Second pass (project setting ``second_pass``):
 * ``full``: the second annotator makes both judgements at once, like the
   first; fine-grained agreement is then computed over the captions both
   judged inaccurate.
+
+Sample draws (:func:`assign_sample`, ``assign --active N`` / ``--random N``):
+
+* Instead of every caption, the next human sample of a system: a seeded
+  Poisson draw of about N captions not labelled yet, each with a recorded
+  inclusion probability (:mod:`annotator.estimate.sampling`), which the
+  estimate reads as a weight. ``active`` favours the captions whose labels
+  shrink the widest intervals most; ``uniform`` gives all the same chance.
+* The drawn captions are added to the end of the annotators' queues in a
+  shuffled order, shared out evenly, one annotator each; captions already in
+  a queue keep their place. Nothing else changes: the blind double sample and
+  the second-pass mode stay as they are, practice items are never drawn (an
+  annotator whose queue was empty gets them first, as in a regular
+  assignment).
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from typing import Sequence
 
 from .access import LEADS, require_role
@@ -192,6 +207,185 @@ def assign(store, project: str, annotators: Sequence[str], *, double_fraction: f
         summary.per_annotator[n] = {"total": len(mine), "second": sum(p.is_second for p in mine), "practice": practice,
                                     "first": len(mine) - practice - sum(p.is_second for p in mine)}
     return summary
+
+
+@dataclass
+class DrawSummary:
+    """What one sample draw of a system took and where its captions went."""
+
+    system: str
+    draw_id: int
+    number: int  # the system's n-th draw
+    design: str
+    size: int  # expected number of new captions
+    taken: int  # new captions drawn
+    labelled_before: int  # captions labelled before the draw, part of it for certain
+    candidates: int  # captions not labelled before (practice items left out)
+    targets: tuple[str, ...]
+    widths: dict[str, float | None]  # each target's interval width before the draw
+    floor: float
+    seed: int
+    layer: str
+    probability_range: tuple[float, float] | None  # smallest and largest chance of the captions drawn
+    queued: int  # added to queues
+    already_queued: int  # drawn but in a queue already (left in place)
+    per_annotator: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class SampleSummary:
+    """What :func:`assign_sample` wrote: one draw per system."""
+
+    project: str
+    draws: list[DrawSummary] = field(default_factory=list)
+    practice_added: dict[str, int] = field(default_factory=dict)
+
+
+def assign_sample(store, project: str, annotators: Sequence[str], size: int, *, systems: Sequence[str] | None = None,
+                  design: str = "active", seed: int = 0, layer: str = "adjudicated",
+                  targets: Sequence[str] | None = None, widest: int | None = None, floor: float | None = None,
+                  actor_role: Role | str = Role.ADMIN) -> SampleSummary:
+    """Draw the next human sample of each system (about ``size`` captions each) and queue it (lead/admin only).
+
+    ``design`` is ``active`` (chances where labels shrink the widest intervals
+    most; ``targets`` names the intervals to aim at, else the ``widest`` ones of
+    the current estimate from ``layer``) or ``uniform``. Captions labelled in
+    ``layer`` already are part of the draw for certain. The draw is recorded
+    with every caption's inclusion probability; the same seed on the same data
+    gives the same draw. See the module documentation for the queues.
+    """
+    from .estimate.project import draws_as_rows, layer_labels, project_detections, recorded_draws
+    from .estimate.report import estimate_report
+    from .estimate.sampling import (DEFAULT_FLOOR, DEFAULT_WIDEST, DESIGNS, TARGETS, allocate, draw_seed,
+                                    interval_widths)
+    from .layers import build_layer, parse_layer
+    from .store.analysis_queries import judgement_frame
+    from .store.assignments import (add_assignments, draws_made, insert_draw, project_captions, queue_ends,
+                                    queued_captions)
+    from .store.projects import load_project, project_id, system_id
+    from .store.users import get_user_row
+    from .taxonomy import taxonomy
+
+    require_role(actor_role, LEADS, "assigning work")
+    if design not in DESIGNS:
+        raise InputError(f"unknown design {design!r}; choose one of {', '.join(DESIGNS)}")
+    if int(size) != size or size < 1:
+        raise InputError(f"the number of captions to draw must be a whole number of at least 1, not {size}")
+    if seed < 0:
+        raise InputError(f"the seed must be 0 or more, not {seed}")
+    floor = DEFAULT_FLOOR if floor is None else float(floor)
+    if not 0.0 <= floor <= 1.0:
+        raise InputError(f"the floor must be between 0 and 1, not {floor}")
+    widest = DEFAULT_WIDEST if widest is None else int(widest)
+    if widest < 1:
+        raise InputError(f"aim at 1 or more of the widest intervals, not {widest}")
+    if targets:
+        tax = taxonomy()
+        targets = [t if t == "inaccurate" else tax.resolve_strict(t, "targets") for t in targets]
+        unknown = [t for t in targets if t not in TARGETS]
+        if unknown:
+            raise InputError(f"unknown targets {', '.join(map(repr, unknown))}; choose 'inaccurate' or error type ids")
+    names = list(dict.fromkeys(a.strip() for a in annotators if a and a.strip()))
+    if not names:
+        raise InputError("name at least one annotator")
+    chosen_layer = parse_layer(layer)
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        rows = {n: get_user_row(conn, n) for n in names}
+    missing = [n for n, r in rows.items() if r is None]
+    if missing:
+        raise InputError(f"no user called {', '.join(repr(n) for n in missing)}; create accounts first "
+                         "(annotator users add NAME --role annotator)")
+    proj = load_project(store, project)
+    chosen = list(dict.fromkeys(systems)) if systems else list(proj.systems)
+    for s in chosen:
+        if s not in proj.systems:
+            raise NotFound(f"project {project!r} has no system {s!r}; systems: {', '.join(proj.systems) or 'none'}")
+    if not chosen:
+        raise NotFound(f"project {project!r} has no captions to draw from")
+    built = build_layer(judgement_frame(store, project, kinds=("annotation", "adjudication")), chosen_layer)
+    if built.name.startswith("annotator:") and len(built) == 0:
+        raise NotFound(f"{chosen_layer.user!r} has no judgements in project {project!r}")
+    scored = project_detections(proj)
+    earlier = recorded_draws(store, project)
+
+    planned = []
+    for s in chosen:
+        sc = scored[s]
+        human = layer_labels(built, sc.caption_ids)
+        if earlier.get(s):
+            human = replace(human, draws=draws_as_rows(sc.caption_ids, earlier[s]))
+        widths = None
+        if len(human.rows) >= 2:
+            try:
+                widths = interval_widths(estimate_report(sc.detections, human, system=s))
+            except ValueError:  # the draws so far cannot give an estimate yet
+                widths = None
+        scores = {t: sc.detections.score(t) for t in TARGETS}
+        try:
+            alloc = allocate(scores, human, int(size), design=design, targets=targets, widest=widest, floor=floor,
+                             widths=widths)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        planned.append((s, sc, alloc))
+
+    summary = SampleSummary(project)
+    with store.transaction() as conn:
+        pid = project_id(conn, project)
+        uid = {n: r.id for n, r in rows.items()}
+        ends = queue_ends(conn, pid, list(uid.values()))
+        queued = queued_captions(conn, pid)
+        practice = [r.caption_id for r in project_captions(conn, pid, chosen) if r.is_practice]
+        new_rows: list[dict] = []
+        for n in names:
+            if ends[uid[n]] < 0 and practice:
+                for cid in practice:
+                    ends[uid[n]] += 1
+                    new_rows.append({"caption_id": cid, "user_id": uid[n], "position": ends[uid[n]], "is_second": False})
+                summary.practice_added[n] = len(practice)
+        for s, sc, alloc in planned:
+            sid = system_id(conn, pid, s)
+            number = draws_made(conn, sid) + 1
+            rng = draw_seed(seed, sid, number)
+            taken_rows = alloc.draw(rng)
+            pi = alloc.probabilities[taken_rows]
+            fresh = taken_rows[~alloc.labelled[taken_rows]]
+            draw_id = insert_draw(conn, pid, sid, list(zip(sc.caption_ids[taken_rows].tolist(), pi.tolist())),
+                                  number=number, design=design, size=alloc.size, seed=int(seed),
+                                  layer=built.name, targets=" ".join(alloc.targets), floor=floor,
+                                  taken=len(fresh), labelled_before=int(alloc.labelled.sum()),
+                                  created_at=datetime.now(timezone.utc))
+            fresh_ids = sc.caption_ids[fresh]
+            to_queue = [int(c) for c in rng.permutation(fresh_ids) if int(c) not in queued]
+            owners = _blocks(len(to_queue), len(names))
+            per = Counter()
+            for cid, a in zip(to_queue, owners):
+                n = names[a]
+                ends[uid[n]] += 1
+                new_rows.append({"caption_id": cid, "user_id": uid[n], "position": ends[uid[n]], "is_second": False})
+                per[n] += 1
+            queued.update(to_queue)
+            drawn_pi = alloc.probabilities[fresh]
+            summary.draws.append(DrawSummary(
+                system=s, draw_id=draw_id, number=number, design=design, size=alloc.size, taken=len(fresh),
+                labelled_before=int(alloc.labelled.sum()), candidates=alloc.candidates, targets=alloc.targets,
+                widths=alloc.widths, floor=floor, seed=int(seed), layer=built.name,
+                probability_range=(float(drawn_pi.min()), float(drawn_pi.max())) if len(fresh) else None,
+                queued=len(to_queue), already_queued=len(fresh) - len(to_queue),
+                per_annotator={n: per[n] for n in names}))
+        add_assignments(conn, pid, new_rows)
+    return summary
+
+
+def sample_draws(store, project: str, *, actor_role: Role | str = Role.ADMIN) -> list[dict]:
+    """The project's sample draws in order (lead/analyst/admin): id, system, number, design, size, taken,
+    labelled_before, seed, layer, targets, floor, created_at."""
+    from .access import REVIEW
+    from .store.assignments import project_draws
+    from .store.projects import project_id
+    require_role(actor_role, REVIEW, "seeing the sample draws")
+    with store.read() as conn:
+        return project_draws(conn, project_id(conn, project))
 
 
 def second_pass_mode(store, project: str) -> str:

@@ -13,7 +13,7 @@ ctx = ui.page_setup("estimate")
 
 from annotator.errors import AnnotatorError  # noqa: E402
 from annotator.estimate import INACCURATE  # noqa: E402
-from annotator.estimate.project import estimate_project, project_detections  # noqa: E402
+from annotator.estimate.project import estimate_project, project_detections, recorded_draws  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
 from annotator.layers import available_layers, build_layer, parse_layer  # noqa: E402
 from annotator.store.analysis_queries import annotators_in  # noqa: E402
@@ -26,7 +26,8 @@ st.caption("How often each system gets things wrong over all of its captions, no
            "human labels of the annotated captions are combined with automatic error detectors run on every "
            "caption (prediction-powered inference). The interval holds the true share in 95 of 100 random human "
            "samples; the classical interval uses the human labels alone. The intervals assume the annotated "
-           "captions are a random sample of the system's captions.")
+           "captions are a random sample of the system's captions — or, for a system with sample draws (Assignment "
+           "page, next human sample), weight each label by its recorded chance of being drawn.")
 
 project = ui.require_project(ctx, "Import captions and have some of them annotated first.")
 store = ctx.store
@@ -71,7 +72,8 @@ try:
     proj, scored = _scored(store.url, project, tuple(systems_all), version[2:], store)
     layer = _layer(store.url, project, version, layer_choice, frame)
     result = estimate_project(proj, layer, systems=chosen, alpha=round(1 - level, 6),
-                              types="top5" if top else "all", finite_population=not population, scored=scored)
+                              types="top5" if top else "all", finite_population=not population, scored=scored,
+                              draws=recorded_draws(store, project))
 except AnnotatorError as exc:
     ui.show_error_and_stop(exc)
 

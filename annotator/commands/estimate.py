@@ -19,8 +19,9 @@ def register(sub) -> None:
                      "detectors' scores of every caption by prediction-powered inference: per system the "
                      "estimated share of inaccurate captions and of each error type, its interval, the classical "
                      "interval from the human labels alone, and how well each detector agrees with the humans. "
-                     "The intervals assume the labelled captions are a random sample of the system's captions. "
-                     "Captions of practice items are left out."))
+                     "The intervals assume the labelled captions are a random sample of the system's captions; "
+                     "a system with sample draws (assign --active/--random) is estimated from them instead, each "
+                     "label weighted by its recorded chance of being drawn. Captions of practice items are left out."))
     p.add_argument("--project", required=True)
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--annotator", metavar="NAME", help="use this annotator's judgements")

@@ -29,6 +29,18 @@ Two estimands, chosen by ``finite_population``:
   independently with known probability ``1 / weights[i]`` (Poisson sampling,
   the design of active sampling) and the Horvitz-Thompson estimator keeps the
   estimate unbiased.
+
+Recorded draws (:func:`draws_means`): a human sample built in rounds, each
+round a Poisson draw over all N captions whose probabilities may depend on
+everything labelled before (active sampling). Captions labelled before a round
+are part of it with probability 1; the others were drawn with the recorded
+probability. Each round alone gives an estimate that is unbiased given the
+rounds before it, so the rounds' errors are uncorrelated and their weighted
+mean (weights fixed by the design, not by the labels) has the variance
+``sum(share_k^2 * se_k^2)``. Captions of a round that have no label yet are
+missing at random within the round (the round's captions are queued in random
+order): the labelled ones stand for them, their weights scaled by the share
+labelled.
 """
 
 from __future__ import annotations
@@ -147,7 +159,7 @@ def ppi_means(y, f, f_all, *, alpha: float = 0.05, lam=None, weights=None, weigh
         raise ValueError(f"shapes do not match: labels {y.shape}, scores {f.shape}, all scores {f_all.shape}")
     if n < 2:
         raise ValueError("at least two human labels are needed for an interval")
-    z = _z(alpha)
+    _z(alpha)
     if finite_population:
         if weights_all is not None:
             raise ValueError("weights_all has no meaning for a finite population; give weights of the labelled captions")
@@ -159,9 +171,14 @@ def ppi_means(y, f, f_all, *, alpha: float = 0.05, lam=None, weights=None, weigh
             est = _finite_poisson(y, f, f_all, np.asarray(weights, dtype=float).reshape(-1, 1), lam)
     else:
         est = _population(y, f, f_all, _normalised(weights, n), _normalised(weights_all, N), lam)
-    theta, se, lams, classical, classical_se = est
+    return _estimates(*est, n=n, N=N, alpha=alpha, finite_population=finite_population)
+
+
+def _estimates(theta, se, lams, classical, classical_se, *, n: int, N: int, alpha: float,
+               finite_population: bool) -> list[MeanEstimate]:
+    z = _z(alpha)
     out = []
-    for j in range(d):
+    for j in range(len(theta)):
         out.append(MeanEstimate(
             estimate=float(theta[j]), ci=(float(theta[j] - z * se[j]), float(theta[j] + z * se[j])), se=float(se[j]),
             lam=float(lams[j]), classical=float(classical[j]),
@@ -219,6 +236,113 @@ def _finite_poisson(y, f, f_all, w, lam):
     classical = (w * y).sum(0) / N
     classical_se = np.sqrt((a * y ** 2).sum(0)) / N
     return theta, se, lams, classical, classical_se
+
+
+@dataclass(frozen=True)
+class SampleDraw:
+    """One recorded round of a human sample: the captions it took (rows among the N) and each one's
+    inclusion probability (1 for captions labelled before the round, taken for certain)."""
+
+    draw_id: int
+    rows: np.ndarray
+    probabilities: np.ndarray
+
+    def __post_init__(self):
+        rows = np.asarray(self.rows, dtype=np.int64)
+        pi = np.asarray(self.probabilities, dtype=float)
+        if rows.shape != pi.shape or rows.ndim != 1:
+            raise ValueError(f"draw {self.draw_id}: {len(rows)} captions but {len(pi)} probabilities")
+        if len(np.unique(rows)) != len(rows):
+            raise ValueError(f"draw {self.draw_id} takes a caption twice")
+        if np.any(~(pi > 0)) or np.any(pi > 1):
+            raise ValueError(f"draw {self.draw_id}: inclusion probabilities must lie in (0, 1]")
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "probabilities", pi)
+
+
+@dataclass(frozen=True)
+class DrawUse:
+    """How one recorded draw entered an estimate."""
+
+    draw_id: int
+    drawn: int  # captions the draw took (among the N)
+    labelled: int  # of them with a label
+    share: float  # its weight in the combined estimate (0: not usable)
+    reason: str = ""  # why it is not usable
+
+
+def _draw_weights(pi: np.ndarray, hit: np.ndarray) -> np.ndarray | None:
+    """Inverse inclusion probabilities of a draw's labelled captions, scaled for the unlabelled ones: within the
+    captions taken for certain and within the drawn ones, the labelled stand for all. None when a group that
+    the draw holds has no label at all (it could not be stood for)."""
+    w = np.zeros(len(pi))
+    for group in (pi >= 1.0, pi < 1.0):
+        total, labelled = int(group.sum()), int((group & hit).sum())
+        if total and not labelled:
+            return None
+        if total:
+            w[group] = total / (labelled * pi[group])
+    return w[hit]
+
+
+def draws_means(rows, y, f_all, draws, *, alpha: float = 0.05, lam=None,
+                finite_population: bool = True) -> tuple[list[MeanEstimate], list[DrawUse]]:
+    """Prediction-powered estimates from a human sample drawn in recorded rounds (see the module documentation).
+
+    ``rows`` are the labelled captions (positions among the N), ``y`` their
+    labels (n, d), ``f_all`` the detector scores of all N captions (N, d) and
+    ``draws`` the :class:`SampleDraw` rounds. Labelled captions that no draw
+    took do not enter. Each usable round gives a Horvitz-Thompson
+    prediction-powered estimate; the rounds are averaged with shares
+    proportional to ``1 / sum(w * (w - 1))`` over their labelled captions, a
+    measure of the round's spread that does not read the labels. Without
+    ``finite_population`` the variance of the captions' share around the rate
+    of the process, ``theta * (1 - theta) / N``, is added.
+    """
+    y, f_all = _as_2d(y), _as_2d(f_all)
+    rows = np.asarray(rows, dtype=np.int64)
+    N, d = f_all.shape
+    if y.shape != (len(rows), d):
+        raise ValueError(f"shapes do not match: {len(rows)} labelled rows, labels {y.shape}, all scores {f_all.shape}")
+    _z(alpha)
+    order = np.argsort(rows, kind="stable")
+    sorted_rows = rows[order]
+    parts, uses = [], []
+    for draw in draws:
+        members, pi = draw.rows, draw.probabilities
+        if len(members) and (members.min() < 0 or members.max() >= N):
+            raise ValueError(f"draw {draw.draw_id} takes a caption outside the {N}")
+        pos = np.minimum(np.searchsorted(sorted_rows, members), max(len(rows) - 1, 0))
+        hit = (sorted_rows[pos] == members) if len(rows) else np.zeros(len(members), dtype=bool)
+        labelled = int(hit.sum())
+        w = _draw_weights(pi, hit) if labelled >= 2 else None
+        if w is None:
+            reason = ("fewer than two of its captions are labelled" if labelled < 2 else
+                      "none of its captions of one kind (labelled before it, or drawn) is labelled")
+            uses.append(DrawUse(draw.draw_id, len(members), labelled, 0.0, reason))
+            continue
+        idx = order[pos[hit]]
+        est = _finite_poisson(y[idx], f_all[members[hit]], f_all, w.reshape(-1, 1), lam)
+        parts.append((draw, labelled, est, float((w * (w - 1)).sum()), set(idx.tolist())))
+    if not parts:
+        raise ValueError("no recorded draw has two labelled captions")
+    spread = np.array([p[3] for p in parts])
+    exact = spread <= 1e-12
+    inverse = exact.astype(float) if exact.any() else 1.0 / spread
+    share = inverse / inverse.sum()
+    stacked = [np.stack([p[2][k] for p in parts]) for k in range(5)]  # theta, se, lam, classical, classical_se
+    theta, lams, classical = (share @ stacked[k] for k in (0, 2, 3))
+    se = np.sqrt((share ** 2) @ stacked[1] ** 2)
+    classical_se = np.sqrt((share ** 2) @ stacked[4] ** 2)
+    if not finite_population:
+        se = np.sqrt(se ** 2 + np.clip(theta, 0, 1) * (1 - np.clip(theta, 0, 1)) / N)
+        classical_se = np.sqrt(classical_se ** 2 + np.clip(classical, 0, 1) * (1 - np.clip(classical, 0, 1)) / N)
+    used = set().union(*(p[4] for p in parts))
+    shares = {p[0].draw_id: float(s) for p, s in zip(parts, share)}
+    uses = [DrawUse(p[0].draw_id, len(p[0].rows), p[1], shares[p[0].draw_id]) for p in parts] + uses
+    uses.sort(key=lambda u: [d.draw_id for d in draws].index(u.draw_id))
+    return _estimates(theta, se, lams, classical, classical_se, n=len(used), N=N, alpha=alpha,
+                      finite_population=finite_population), uses
 
 
 def ppi_mean(y, f, f_all, *, alpha: float = 0.05, lam=None, weights=None, weights_all=None,

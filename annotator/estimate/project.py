@@ -23,7 +23,7 @@ from scipy.stats import kstest
 from ..errors import InputError, NotFound
 from ..layers import JudgementLayer, Layer, build_layer, masks_to_ids
 from .detectors import INACCURATE, Detections, detect, evidence_of_item
-from .ppi import DifferenceEstimate
+from .ppi import DifferenceEstimate, SampleDraw
 from .report import EstimateReport, HumanLabels, compare, comparison_frame, estimate_report
 
 #: Below this p-value the labelled captions are said not to look like a random sample.
@@ -61,6 +61,45 @@ def project_detections(project) -> dict[str, SystemCaptions]:
         rows = np.flatnonzero(mine & ~practice_arr)
         out[system] = SystemCaptions(system, ids_arr[rows], det.subset(rows), int((mine & practice_arr).sum()))
     return out
+
+
+@dataclass(frozen=True)
+class RecordedDraw:
+    """A stored sample draw of one system: the captions it took (by id) and their inclusion probabilities."""
+
+    draw_id: int
+    system: str
+    caption_ids: np.ndarray
+    probabilities: np.ndarray
+
+
+def recorded_draws(store, project: str) -> dict[str, list[RecordedDraw]]:
+    """The sample draws of a project per system, in the order they were made."""
+    from ..store.assignments import draw_members
+    from ..store.projects import project_id
+    with store.read() as conn:
+        rows = draw_members(conn, project_id(conn, project))
+    out: dict[str, list[RecordedDraw]] = {}
+    if not rows:
+        return out
+    frame = pd.DataFrame(rows, columns=["draw_id", "system", "caption_id", "probability"])
+    for (draw_id, system), part in frame.groupby(["draw_id", "system"], sort=True):
+        out.setdefault(system, []).append(RecordedDraw(int(draw_id), system, part["caption_id"].to_numpy(np.int64),
+                                                       part["probability"].to_numpy(float)))
+    return out
+
+
+def draws_as_rows(caption_ids: np.ndarray, draws: list[RecordedDraw]) -> tuple[SampleDraw, ...]:
+    """The draws in terms of rows among ``caption_ids`` (a system's captions without practice items); captions
+    no longer among them (an item marked practice since) are dropped from the draw."""
+    order = np.argsort(caption_ids, kind="stable")
+    sorted_ids = caption_ids[order]
+    out = []
+    for d in draws:
+        pos = np.minimum(np.searchsorted(sorted_ids, d.caption_ids), max(len(sorted_ids) - 1, 0))
+        hit = sorted_ids[pos] == d.caption_ids if len(sorted_ids) else np.zeros(len(d.caption_ids), dtype=bool)
+        out.append(SampleDraw(d.draw_id, order[pos[hit]], d.probabilities[hit]))
+    return tuple(out)
 
 
 def layer_labels(layer: JudgementLayer, caption_ids: np.ndarray) -> HumanLabels:
@@ -154,12 +193,16 @@ class ProjectEstimates:
 
 def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | None = None, alpha: float = 0.05,
                      types="all", finite_population: bool = True, pairs: list[tuple[str, str]] = (),
-                     scored: dict[str, SystemCaptions] | None = None) -> ProjectEstimates:
+                     scored: dict[str, SystemCaptions] | None = None,
+                     draws: dict[str, list[RecordedDraw]] | None = None) -> ProjectEstimates:
     """Estimate every (or the given) system of a loaded project from a built layer.
 
     ``pairs`` lists (A, B) system pairs whose differences A - B are computed.
     ``scored`` is :func:`project_detections` of the project when it was computed
     before (the detectors depend on the captions and references only).
+    ``draws`` (:func:`recorded_draws`) are the systems' recorded sample draws:
+    a system that has any is estimated from them, weighted by the inverse
+    inclusion probabilities; the others as a random sample.
     """
     known = project.systems
     chosen = list(dict.fromkeys(systems)) if systems else list(known)
@@ -174,9 +217,16 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
         if len(human.rows) < 2:
             raise InputError(f"layer {layer.name!r} labels {len(human.rows)} of the {len(sc.caption_ids)} captions "
                              f"of system {s!r}; at least two are needed")
-        report = estimate_report(sc.detections, human, system=s, alpha=alpha, types=types,
-                                 finite_population=finite_population)
-        warning = sample_warning(human, len(sc.caption_ids))
+        if (draws or {}).get(s):
+            human = replace(human, draws=draws_as_rows(sc.caption_ids, draws[s]))
+        try:
+            report = estimate_report(sc.detections, human, system=s, alpha=alpha, types=types,
+                                     finite_population=finite_population)
+        except ValueError as exc:
+            if not human.draws:
+                raise
+            raise InputError(f"system {s!r}, layer {layer.name!r}: {exc}") from None
+        warning = None if human.draws else sample_warning(human, len(sc.caption_ids))
         note = f"{sc.practice_left_out} captions of practice items left out" if sc.practice_left_out else None
         reports.append(replace(report, warnings=report.warnings + ((warning,) if warning else ()),
                                notes=report.notes + ((note,) if note else ())))
@@ -194,8 +244,9 @@ def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEsti
     built = build_layer(frame, layer)
     if built.name.startswith("annotator:") and len(built) == 0:
         raise NotFound(f"{built.name.split(':', 1)[1]!r} has no judgements in project {project!r}")
+    kw.setdefault("draws", recorded_draws(store, project))
     return estimate_project(load_project(store, project), built, **kw)
 
 
-__all__ = ["SystemCaptions", "ProjectEstimates", "project_detections", "layer_labels", "sample_warning",
-           "estimate_project", "estimate_store", "INACCURATE"]
+__all__ = ["SystemCaptions", "ProjectEstimates", "RecordedDraw", "project_detections", "recorded_draws", "draws_as_rows",
+           "layer_labels", "sample_warning", "estimate_project", "estimate_store", "INACCURATE"]

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..taxonomy import ERROR_TYPE_IDS
 from .detectors import DETECTED_TYPES, INACCURATE, ChairScore, Detections
-from .ppi import DifferenceEstimate, MeanEstimate, difference, ppi_means
+from .ppi import DifferenceEstimate, DrawUse, MeanEstimate, SampleDraw, difference, draws_means, ppi_means
 
 #: Fewer human labels than this and the normal approximation behind the intervals is rough.
 MIN_LABELS_FOR_CLT = 30
@@ -34,16 +34,23 @@ class HumanLabels:
     error type ids. An inaccurate caption with no types yet (a coarse-only
     import, a pending second pass) counts for the inaccurate share but not
     for the type shares.
+
+    How the labelled captions were chosen: by default a simple random sample;
+    ``weights`` give inverse labelling probabilities of a one-round Poisson
+    sample; ``draws`` the recorded rounds of a sample drawn by ``assign
+    --active``/``--random`` (:func:`annotator.estimate.ppi.draws_means`), and
+    then only captions some draw took count.
     """
 
     rows: np.ndarray
     inaccurate: np.ndarray
     types: tuple[frozenset, ...]
     weights: np.ndarray | None = None  # inverse labelling probabilities, when the sample was not uniform
+    draws: tuple[SampleDraw, ...] = ()
 
     @classmethod
     def from_lists(cls, rows: Sequence[int], inaccurate: Sequence[bool], types: Sequence[Iterable[str]],
-                   weights: Sequence[float] | None = None) -> "HumanLabels":
+                   weights: Sequence[float] | None = None, draws: Sequence[SampleDraw] = ()) -> "HumanLabels":
         """Build from plain lists; rows must be distinct."""
         rows = np.asarray(rows, dtype=np.int64)
         if len(np.unique(rows)) != len(rows):
@@ -51,7 +58,16 @@ class HumanLabels:
         if not (len(rows) == len(inaccurate) == len(types)):
             raise ValueError("rows, labels and types differ in length")
         w = None if weights is None else np.asarray(weights, dtype=float)
-        return cls(rows, np.asarray(inaccurate, dtype=bool), tuple(frozenset(t) for t in types), w)
+        if w is not None and draws:
+            raise ValueError("give either sampling weights or recorded draws, not both")
+        return cls(rows, np.asarray(inaccurate, dtype=bool), tuple(frozenset(t) for t in types), w, tuple(draws))
+
+    @property
+    def in_draws(self) -> np.ndarray:
+        """Which labelled captions some recorded draw took (all of them when there are no draws)."""
+        if not self.draws:
+            return np.ones(len(self.rows), dtype=bool)
+        return np.isin(self.rows, np.concatenate([d.rows for d in self.draws]))
 
     @property
     def types_known(self) -> np.ndarray:
@@ -110,6 +126,13 @@ class EstimateReport:
     chair: ChairScore
     warnings: tuple[str, ...] = field(default=())  # what puts the intervals themselves in doubt
     notes: tuple[str, ...] = field(default=())  # what to know when reading them
+    draws: tuple[DrawUse, ...] = field(default=())  # the recorded draws the estimate rests on (none: random sample)
+
+    @property
+    def design(self) -> str:
+        """How the human sample is read: ``"draws"`` (recorded probability draws) or ``"random sample"``
+        (assumed simple random)."""
+        return "draws" if self.draws else "random sample"
 
     def target(self, name: str) -> MeanEstimate:
         """The estimate of ``"inaccurate"`` or of a type id."""
@@ -135,6 +158,9 @@ class EstimateReport:
                           for t, q in self.detectors.items()},
             "chair": {"chair_i": self.chair.chair_i, "chair_s": self.chair.chair_s,
                       "mentions": self.chair.mentions, "hallucinated": self.chair.hallucinated},
+            "sampling": {"design": self.design,
+                         "draws": [{"draw": u.draw_id, "drawn": u.drawn, "labelled": u.labelled, "share": u.share}
+                                   for u in self.draws]},
             "warnings": list(self.warnings),
             "notes": list(self.notes),
         }
@@ -178,21 +204,42 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     weights = human.weights
     kw = dict(alpha=alpha, finite_population=finite_population)
     warnings, notes = [], []
+    uses: list[DrawUse] = []
+
+    def means(mask: np.ndarray, Y: np.ndarray, F_all: np.ndarray) -> list[MeanEstimate]:
+        rows = human.rows[mask]
+        if not human.draws:
+            return ppi_means(Y, F_all[rows], F_all, weights=None if weights is None else weights[mask], **kw)
+        found, used = draws_means(rows, Y, F_all, human.draws, **kw)
+        uses[:] = uses or used
+        return found
+
     y = human.inaccurate.astype(float)
     f_all = detections.score(INACCURATE)
-    (inacc,) = ppi_means(y, f_all[human.rows], f_all, weights=weights, **kw)
+    everyone = np.ones(len(human.rows), dtype=bool)
+    try:
+        (inacc,) = means(everyone, y, f_all)
+    except ValueError as exc:
+        if not human.draws:
+            raise
+        raise ValueError(f"the recorded sample draws cannot give an estimate yet: {exc}") from None
     quality = {INACCURATE: detector_quality(y, f_all[human.rows], threshold)}
 
     known = human.types_known
     type_ids = list(ERROR_TYPE_IDS)
     results: dict[str, MeanEstimate] = {}
-    if known.sum() >= 2:
-        rows = human.rows[known]
-        Y = human.type_matrix(type_ids)[known]
-        F_all = np.column_stack([detections.score(t) for t in type_ids])
-        w = None if weights is None else weights[known]
-        for t, e in zip(type_ids, ppi_means(Y, F_all[rows], F_all, weights=w, **kw)):
-            results[t] = e
+    rows = human.rows[known]
+    Y = human.type_matrix(type_ids)[known]
+    F_all = np.column_stack([detections.score(t) for t in type_ids])
+    type_estimates = None
+    if int((known & human.in_draws).sum()) >= 2:
+        try:
+            type_estimates = means(known, Y, F_all)
+        except ValueError:
+            if not human.draws:
+                raise  # without draws, two captions with complete types always give an estimate
+    if type_estimates is not None:
+        results = dict(zip(type_ids, type_estimates))
         for j, t in enumerate(type_ids):
             if t in DETECTED_TYPES:
                 quality[t] = detector_quality(Y[:, j], F_all[rows, j], threshold)
@@ -208,8 +255,10 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
             notes.append(f"the human labels are all the same for {len(flat)} target{'s' if len(flat) > 1 else ''} "
                          f"({', '.join(flat)}): their normal-approximation intervals are too narrow (the labelled "
                          "captions may simply hold no case yet)")
-    if len(human.rows) < MIN_LABELS_FOR_CLT:
-        warnings.append(f"only {len(human.rows)} human labels: the intervals rest on a normal approximation "
+    if human.draws:
+        notes.extend(_draw_notes(human, uses))
+    if inacc.n < MIN_LABELS_FOR_CLT:
+        warnings.append(f"only {inacc.n} human labels: the intervals rest on a normal approximation "
                         f"that needs about {MIN_LABELS_FOR_CLT} or more")
     if types == "top5":
         chosen = sorted(results, key=lambda t: (-results[t].estimate, type_ids.index(t)))[:5]
@@ -221,9 +270,30 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
             raise ValueError(f"unknown error type ids: {', '.join(unknown)}")
         results = {t: results[t] for t in type_ids if t in wanted and t in results}
     quality = {t: q for t, q in quality.items() if t == INACCURATE or t in results}
-    return EstimateReport(system=system, n_total=N, n_human=len(human.rows), alpha=alpha,
+    return EstimateReport(system=system, n_total=N, n_human=inacc.n, alpha=alpha,
                           finite_population=finite_population, inaccurate=inacc, types=results,
-                          detectors=quality, chair=detections.chair(), warnings=tuple(warnings), notes=tuple(notes))
+                          detectors=quality, chair=detections.chair(), warnings=tuple(warnings), notes=tuple(notes),
+                          draws=tuple(uses))
+
+
+def _draw_notes(human: HumanLabels, uses: Sequence[DrawUse]) -> list[str]:
+    """What a reader of an estimate from recorded draws should know: which draws count, what is missing."""
+    used = [u for u in uses if u.share > 0]
+    notes = [f"the human sample was drawn in {len(uses)} recorded draw{'s' if len(uses) > 1 else ''}; each "
+             "labelled caption is weighted by the inverse of its chance of being drawn"]
+    for u in uses:
+        if u.share > 0 and u.labelled < u.drawn:
+            notes.append(f"draw {u.draw_id}: {u.drawn - u.labelled} of its {u.drawn} captions have no label in this "
+                         "layer yet; the labelled ones stand for them")
+        elif u.share == 0:
+            notes.append(f"draw {u.draw_id} is left out: {u.reason}")
+    outside = int((~human.in_draws).sum())
+    if outside:
+        notes.append(f"{outside} labelled captions are in no draw and are left out (nothing records how they "
+                     "were chosen)")
+    if len(used) > 1:
+        notes.append("draws combined with shares " + ", ".join(f"{u.draw_id}: {u.share:.2f}" for u in used))
+    return notes
 
 
 def compare(reports: Sequence[EstimateReport], a: str, b: str) -> dict[str, DifferenceEstimate]:

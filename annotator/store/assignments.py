@@ -11,7 +11,8 @@ from __future__ import annotations
 from sqlalchemy import Connection, Integer, and_, delete, false, func, select, true
 from sqlalchemy.orm import aliased
 
-from .schema import assignments, captions, current_judgements, items, systems, users
+from .schema import (assignments, captions, current_judgements, items, sample_draw_captions, sample_draws, systems,
+                     users)
 
 _ANN = "annotation"
 _CHUNK = 5000
@@ -39,6 +40,66 @@ def replace_assignments(conn: Connection, pid: int, rows: list[dict]) -> int:
     for start in range(0, len(payload), _CHUNK):
         conn.execute(assignments.insert(), payload[start:start + _CHUNK])
     return len(payload)
+
+
+def queue_ends(conn: Connection, pid: int, uids: list[int]) -> dict[int, int]:
+    """The last position of each user's queue in the project (-1 for an empty queue)."""
+    q = (select(assignments.c.user_id, func.max(assignments.c.position))
+         .where(assignments.c.project_id == pid, assignments.c.user_id.in_(uids)).group_by(assignments.c.user_id))
+    ends = {uid: -1 for uid in uids}
+    ends.update({uid: int(pos) for uid, pos in conn.execute(q)})
+    return ends
+
+
+def queued_captions(conn: Connection, pid: int) -> set[int]:
+    """Captions of the project that are in somebody's queue."""
+    return set(conn.execute(select(assignments.c.caption_id).where(assignments.c.project_id == pid).distinct())
+               .scalars())
+
+
+def add_assignments(conn: Connection, pid: int, rows: list[dict]) -> int:
+    """Insert ``rows`` (caption_id, user_id, position, is_second) next to the project's other assignments."""
+    payload = [{"project_id": pid, **r} for r in rows]
+    for start in range(0, len(payload), _CHUNK):
+        conn.execute(assignments.insert(), payload[start:start + _CHUNK])
+    return len(payload)
+
+
+def draws_made(conn: Connection, sid: int) -> int:
+    """How many sample draws a system has had."""
+    return conn.execute(select(func.count()).select_from(sample_draws).where(sample_draws.c.system_id == sid)).scalar()
+
+
+def insert_draw(conn: Connection, pid: int, sid: int, members: list[tuple[int, float]], **fields) -> int:
+    """Record a sample draw (``fields``: the columns of ``sample_draws`` but its id and project) and the
+    (caption_id, inclusion probability) of every caption it took; return its id."""
+    draw_id = conn.execute(sample_draws.insert().values(project_id=pid, system_id=sid, **fields)).inserted_primary_key[0]
+    payload = [{"draw_id": draw_id, "caption_id": c, "probability": float(p)} for c, p in members]
+    for start in range(0, len(payload), _CHUNK):
+        conn.execute(sample_draw_captions.insert(), payload[start:start + _CHUNK])
+    return int(draw_id)
+
+
+def project_draws(conn: Connection, pid: int) -> list[dict]:
+    """The project's sample draws in order: id, system, number, design, size, seed, layer, targets, floor,
+    taken, labelled_before, created_at."""
+    d = sample_draws.c
+    q = (select(d.id, systems.c.name.label("system"), d.number, d.design, d.size, d.seed, d.layer, d.targets, d.floor,
+                d.taken, d.labelled_before, d.created_at)
+         .select_from(sample_draws.join(systems, systems.c.id == d.system_id))
+         .where(d.project_id == pid).order_by(d.id))
+    return [dict(r._mapping) for r in conn.execute(q)]
+
+
+def draw_members(conn: Connection, pid: int) -> list:
+    """Rows (draw_id, system, caption_id, probability) of every caption the project's draws took, by draw."""
+    q = (select(sample_draws.c.id.label("draw_id"), systems.c.name.label("system"), sample_draw_captions.c.caption_id,
+                sample_draw_captions.c.probability)
+         .select_from(sample_draw_captions.join(sample_draws, sample_draws.c.id == sample_draw_captions.c.draw_id)
+                      .join(systems, systems.c.id == sample_draws.c.system_id))
+         .where(sample_draws.c.project_id == pid)
+         .order_by(sample_draws.c.id, sample_draw_captions.c.caption_id))
+    return conn.execute(q).all()
 
 
 def _own_current():

@@ -71,6 +71,11 @@ def _m0004_accounts(conn: Connection) -> None:
             conn.execute(text(f"ALTER TABLE users DROP COLUMN {name}"))
 
 
+def _m0005_sample_draws(conn: Connection) -> None:
+    schema.sample_draws.create(conn, checkfirst=True)
+    schema.sample_draw_captions.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
         "corrections, assignments, human scores", _m0001_initial),
@@ -78,6 +83,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (3, "index current judgements by judgement id (reading only what changed)", _m0003_current_judgement_index),
     (4, "accounts: case-insensitive name key, session epoch, active flag; failed log-ins per typed name",
      _m0004_accounts),
+    (5, "sample draws: the captions each round of a human sample took and their inclusion probabilities",
+     _m0005_sample_draws),
 ]
 
 

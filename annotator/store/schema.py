@@ -187,6 +187,35 @@ assignments = Table(
     Index("ix_assignments_user_position", "user_id", "project_id", "position"),
 )
 
+# A round of the human sample of one system (assign --active/--random), added by migration 5: each caption
+# taken, with its inclusion probability (1 for captions labelled before the draw), is a row of
+# sample_draw_captions; the estimate weights its label by the inverse (annotator.estimate.ppi.draws_means).
+sample_draws = Table(
+    "sample_draws", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("project_id", Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("system_id", Integer, ForeignKey("systems.id", ondelete="CASCADE"), nullable=False),
+    Column("number", Integer, nullable=False),  # 1, 2, ... per system: with the seed, it picks the draw's coins
+    Column("design", String(20), nullable=False),  # active | uniform
+    Column("size", Integer, nullable=False),  # expected number of new captions
+    Column("seed", Integer, nullable=False),
+    Column("layer", String(400), nullable=False),  # the judgements it learned from
+    Column("targets", Text, nullable=False, default=""),  # space-separated targets it aimed at
+    Column("floor", Float, nullable=False),
+    Column("taken", Integer, nullable=False),  # captions not labelled before that it took
+    Column("labelled_before", Integer, nullable=False),  # captions labelled before it (taken with probability 1)
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("system_id", "number", name="uq_sample_draws_system_number"),
+    Index("ix_sample_draws_project", "project_id"),
+)
+
+sample_draw_captions = Table(
+    "sample_draw_captions", metadata,
+    Column("draw_id", Integer, ForeignKey("sample_draws.id", ondelete="CASCADE"), primary_key=True),
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), primary_key=True),
+    Column("probability", Float, nullable=False),
+)
+
 human_scores = Table(
     "human_scores", metadata,
     Column("id", Integer, primary_key=True),
