@@ -62,7 +62,7 @@ from .taxonomy import taxonomy
 __all__ = ["Layer", "ADJUDICATED", "CONSENSUS", "LAYER_KINDS", "parse_layer", "optional_layer", "layer_name",
            "available_layers", "STATUSES", "JudgementLayer", "build_layer", "JudgementRows", "select_rows",
            "type_bitmasks", "masks_to_ids", "type_bits", "type_counts", "as_categorical", "recode",
-           "factorize_sorted", "first_of_runs", "last_of_runs", "newest_per_caption"]
+           "factorize_sorted", "first_of_runs", "last_of_runs", "newest_per_caption", "layer_judgement_ids"]
 
 ANNOTATION = JudgementKind.ANNOTATION.value
 ADJUDICATION = JudgementKind.ADJUDICATION.value
@@ -486,3 +486,27 @@ def build_layer(frame: pd.DataFrame, layer: Layer | str, *, system: str | None =
         both(cons_known, np.ones(len(newest), bool)),
         pd.Categorical.from_codes(both(status[agreed], np.full(len(newest), 1, np.int8)), categories=statuses),
         unresolved.caption_id, type_ids, tuple(sorted(unknown)), unresolved.system)
+
+
+def layer_judgement_ids(frame: pd.DataFrame, layer: Layer | str, *, system: str | None = None) -> np.ndarray:
+    """Judgement ids (sorted) of the current judgements a layer's decisions rest on.
+
+    An annotator layer: that annotator's annotations. The adjudicated and consensus layers: for each caption
+    in the layer, the newest adjudication when a lead decided it (adjudicated layer only), else every
+    annotation of the caption (one for a single judgement, all of them when they agree or leave the types
+    open). Unresolved captions contribute nothing. ``frame`` needs the judgement_id column.
+    """
+    layer = parse_layer(layer)
+    if "judgement_id" not in frame.columns:
+        raise InputError("the judgement frame has no judgement ids")
+    if layer.kind == "annotator":
+        return np.sort(select_rows(frame, ANNOTATION, system=system, user=layer.user).judgement_id)
+    built = build_layer(frame, layer, system=system)
+    decided = built.caption_ids[np.asarray(built.status) == "adjudicated"]
+    ann = select_rows(frame, ANNOTATION, system=system)
+    parts = [ann.judgement_id[np.isin(ann.caption_id, built.caption_ids) & ~np.isin(ann.caption_id, decided)]]
+    if len(decided):
+        adj = select_rows(frame, ADJUDICATION, system=system)
+        newest = adj.take(newest_per_caption(adj))
+        parts.append(newest.judgement_id[np.isin(newest.caption_id, decided)])
+    return np.sort(np.concatenate(parts))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from .errors import InputError
@@ -71,6 +71,15 @@ class Taxonomy:
         if type_id is None:
             raise InputError(f"unknown error type label {label!r}", source, location)
         return type_id
+
+    def in_order(self, type_ids) -> tuple[str, ...]:
+        """``type_ids`` in taxonomy order, as every save stores them (ids the taxonomy does not know go last)."""
+        position = self._position
+        return tuple(sorted(type_ids, key=lambda t: position.get(t, len(position))))
+
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        return {t.id: n for n, t in enumerate(self.types)}
 
     def validate_ids(self, type_ids, source: str | None = None, location=None) -> tuple[str, ...]:
         """Check every id is known; return them de-duplicated in taxonomy order."""

@@ -20,12 +20,13 @@ from annotator.io import (  # noqa: E402
 )
 from annotator.store.projects import project_names, project_summaries  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
+from annotator.ui import judgement_download  # noqa: E402
 
 FORMATS = {
     "lines": "Line-aligned text files (captions, references, image list)",
     "coco": "COCO captions / instances / results JSON",
     "flickr30k": "Flickr30K Entities (Sentences/ and Annotations/ on the server)",
-    "jsonl": "Native JSONL (one item per line)",
+    "jsonl": "Native JSONL (items of a project export, or judgement rows of a judgements export)",
     "judgements": "Judgements of the original error-analysis tool (coarse / fine JSON)",
     "corrections": "Corrected copy of a system's captions (one error type)",
 }
@@ -201,6 +202,7 @@ def export_section() -> None:
         _, n, data = prepared
         st.download_button(f"Download {ui.md_escape(project)}.jsonl ({n} items)", data=data, file_name=f"{project}.jsonl",
                            mime="application/jsonl", key="data_export_download")
+    judgement_download.render(ctx, project)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -33,9 +33,14 @@ def add_raw_csv_flag(p) -> None:
 
 def write_output(report, args, ctx, *, caption: str | None = None) -> None:
     """Render ``report.to_tables()`` in ``args.format`` to ``args.output`` or standard output."""
-    from ..errors import InputError
     from ..io.tables import write_table
-    data = write_table(report, args.format, caption=caption, raw_csv=args.raw_csv)
+    write_data(write_table(report, args.format, caption=caption, raw_csv=args.raw_csv), args, ctx)
+
+
+def write_data(data: bytes, args, ctx) -> None:
+    """Write a rendered file (format ``args.format``) to ``args.output`` or standard output: text formats as
+    :meth:`CommandContext.data_out` shows them, an xlsx workbook only to a file or a pipe."""
+    from ..errors import InputError
     if args.output:
         try:
             with open(args.output, "wb") as fh:
@@ -53,7 +58,7 @@ def write_output(report, args, ctx, *, caption: str | None = None) -> None:
         buffer.write(data)
         buffer.flush()
         return
-    ctx.data_out(json_lines=args.format == "json").write(data.decode("utf-8"))
+    ctx.data_out(json_lines=args.format in ("json", "jsonl")).write(data.decode("utf-8"))
 
 
 def register(sub) -> None:

@@ -13,6 +13,8 @@ Formats (documented for users in ``docs/formats.md``):
 * ``flickr30k``  Flickr30K Entities Sentences/ and Annotations/
 * ``jsonl``      the native format, one item per line (round-trips)
 * ``judgements`` coarse/fine JSON files of the original error-analysis tool
+* judgement rows one row per caption judgement (the judgements export; its
+                 JSONL reads back through ``import_jsonl``)
 * ``corrections`` a corrected full copy of one system's captions
 * ``human-scores`` per-caption human judgement scores (CSV/TSV or one per line)
 
@@ -27,7 +29,7 @@ another system imported later in another format attach to the same items.
 
 __all__ = [
     "ImportResult", "export_jsonl", "import_coco", "import_corrections", "import_flickr30k", "import_human_scores",
-    "import_jsonl", "import_judgements", "import_lines",
+    "import_jsonl", "import_judgement_rows", "import_judgements", "import_lines",
 ]
 
 

@@ -30,6 +30,8 @@ from ..taxonomy import taxonomy
 from .coco import read_coco_project, read_coco_results
 from . import human_scores as human_score_files
 from .flickr30k import read_flickr30k_project
+from .judgement_rows import first_object, is_judgement_row, read_judgement_rows
+from .judgement_rows import write_records as write_judgement_records
 from .judgements import read_legacy_judgements
 from .jsonl import JsonlProject, read_jsonl_project, write_jsonl
 from .lines import read_lines_project
@@ -91,6 +93,9 @@ class ImportResult:
             parts.append(f"{self.references} references, {self.boxes} boxes, {self.captions} captions")
         if self.format == "judgements":
             parts.append(f"{self.judgements} judgements by {self.user}")
+        if self.format == "judgement rows":
+            parts = [f"{self.judgements} judgement revisions stored ({self.items_read} rows read; annotators: "
+                     f"{self.user})"]
         if self.format == "corrections":
             parts.append(f"{self.corrections} corrections by {self.user}")
         if self.unchanged:
@@ -212,8 +217,14 @@ def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[Import
 @_import_guard
 def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Path | str | None = None,
                  relative_header_root: bool = True, trust_root: bool = False) -> ImportResult:
-    """Import a native JSONL file into ``project`` (see :mod:`annotator.io.jsonl` for the arguments)."""
+    """Import a native JSONL file into ``project`` (see :mod:`annotator.io.jsonl` for the arguments).
+
+    A file of judgement rows (a judgements export, :mod:`annotator.io.judgement_rows`) is recognised by its
+    first line and imported as judgements of the project's captions.
+    """
     project = check_name(project, "project", "--project")
+    if is_judgement_row(first_object(path)):
+        return import_judgement_rows(store, project, path)
     data = read_jsonl_project(project, path, image_root=image_root, relative_header_root=relative_header_root,
                               trust_root=trust_root)
     result = ImportResult(project, "jsonl", items_read=len(data.project.items), systems=data.project.systems)
@@ -221,6 +232,19 @@ def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Pa
         for s in write_jsonl_project(conn, data, source=str(path)):
             result.add(s)
     return result
+
+
+@_import_guard
+def import_judgement_rows(store: Store, project: str, path: Path | str, *, source: str | None = None) -> ImportResult:
+    """Import a JSONL file of judgement rows into ``project`` (rules in :func:`annotator.io.judgement_rows.write_records`)."""
+    project = check_name(project, "project", "--project")
+    src = source or str(path)
+    records = read_judgement_rows(path, source=src)
+    with store.transaction() as conn:
+        written = write_judgement_records(conn, project, records, source=src)
+    return ImportResult(project, "judgement rows", items_read=len(records), judgements=written.revisions,
+                        unchanged=written.unchanged, user=", ".join(written.annotators),
+                        systems=list(dict.fromkeys(r.system for r in records)))
 
 
 @_import_guard

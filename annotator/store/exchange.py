@@ -56,3 +56,56 @@ def item_keys(conn: Connection, project: str) -> list[str] | None:
     if pid is None:
         return None
     return [r[0] for r in conn.execute(select(items.c.key).where(items.c.project_id == pid).order_by(items.c.position))]
+
+
+def judgement_records(conn: Connection, pid: int, *, history: bool = False, user_keys: list[str] | None = None,
+                      system: str | None = None, kinds=None) -> list:
+    """Judgement rows of a project with what a person needs to read them, in project order (system, item,
+    annotator, kind, revision).
+
+    Each row: judgement_id, caption_id, user_id, system, item, line, caption, annotator, kind, label,
+    error_types (stored form), note, seconds, revision, saved_at. Only current revisions unless ``history``;
+    ``user_keys`` (store.users.user_name_key of the names), ``system`` and ``kinds`` filter.
+    """
+    from .schema import items, judgements, users
+    j = judgements
+    source = (j.join(captions, captions.c.id == j.c.caption_id).join(systems, systems.c.id == captions.c.system_id)
+              .join(items, items.c.id == captions.c.item_id).join(users, users.c.id == j.c.user_id))
+    if not history:
+        source = source.join(current_judgements, current_judgements.c.judgement_id == j.c.id)
+    q = (select(j.c.id, j.c.caption_id, j.c.user_id, systems.c.name.label("system"), items.c.key.label("item"),
+                captions.c.line_no.label("line"), captions.c.text.label("caption"), users.c.name.label("annotator"),
+                j.c.kind, j.c.label, j.c.error_types, j.c.note, j.c.seconds, j.c.revision, j.c.created_at.label("saved_at"))
+         .select_from(source).where(systems.c.project_id == pid))
+    if user_keys is not None:
+        q = q.where(users.c.name_key.in_(list(user_keys)))
+    if system is not None:
+        q = q.where(systems.c.name == system)
+    if kinds is not None:
+        q = q.where(j.c.kind.in_(list(kinds)))
+    return conn.execute(q.order_by(systems.c.id, items.c.position, users.c.name, j.c.kind, j.c.revision)).all()
+
+
+def project_caption_index(conn: Connection, pid: int) -> dict[tuple[str, str], tuple[int, int, str]]:
+    """(system name, item key) → (caption id, 0-based line, text) for every caption of a project."""
+    from .schema import items
+    q = (select(systems.c.name, items.c.key, captions.c.id, captions.c.line_no, captions.c.text)
+         .select_from(captions.join(systems, systems.c.id == captions.c.system_id)
+                      .join(items, items.c.id == captions.c.item_id))
+         .where(systems.c.project_id == pid))
+    return {(r[0], r[1]): (r[2], r[3], r[4]) for r in conn.execute(q)}
+
+
+def stored_revisions(conn: Connection, caption_ids) -> dict[tuple[int, int, str], dict[int, tuple]]:
+    """(caption id, user id, kind) → {revision: (label, error type ids, note, seconds)} of every judgement
+    revision of the given captions."""
+    from .schema import judgements
+    out: dict = {}
+    ids = sorted(set(caption_ids))
+    for start in range(0, len(ids), 5000):
+        q = (select(judgements.c.caption_id, judgements.c.user_id, judgements.c.kind, judgements.c.revision,
+                    judgements.c.label, judgements.c.error_types, judgements.c.note, judgements.c.seconds)
+             .where(judgements.c.caption_id.in_(ids[start:start + 5000])))
+        for r in conn.execute(q):
+            out.setdefault((r[0], r[1], r[2]), {})[int(r[3])] = (r[4], decode_types(r[5]), r[6] or "", float(r[7] or 0.0))
+    return out

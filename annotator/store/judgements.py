@@ -46,25 +46,32 @@ def lock_key(conn: Connection, key: str) -> None:
 
 def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
                      error_types=(), note: str = "", seconds: float = 0.0,
-                     kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None) -> int:
+                     kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None,
+                     revision: int | None = None) -> int:
     """Append a revision inside the caller's transaction; return its revision number.
 
     Validation of label/types rules is the caller's job (annotator.annotation);
-    this function only stores.
+    this function only stores. ``revision`` (an import of exported judgements)
+    stores exactly that revision number, which must be free: it becomes the
+    current judgement when it is newer than every stored revision of the key,
+    and otherwise joins the history behind the current one.
     """
     kind = JudgementKind(kind).value
     label_value = Label(label).value if label is not None else None
     at = at or datetime.now(timezone.utc)
     lock_key(conn, f"judgement:{caption_id}:{user_id}:{kind}")
-    revision = conn.execute(select(func.coalesce(func.max(judgements.c.revision), 0) + 1).where(
+    newest = conn.execute(select(func.coalesce(func.max(judgements.c.revision), 0)).where(
         judgements.c.caption_id == caption_id, judgements.c.user_id == user_id, judgements.c.kind == kind)).scalar()
+    revision = newest + 1 if revision is None else int(revision)
     types = encode_types(error_types)
     jid = conn.execute(judgements.insert().values(
         caption_id=caption_id, user_id=user_id, kind=kind, revision=revision, label=label_value,
         error_types=types, note=note or "", seconds=float(seconds or 0.0), created_at=at)).inserted_primary_key[0]
-    _upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind, "judgement_id": jid,
-                                       "revision": revision, "label": label_value, "error_types": types, "updated_at": at},
-            ["caption_id", "user_id", "kind"])
+    if revision > newest:
+        _upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
+                                           "judgement_id": jid, "revision": revision, "label": label_value,
+                                           "error_types": types, "updated_at": at},
+                ["caption_id", "user_id", "kind"])
     return revision
 
 

@@ -1,0 +1,334 @@
+"""Judgements one row per caption judgement: the judgements export and its JSONL reader.
+
+A row (``COLUMNS``) names the caption as people read it and says who judged it how::
+
+    {"project": "flickr-val", "system": "sat-attn", "item": "1000092795.jpg", "line": 0,
+     "caption": "two young men stand in a yard", "annotator": "ali", "kind": "annotation",
+     "label": "inaccurate", "error_types": ["number", "activity"], "note": "", "seconds": 12.4,
+     "revision": 2, "saved_at": "2025-03-01T10:12:44.120301+00:00"}
+
+``label`` is null for a caption the annotator skipped; ``kind`` is ``annotation`` (an annotator's own
+judgement) or ``adjudication`` (a lead's decision). CSV and XLSX exports hold the same columns with the
+error types joined by ``;``; they are for people and spreadsheets. The JSONL file (one row per line, no
+header) is the one that reads back: ``annotator import jsonl`` recognises it by its first row and stores
+every row as a judgement revision (:func:`import_judgement_rows`).
+
+Reading back: a row's caption is found by system and item (or system and line when the item is not
+given) and, when the row carries the caption's text, that text must be the stored one. ``project`` and
+``line`` are otherwise informational. A row with a revision number keeps it (see :func:`write_records`
+for how it meets revisions already stored); a row without one is added as the next revision unless the
+current judgement already says the same. Any bad row stops the import with the file and line, and
+nothing is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Iterable
+
+from ..errors import InputError
+from ..model import JudgementKind, Label, Role
+from ..taxonomy import taxonomy
+from .textfiles import decode_utf8, parse_json, read_bytes, shorten
+from .validate import check_name, check_text
+
+#: The columns of a judgements export, in order.
+COLUMNS = ("project", "system", "item", "line", "caption", "annotator", "kind", "label", "error_types", "note",
+           "seconds", "revision", "saved_at")
+#: How the error types of a row are joined in CSV and XLSX.
+TYPE_SEPARATOR = ";"
+_KINDS = {k.value for k in JudgementKind}
+_LABELS = {lab.value for lab in Label}
+#: Longest note a row may carry (what annotator.annotation allows, with room for adjudication notes).
+MAX_NOTE = 10_000
+
+
+@dataclass(frozen=True)
+class JudgementRecord:
+    """One row of a judgements file, checked (``line_no``: where it is in the file)."""
+
+    line_no: int
+    project: str | None
+    system: str
+    item: str | None
+    line: int | None
+    caption: str | None
+    annotator: str
+    kind: str
+    label: str | None
+    error_types: tuple[str, ...]
+    note: str
+    seconds: float
+    revision: int | None
+    saved_at: datetime | None
+
+    @property
+    def content(self) -> tuple:
+        """What two revisions must share to be the same judgement (label, types, note, seconds)."""
+        return (self.label, self.error_types, self.note, self.seconds)
+
+
+# ------------------------------------------------------------------ writing
+
+def format_saved_at(value: datetime | None) -> str | None:
+    """A stored time as ISO 8601 in UTC with microseconds (naive times are UTC: SQLite gives them back so)."""
+    if value is None:
+        return None
+    value = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _json_value(value):
+    if isinstance(value, tuple):
+        return list(value)
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars from a DataFrame
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_jsonl(rows: Iterable[dict], out: IO[str]) -> int:
+    """Write judgement rows (mappings with ``COLUMNS``) as JSON lines; return how many.
+
+    Every line is strict JSON; a text the store somehow holds with an unpaired surrogate is written with
+    ``\\u`` escapes rather than failing the export.
+    """
+    n = 0
+    for row in rows:
+        obj = {c: _json_value(row[c]) for c in COLUMNS}
+        try:
+            line = json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            line = json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+        out.write(line + "\n")
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------ reading
+
+def is_judgement_row(obj) -> bool:
+    """True for a decoded JSONL line that is a judgement row (item lines never carry ``annotator``)."""
+    return isinstance(obj, dict) and "annotator" in obj and "key" not in obj and "format" not in obj
+
+
+def first_object(path: Path | str):
+    """The first non-empty line of a JSONL file, decoded (None when it is empty or that line is not JSON)."""
+    try:
+        with open(path, "rb") as fh:
+            for raw in fh:
+                if raw.strip():
+                    return json.loads(raw.decode("utf-8-sig"))
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _optional_text(obj: dict, field: str, src: str, n: int, *, max_len: int | None = None) -> str | None:
+    value = obj.get(field)
+    return None if value is None else check_text(value, field, src, n, max_len=max_len)
+
+
+def _whole(value, field: str, src: str, n: int, *, minimum: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= 2**31 - 1:
+        raise InputError(f"{field} must be a whole number from {minimum}, got {shorten(repr(value))}", src, n)
+    return value
+
+
+def _types(value, label: str | None, src: str, n: int) -> tuple[str, ...]:
+    if value is None or value == "":
+        raw: list = []
+    elif isinstance(value, str):
+        raw = [part for part in value.replace(TYPE_SEPARATOR, " ").split() if part]
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        raw = value
+    else:
+        raise InputError(f"error_types must be a list of error type ids, got {shorten(repr(value))}", src, n)
+    tax = taxonomy()
+    types = tax.validate_ids([tax.resolve_strict(v, src, n) for v in raw], src, n)
+    if types and label != Label.INACCURATE.value:
+        raise InputError(f"{'a skipped' if label is None else 'an accurate'} caption has no error types", src, n)
+    return types
+
+
+def _saved_at(value, src: str, n: int) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"saved_at must be an ISO 8601 time, got {shorten(repr(value))}", src, n)
+    try:
+        at = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise InputError(f"saved_at {shorten(value)!r} is not an ISO 8601 time", src, n) from None
+    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
+
+
+def parse_record(obj, src: str, n: int) -> JudgementRecord:
+    """Check one decoded judgement row (line ``n`` of ``src``)."""
+    if not isinstance(obj, dict):
+        raise InputError("each line must be a JSON object", src, n)
+    unknown = sorted(set(obj) - set(COLUMNS))
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r}; a judgement row has {', '.join(COLUMNS)}", src, n)
+    for field in ("system", "annotator"):
+        if obj.get(field) is None:
+            raise InputError(f"missing field {field!r}", src, n)
+    if obj.get("item") is None and obj.get("line") is None:
+        raise InputError("a row names its caption by 'item' (or by 'line')", src, n)
+    kind = obj.get("kind", JudgementKind.ANNOTATION.value)
+    if kind not in _KINDS:
+        raise InputError(f"unknown kind {shorten(repr(kind))}; expected 'annotation' or 'adjudication'", src, n)
+    label = obj.get("label")
+    if label == "":
+        label = None
+    if label is not None and label not in _LABELS:
+        raise InputError(f"unknown label {shorten(repr(label))}; expected 'accurate', 'inaccurate' or null (skipped)",
+                         src, n)
+    seconds = obj.get("seconds", 0.0)
+    if seconds is None:
+        seconds = 0.0
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
+        raise InputError(f"seconds must be a number of seconds (0 or more), got {shorten(repr(seconds))}", src, n)
+    return JudgementRecord(
+        line_no=n,
+        project=_optional_text(obj, "project", src, n),
+        system=check_name(obj["system"], "system", src, n),
+        item=None if obj.get("item") is None else check_name(obj["item"], "key", src, n),
+        line=_whole(obj.get("line"), "line", src, n, minimum=0),
+        caption=_optional_text(obj, "caption", src, n),
+        annotator=check_name(obj["annotator"], "user", src, n),
+        kind=kind, label=label, error_types=_types(obj.get("error_types"), label, src, n),
+        note=_optional_text(obj, "note", src, n, max_len=MAX_NOTE) or "",
+        seconds=float(seconds),
+        revision=_whole(obj.get("revision"), "revision", src, n, minimum=1),
+        saved_at=_saved_at(obj.get("saved_at"), src, n))
+
+
+def read_judgement_rows(path: Path | str, *, source: str | None = None) -> list[JudgementRecord]:
+    """Read and check a JSONL file of judgement rows (nothing stored).
+
+    Refused, with the line: a line that is not a judgement row, a row of another project than the first
+    row's, and one revision of the same judgement given twice.
+    """
+    from ..store.users import user_name_key
+    src = source or str(path)
+    text = decode_utf8(read_bytes(path), src)
+    out: list[JudgementRecord] = []
+    seen: dict[tuple, int] = {}
+    project = None
+    for n, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        obj = parse_json(raw, src, n)
+        if not is_judgement_row(obj):
+            raise InputError("not a judgement row (an item line? a file holds either items or judgements)", src, n)
+        rec = parse_record(obj, src, n)
+        if rec.project is not None:
+            if project is None:
+                project = rec.project
+            elif rec.project != project:
+                raise InputError(f"row of project {rec.project!r} in a file of project {project!r}", src, n)
+        if rec.revision is not None:
+            key = (rec.system, rec.item, rec.line, user_name_key(rec.annotator), rec.kind, rec.revision)
+            if key in seen:
+                raise InputError(f"revision {rec.revision} of this judgement is also on line {seen[key]}", src, n)
+            seen[key] = n
+        out.append(rec)
+    if not out:
+        raise InputError("no judgement rows", src)
+    return out
+
+
+# ------------------------------------------------------------------ storing
+
+@dataclass(frozen=True)
+class RowsWritten:
+    """What :func:`write_records` stored."""
+
+    revisions: int
+    unchanged: int
+    annotators: tuple[str, ...]
+
+
+def _caption_of(rec: JudgementRecord, index: dict, by_line: dict, src: str) -> int:
+    if rec.item is not None:
+        found = index.get((rec.system, rec.item))
+        if found is None:
+            raise InputError(f"the project has no caption of system {rec.system!r} for item {rec.item!r}",
+                             src, rec.line_no)
+    else:
+        found = by_line.get((rec.system, rec.line))
+        if found is None:
+            raise InputError(f"the project has no caption on line {rec.line} of system {rec.system!r}", src, rec.line_no)
+    caption_id, _, text = found
+    if rec.caption is not None and rec.caption != text:
+        raise InputError(f"the caption differs from the stored one of system {rec.system!r}, item "
+                         f"{rec.item if rec.item is not None else rec.line!r}: {shorten(rec.caption)!r} vs "
+                         f"{shorten(text)!r}", src, rec.line_no)
+    return caption_id
+
+
+def write_records(conn, project: str, records: list[JudgementRecord], *, source: str) -> RowsWritten:
+    """Store checked rows inside the caller's transaction (InputError, and the caller rolls back, on a conflict).
+
+    For each judgement (caption, annotator, kind), rows are taken in revision order:
+
+    * a revision the store holds already must say the same (label, types, note, seconds): it is left alone;
+      a different one is a conflict, refused;
+    * a newer revision than every stored one is stored under its number with its time and becomes the
+      current judgement; an older one missing from the store joins the history;
+    * a row without a revision is added as the next one, unless the current judgement says the same.
+
+    Annotators unknown to the store are created without a password (role annotator; lead for
+    adjudications), as every import does.
+    """
+    from ..store.exchange import project_caption_index, stored_revisions
+    from ..store.judgements import insert_judgement
+    from ..store.projects import project_id
+    from ..store.users import user_id, user_name_key
+    pid = project_id(conn, project)
+    index = project_caption_index(conn, pid)
+    by_line = {(system, found[1]): found for (system, _), found in index.items()}
+    targets = [(_caption_of(rec, index, by_line, source), rec) for rec in records]
+    users: dict[str, int] = {}
+    for _, rec in targets:
+        key = user_name_key(rec.annotator)
+        if key not in users:
+            role = Role.LEAD if rec.kind == JudgementKind.ADJUDICATION.value else Role.ANNOTATOR
+            users[key] = user_id(conn, rec.annotator, create_role=role)
+    stored = stored_revisions(conn, [cid for cid, _ in targets])
+    tax = taxonomy()
+    groups: dict[tuple, list[JudgementRecord]] = {}
+    for cid, rec in targets:
+        groups.setdefault((cid, users[user_name_key(rec.annotator)], rec.kind), []).append(rec)
+    written = unchanged = 0
+    for (cid, uid, kind), recs in groups.items():
+        # Compared with the stored types in taxonomy order (every save stores them so; old data may not be).
+        have = {rev: (label, tax.in_order(types), note, seconds)
+                for rev, (label, types, note, seconds) in stored.get((cid, uid, kind), {}).items()}
+        numbered = sorted((r for r in recs if r.revision is not None), key=lambda r: r.revision)
+        for rec in numbered + [r for r in recs if r.revision is None]:
+            if rec.revision is not None and rec.revision in have:
+                if have[rec.revision] != rec.content:
+                    raise InputError(f"revision {rec.revision} of {rec.annotator!r}'s {rec.kind} of this caption is "
+                                     "stored already and says something else; nothing was imported",
+                                     source, rec.line_no)
+                unchanged += 1
+                continue
+            if rec.revision is None and have and have[max(have)] == rec.content:
+                unchanged += 1
+                continue
+            revision = insert_judgement(conn, cid, uid, label=rec.label, error_types=rec.error_types, note=rec.note,
+                                        seconds=rec.seconds, kind=rec.kind, at=rec.saved_at, revision=rec.revision)
+            have[revision] = rec.content
+            written += 1
+    names = tuple(sorted({rec.annotator for rec in records}, key=str.casefold))
+    return RowsWritten(written, unchanged, names)
