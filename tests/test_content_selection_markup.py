@@ -16,7 +16,7 @@ from annotator.correspondence import parse_markup
 from annotator.errors import InputError
 from annotator.model import Mention
 from annotator.store.projects import load_project, project_names
-from tests.apptest_helpers import page_test, texts
+from tests.apptest_helpers import page_test, texts, visible
 
 
 @pytest.mark.parametrize("text", ["a dog [UNK] .", "[sic] a dog", "a [ b", "a ] b", "[[x]]", "a [b] [c|"[:-1]])
@@ -151,7 +151,7 @@ def test_page_scores_every_system_despite_unk_and_warns_about_the_broken_one(sql
     assert not at.error, [e.value for e in at.error]
     methods = set(at.dataframe[0].value["method"])
     assert {"good", "unk", "upper bound"} <= methods and "stale" not in methods
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(visible(w.value) for w in at.warning)
     assert "stale" in warnings and "caption line 0" in warnings and "'9'" in warnings
     assert "--mentions inline" in texts(at)
     # The one-image view offers the scored systems and shows the [UNK] caption as written.

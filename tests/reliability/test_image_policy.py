@@ -23,7 +23,7 @@ from annotator.images import check_image_root, render_item_png
 from annotator.io import import_jsonl
 from annotator.store.projects import load_project, project_names
 from annotator.store.schema import projects
-from tests.apptest_helpers import page_test, seed_project
+from tests.apptest_helpers import page_test, seed_project, visible
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 PHOTO = (10, 200, 30)
@@ -72,7 +72,7 @@ def test_data_page_refuses_root_slash(sqlite_store, policy):
     at.text_input(key="data_flickr30k_root").set_value("/")
     at.button[0].click().run()
     assert not at.exception
-    message = " ".join(e.value for e in at.error)
+    message = " ".join(visible(e.value) for e in at.error)
     assert "image root '/'" in message and repr(str(policy.resolve())) in message
     assert "ANNOTATOR_IMAGE_ROOTS" in message
     assert project_names(sqlite_store) == []
@@ -155,7 +155,7 @@ def test_existing_project_outside_the_allowed_folders_shows_a_message_not_the_fi
     at = page_test("annotate", sqlite_store.url, user="ann1", role="annotator", project="demo",
                    create_user=False).run()
     assert not at.exception, at.exception
-    notes = " ".join(c.value for c in at.caption)
+    notes = " ".join(visible(c.value) for c in at.caption)
     assert "The photo cannot be shown" in notes and "image root '/etc'" in notes
     assert len(at.get("image")) == 1  # the boxes on a blank canvas
     project = load_project(sqlite_store, "demo")
