@@ -19,7 +19,13 @@ Then, per system, the estimated and true inaccurate share with both intervals,
 and the detectors' precision/recall against the synthetic truth (optimistic:
 the generator speaks the detectors' vocabulary).
 
-    python bench/estimate_bench.py [--captions 100000] [--systems 5] [--labels 500] [--seed 0]
+With ``--compare-draws R`` (not timed), where to annotate next on these
+detectors: per system, R repeats of a uniform pilot draw of ``--labels``
+captions followed by a second draw of as many, active (aimed at the widest
+intervals) or uniform, labelled with the truth and estimated from both draws;
+the coverage of the true shares and the mean interval widths of the two designs.
+
+    python bench/estimate_bench.py [--captions 100000] [--systems 5] [--labels 500] [--seed 0] [--compare-draws 0]
 """
 
 from __future__ import annotations
@@ -191,6 +197,8 @@ def main(argv=None) -> int:
     ap.add_argument("--systems", type=int, default=5)
     ap.add_argument("--labels", type=int, default=500, help="human labels per system")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--compare-draws", type=int, default=0, metavar="R",
+                    help="also compare active and uniform second draws over R repeats per system (not timed)")
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -239,7 +247,56 @@ def main(argv=None) -> int:
         q = detector_quality(y, det.score(t))
         fmt = (lambda v: "  -  " if v is None else f"{v:.2f}")
         print(f"  {t:20s} P {fmt(q.precision)}  R {fmt(q.recall)}  AUC {fmt(q.auc)}  (true {q.positives:,})")
+    if args.compare_draws:
+        compare_draws(det, truth, args)
     return 0
+
+
+def compare_draws(det, truth, args) -> None:
+    """Active against uniform second draws on the benchmark's detectors (see the module documentation)."""
+    from annotator.estimate import SampleDraw
+    from annotator.estimate.sampling import TARGETS, allocate, interval_widths
+
+    print()
+    print(f"where to annotate next: a uniform pilot of about {args.labels}, then about {args.labels} more, "
+          f"{args.compare_draws} repeats per system; mean interval width (coverage of the true share)")
+    for k in range(args.systems):
+        sys_det = det.subset(slice(k * args.captions, (k + 1) * args.captions))
+        scores = {t: sys_det.score(t) for t in TARGETS}
+        inaccurate = np.array([bool(t) for t in truth[k]])
+        types = list(truth[k])
+        true_share = {t: (inaccurate.mean() if t == INACCURATE else np.mean([t in ts for ts in types])) for t in TARGETS}
+
+        def labels(rows, draws):
+            rows = np.sort(np.asarray(rows, dtype=np.int64))
+            return HumanLabels.from_lists(rows, inaccurate[rows], [types[i] for i in rows], draws=draws)
+
+        rng = np.random.default_rng(args.seed + 7 + k)
+        width = {d: {} for d in ("active", "uniform")}
+        covered = {d: {} for d in ("active", "uniform")}
+        for _ in range(args.compare_draws):
+            pilot_alloc = allocate(scores, labels([], ()), args.labels, design="uniform")
+            rows = pilot_alloc.draw(rng)
+            pilot = SampleDraw(1, rows, pilot_alloc.probabilities[rows])
+            first = labels(rows, (pilot,))
+            before = estimate_report(sys_det, first)
+            widths = interval_widths(before)
+            aimed = sorted(widths, key=lambda t: -widths[t])[:3]
+            for design in ("active", "uniform"):
+                alloc = allocate(scores, first, args.labels, design=design, widths=widths)
+                more = alloc.draw(rng)
+                second = SampleDraw(2, more, alloc.probabilities[more])
+                report = estimate_report(sys_det, labels(np.union1d(rows, more), (pilot, second)))
+                for t in dict.fromkeys([INACCURATE, *aimed]):
+                    e = report.target(t)
+                    width[design].setdefault(t, []).append(e.width)
+                    covered[design].setdefault(t, []).append(e.ci[0] <= true_share[t] <= e.ci[1])
+        cells = []
+        for t in width["active"]:
+            a, u = np.mean(width["active"][t]), np.mean(width["uniform"][t])
+            cells.append(f"{t} {a:.4f} ({np.mean(covered['active'][t]):.2f}) vs {u:.4f} "
+                         f"({np.mean(covered['uniform'][t]):.2f}), ratio {a / u:.2f} [{len(width['active'][t])}]")
+        print(f"  system-{k + 1}: " + "; ".join(cells))
 
 
 if __name__ == "__main__":
