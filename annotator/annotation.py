@@ -11,8 +11,8 @@ The annotate page is a thin shell around :class:`Queue`::
 Rules (:func:`validate`): a coarse label is required; *inaccurate* needs at
 least one error type, *accurate* has none; in the coarse stage of a staged
 second pass no types are given; "Other" needs a note saying what it is.
-:func:`suggests_unrelated` tells when ticking many types suggests
-"Generally unrelated" instead.
+:func:`unrelated_hint` gives the reminder shown when many types are ticked
+that "Generally unrelated" is an option (a hint, never a rule).
 
 What comes next: captions never seen, in queue order, starting after the
 current one and wrapping round; then captions waiting for their fine pass;
@@ -76,11 +76,26 @@ def validate(label: Label | str | None, error_types=(), *, note: str = "", stage
     return types
 
 
-def suggests_unrelated(error_types, tax: Taxonomy | None = None) -> bool:
-    """True when so many types are ticked that "Generally unrelated" is probably the better label."""
+def unrelated_hint(error_types, tax: Taxonomy | None = None) -> str | None:
+    """A gentle reminder that "Generally unrelated" exists, or None when there is nothing to say.
+
+    The error-analysis guideline fixes no number of errors at which a caption becomes generally
+    unrelated: it calls that usually the case beyond two or three types, leaves the call to the
+    annotator, and counts clothing mistakes as lighter than a wrong verb; its Table 1 and Figure 1
+    hold captions with three and four errors. So this rule never decides anything: it returns a
+    hint only when more than ``tax.unrelated_hint_above`` types other than "Generally unrelated"
+    are ticked (guidelines/taxonomy.toml, 3: the upper end of "two or three"; 0 switches the hint
+    off), and none once "Generally unrelated" is ticked. The text names the judgement call.
+    """
     tax = tax or taxonomy()
-    ticked = set(error_types or ()) - {"unrelated"}
-    return "unrelated" not in set(error_types or ()) and len(ticked) >= tax.unrelated_suggestion_threshold
+    chosen = set(error_types or ())
+    others = len(chosen - {"unrelated"})
+    if "unrelated" in chosen or not tax.unrelated_hint_above or others <= tax.unrelated_hint_above:
+        return None
+    return (f"{others} error types ticked. That is right when each is a separate fix of a caption that still "
+            "describes this picture. If it is beyond repair instead, Generally unrelated on its own may fit better. "
+            "There is no fixed number: it is your judgement, and wrong clothing weighs less than a wrong subject "
+            "or activity.")
 
 
 #: Page keys besides the taxonomy's: they must not collide with a type's key.
@@ -390,6 +405,22 @@ def judgement_history(store, actor: str, actor_role: Role | str, caption_id: int
 # --------------------------------------------------------------------------- guidelines
 
 @dataclass(frozen=True)
+class ContrastExample:
+    """A worked case of a contrast: the caption against the picture, and the types to tick."""
+
+    case: str                  # "'A cat sits on a chair' — it sits on a bench"
+    types: tuple[str, ...]     # the answer, in taxonomy order
+    why: str = ""              # optional reason, shown after the answer
+
+    def text(self, tax: Taxonomy | None = None) -> str:
+        """The case with its answer as one line: ``case: Type and Type (why).``"""
+        tax = tax or taxonomy()
+        names = [tax.get(t).name for t in self.types]
+        answer = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return f"{self.case}: {answer}" + (f" ({self.why})" if self.why else "") + "."
+
+
+@dataclass(frozen=True)
 class Contrast:
     """Two easily confused error types and how to tell them apart."""
 
@@ -397,7 +428,7 @@ class Contrast:
     title: str
     types: tuple[str, ...]
     rule: str
-    examples: tuple[str, ...]
+    examples: tuple[ContrastExample, ...]
 
 
 @dataclass(frozen=True)
@@ -436,10 +467,18 @@ def load_guidelines(directory: Path | str = GUIDELINES_DIR, tax: Taxonomy | None
     if unknown:
         raise InputError(f"error_types.md has a section for unknown type {unknown[0]!r}", str(directory / "error_types.md"))
     contrasts = []
+    source = str(directory / "contrasts.toml")
     for n, c in enumerate(raw.get("contrast", []), start=1):
         try:
-            tax.validate_ids(c["types"], str(directory / "contrasts.toml"), f"contrast #{n}")
-            contrasts.append(Contrast(c["id"], c["title"], tuple(c["types"]), c["rule"], tuple(c.get("examples", ()))))
+            tax.validate_ids(c["types"], source, f"contrast #{n}")
+            examples = []
+            for m, ex in enumerate(c.get("examples", ()), start=1):
+                where = f"contrast #{n}, example #{m}"
+                if not isinstance(ex, dict) or not ex.get("types"):
+                    raise InputError("an example needs a case and the types to tick "
+                                     "({ case = \"...\", types = [\"id\", ...] })", source, where)
+                examples.append(ContrastExample(ex["case"], tax.validate_ids(ex["types"], source, where), ex.get("why", "")))
+            contrasts.append(Contrast(c["id"], c["title"], tuple(c["types"]), c["rule"], tuple(examples)))
         except KeyError as exc:
-            raise InputError(f"missing field {exc.args[0]!r}", str(directory / "contrasts.toml"), f"contrast #{n}") from None
+            raise InputError(f"missing field {exc.args[0]!r}", source, f"contrast #{n}") from None
     return Guidelines(instructions=instructions, type_notes=notes, contrasts=tuple(contrasts))

@@ -31,6 +31,8 @@ class ErrorType:
     example_note: str
     aliases: tuple[str, ...] = ()
     correctable: bool = True
+    #: every type the example caption carries (its own first); a caption can have several errors
+    example_types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,9 @@ class Taxonomy:
     groups: tuple[str, ...]
     accurate_key: str
     inaccurate_key: str
-    unrelated_suggestion_threshold: int
+    #: the annotate page reminds the annotator of "Generally unrelated" once more than this many other
+    #: types are ticked (0: never); see :func:`annotator.annotation.unrelated_hint`
+    unrelated_hint_above: int
     _by_id: dict = field(default_factory=dict, compare=False, repr=False)
     _by_alias: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -113,6 +117,9 @@ def load_taxonomy(path: Path | str = TAXONOMY_FILE) -> Taxonomy:
         where = f"type #{n}"
         try:
             example = raw.get("example", {})
+            example_types = tuple(example.get("types", (raw["id"],)))
+            if not example_types or example_types[0] != raw["id"]:
+                raise InputError(f"the example's types must start with the type's own id {raw['id']!r}", str(path), where)
             etype = ErrorType(
                 id=raw["id"],
                 name=raw["name"],
@@ -123,6 +130,7 @@ def load_taxonomy(path: Path | str = TAXONOMY_FILE) -> Taxonomy:
                 example_note=example.get("note", ""),
                 aliases=tuple(raw.get("aliases", ())),
                 correctable=bool(raw.get("correctable", True)),
+                example_types=example_types,
             )
         except KeyError as exc:
             raise InputError(f"missing field {exc.args[0]!r}", str(path), where) from None
@@ -140,15 +148,32 @@ def load_taxonomy(path: Path | str = TAXONOMY_FILE) -> Taxonomy:
             if by_alias.get(norm, etype.id) != etype.id:
                 raise InputError(f"alias {label!r} names two types", str(path), where)
             by_alias[norm] = etype.id
+    for n, etype in enumerate(types, start=1):
+        unknown = [t for t in etype.example_types if t not in by_id]
+        if unknown or len(set(etype.example_types)) != len(etype.example_types):
+            problem = f"unknown type id {unknown[0]!r}" if unknown else "a type given twice"
+            raise InputError(f"the example of {etype.id!r} has {problem}", str(path), f"type #{n}")
     return Taxonomy(
         types=tuple(types),
         groups=groups,
         accurate_key=meta.get("accurate_key", "y"),
         inaccurate_key=meta.get("inaccurate_key", "n"),
-        unrelated_suggestion_threshold=int(meta.get("unrelated_suggestion_threshold", 3)),
+        unrelated_hint_above=_hint_above(meta, path),
         _by_id=by_id,
         _by_alias=by_alias,
     )
+
+
+def _hint_above(meta: dict, path: Path) -> int:
+    """``meta.unrelated_hint_above``: a whole number ≥ 0 (default 3, the upper end of the study's "two or three")."""
+    if "unrelated_suggestion_threshold" in meta:
+        # the old setting counted "this many or more"; a silent reinterpretation would move the hint by one
+        raise InputError("meta.unrelated_suggestion_threshold is replaced by unrelated_hint_above "
+                         "(the hint shows once MORE than this many types are ticked; 0 switches it off)", str(path))
+    value = meta.get("unrelated_hint_above", 3)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(f"meta.unrelated_hint_above must be a whole number ≥ 0, not {value!r}", str(path))
+    return value
 
 
 @lru_cache(maxsize=1)

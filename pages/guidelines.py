@@ -27,6 +27,8 @@ with tab_types:
                 st.markdown(f"**{t.name}** `{t.key}` · id `{t.id}`")
                 st.markdown(t.definition)
                 st.markdown(f"*Example:* \u201c{ui.md_escape(t.example_caption)}\u201d — {ui.md_escape(t.example_note)}.")
+                if len(t.example_types) > 1:
+                    st.markdown("*This caption carries:* " + ", ".join(tax.get(e).name for e in t.example_types) + ".")
                 note = guide.type_notes.get(t.id)
                 if note:
                     st.markdown(note)
@@ -40,4 +42,4 @@ with tab_contrasts:
             st.markdown(f"**{c.title}** ({', '.join(tax.get(t).name for t in c.types)})")
             st.markdown(c.rule)
             for ex in c.examples:
-                st.markdown(f"- {ex}")
+                st.markdown(f"- {ex.text(tax)}")

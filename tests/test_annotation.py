@@ -6,7 +6,7 @@ import pytest
 
 from annotator.annotation import (
     STAGE_COARSE, STAGE_FINE, STAGE_FULL, Queue, judgement_history, judgements_of, keyboard_map, load_guidelines,
-    suggests_unrelated, validate,
+    unrelated_hint, validate,
 )
 from annotator.assignment import assign
 from annotator.auth import add_user
@@ -41,12 +41,13 @@ def test_rules():
         validate("inaccurate", [], stage=STAGE_FINE)
 
 
-def test_unrelated_suggestion_threshold():
-    assert taxonomy().unrelated_suggestion_threshold == 3
-    assert not suggests_unrelated(["age", "gender"])
-    assert suggests_unrelated(["age", "gender", "stance"])
-    assert not suggests_unrelated(["age", "gender", "stance", "unrelated"])  # already chosen
-    assert not suggests_unrelated(["age", "unrelated", "gender"])
+def test_unrelated_hint_threshold():
+    assert taxonomy().unrelated_hint_above == 3
+    assert unrelated_hint(["age", "gender"]) is None
+    assert unrelated_hint(["age", "gender", "stance"]) is None  # three errors are common, no reminder
+    assert unrelated_hint(["age", "gender", "stance", "number"]) is not None
+    assert unrelated_hint(["age", "gender", "stance", "number", "unrelated"]) is None  # already chosen
+    assert unrelated_hint(["age", "unrelated", "gender"]) is None
 
 
 def test_keyboard_map_covers_every_type_once():

@@ -130,11 +130,13 @@ def test_database_gone_right_after_a_save_keeps_the_stored_caption_on_screen(dem
 def test_unrelated_suggestion(demo):
     store, caps = demo
     at = _open(store)
-    for t in ("age", "gender"):
+    for t in ("age", "gender", "stance"):
         at.checkbox(key=f"ann_type_{t}").check().run()
-    assert not any("generally unrelated" in w.value for w in at.warning)
-    at.checkbox(key="ann_type_stance").check().run()
-    assert any("generally unrelated" in w.value for w in at.warning)
+    assert not any("Generally unrelated" in visible(w.value) for w in at.info)  # three errors: no reminder
+    assert not any("Generally unrelated" in visible(w.value) for w in at.warning)
+    at.checkbox(key="ann_type_number").check().run()
+    (hint,) = [visible(w.value) for w in at.info if "Generally unrelated" in visible(w.value)]
+    assert hint.startswith("4 error types ticked") and "your judgement" in hint
     at.button(key="ann_use_unrelated").click().run()
     ticked = [c.key for c in at.checkbox if c.value]
     assert ticked == ["ann_type_unrelated"]

@@ -20,7 +20,7 @@ import streamlit as st
 
 from ..annotation import (
     MAX_NOTE_LENGTH, STAGE_COARSE, STAGE_FINE, Queue, Task, keyboard_map, load_guidelines, prefetch,
-    suggests_unrelated, task_image,
+    task_image, unrelated_hint,
 )
 from ..errors import AnnotatorError, InputError, StoreUnavailable
 from ..model import Label, Role
@@ -613,11 +613,10 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
                         st.checkbox(f"{short_name(t.name, group)} `{t.key}`", key=type_key(t.id),
                                     help=f"**{t.name}**: {t.definition}",
                                     on_change=_on_type, args=(t.id,))
-            ticked = _ticked()
-            if suggests_unrelated(ticked, tax):
+            hint = unrelated_hint(_ticked(), tax)
+            if hint:
                 s1, s2 = st.columns([3, 1], vertical_alignment="center")
-                s1.warning(f"{len(ticked)} error types ticked: is the caption **generally unrelated** to the image?",
-                           icon=":material/lightbulb:")
+                s1.info(md_escape(hint), icon=":material/lightbulb:")
                 s2.button("Use Generally unrelated", key="ann_use_unrelated", on_click=_on_use_unrelated)
 
         st.text_input("Note (optional; required for Other) — Esc leaves the field", key=K_NOTE,
