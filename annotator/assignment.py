@@ -312,6 +312,8 @@ def assign_sample(store, project: str, annotators: Sequence[str], size: int, *, 
     planned = []
     for s in chosen:
         sc = scored[s]
+        if not len(sc.caption_ids):
+            raise NotFound(f"system {s!r} has no captions to draw from (captions of practice items are never drawn)")
         human = layer_labels(built, sc.caption_ids)
         if earlier.get(s):
             human = replace(human, draws=draws_as_rows(sc.caption_ids, earlier[s]))

@@ -182,6 +182,15 @@ def test_bad_requests_change_nothing(store):
     assert sample_draws(store, PROJECT) == [] and members(store) == []
 
 
+def test_a_system_of_practice_items_only_has_nothing_to_draw(store):
+    from tests.apptest_helpers import seed_project
+    seed_project(store, "drill", n_items=3, practice=3)
+    add_user(store, "bea", "annotator")
+    with pytest.raises(NotFound, match="practice items are never drawn"):
+        assign_sample(store, "drill", ["bea"], 2)
+    assert sample_draws(store, "drill") == []
+
+
 def run(capsys, *argv):
     code = main(list(argv))
     out = capsys.readouterr()
