@@ -12,7 +12,15 @@ gives an :class:`ErrorTables` report:
 * how often each error type was annotated (every type of the taxonomy, zeros
   included), grouped by the taxonomy's four groups; within the table groups
   are ordered by their total and types by their count (largest first, ties in
-  taxonomy order).
+  taxonomy order). Each type has two shares, labelled apart because they
+  answer different questions: the **share of errors** (its count over all
+  error types ticked: what the type weighs among the errors) and the **share
+  of descriptions** (captions carrying it over the captions whose types are
+  known, accurate ones included: how often a description has it; the
+  study's 26 % of unrelated descriptions is this share, 264 of 1,014, while
+  the type's share of errors is 264 of 1,265). Captions whose types are
+  not known (``untyped``) are left out of that denominator, not counted as
+  free of the type.
 
 :func:`compare_systems` puts the same tables side by side for several systems.
 :func:`examples` lists the captions behind any cell, for click-through.
@@ -35,10 +43,14 @@ from .errors import InputError
 from .layers import JudgementLayer, type_counts
 from .taxonomy import taxonomy
 
-__all__ = ["ErrorTables", "SystemComparison", "error_tables", "compare_systems", "examples", "BUCKETS"]
+__all__ = ["ErrorTables", "SystemComparison", "error_tables", "compare_systems", "examples", "BUCKETS",
+           "SHARE_OF_ERRORS", "SHARE_OF_DESCRIPTIONS"]
 
 #: Keys of the errors-per-description table.
 BUCKETS = ("1", "2", "3", "4+")
+#: Column labels of the two shares of a type (the type and group tables, every export).
+SHARE_OF_ERRORS = "share of errors"
+SHARE_OF_DESCRIPTIONS = "share of descriptions"
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -82,6 +94,20 @@ class ErrorTables:
         return int(sum(self.errors_per_description.values()))
 
     @property
+    def known_descriptions(self) -> int:
+        """Captions whose error types are known: the accurate ones and the typed inaccurate ones
+        (the denominator of a type's share of descriptions)."""
+        return self.total - self.untyped
+
+    def type_share_of_errors(self) -> dict:
+        """Type id → its count over all error types ticked (None when there are none)."""
+        return {t: _share(c, self.total_errors) for t, c in self.type_counts.items()}
+
+    def type_share_of_descriptions(self) -> dict:
+        """Type id → captions carrying it over :attr:`known_descriptions` (None when there are none)."""
+        return {t: _share(c, self.known_descriptions) for t, c in self.type_counts.items()}
+
+    @property
     def errors_per_inaccurate(self) -> float | None:
         """Mean number of error types per inaccurate caption with known types."""
         return _share(self.total_errors, self.typed)
@@ -99,6 +125,9 @@ class ErrorTables:
             "share_inaccurate": self.share_inaccurate, "untyped": self.untyped,
             "errors_per_description": dict(self.errors_per_description), "total_errors": self.total_errors,
             "errors_per_inaccurate": self.errors_per_inaccurate, "type_counts": dict(self.type_counts),
+            "known_descriptions": self.known_descriptions,
+            "type_share_of_errors": self.type_share_of_errors(),
+            "type_share_of_descriptions": self.type_share_of_descriptions(),
             "group_counts": self.group_counts(), "unresolved": self.unresolved,
             "practice_excluded": self.practice_excluded, "status_counts": dict(self.status_counts),
         }
@@ -116,18 +145,19 @@ class ErrorTables:
                              "share": [_share(self.errors_per_description[b], self.typed) for b in BUCKETS]})
 
     def types_frame(self, order: str = "grouped") -> pd.DataFrame:
-        """One row per error type: group, type, name, count, share of all errors.
+        """One row per error type: group, type, name, count, share of errors, share of descriptions.
 
         ``order``: "grouped" (groups by total, types by count within a group),
         "count" (by count overall) or "taxonomy" (taxonomy order).
         """
-        return _types_frame({None: self.type_counts}, order)
+        return _types_frame({None: self}, order)
 
     def groups_frame(self) -> pd.DataFrame:
-        """One row per group: count and share of all errors."""
+        """One row per group: count and share of errors (a group's types summed, so no share of descriptions)."""
         gc = self.group_counts()
         total = sum(gc.values())
-        return pd.DataFrame({"group": list(gc), "count": list(gc.values()), "share": [_share(v, total) for v in gc.values()]})
+        return pd.DataFrame({"group": list(gc), "count": list(gc.values()),
+                             SHARE_OF_ERRORS: [_share(v, total) for v in gc.values()]})
 
     def to_tables(self) -> dict[str, pd.DataFrame]:
         """Named tables: accuracy, errors per description, error types (grouped), error groups."""
@@ -135,11 +165,11 @@ class ErrorTables:
                 "Error types": self.types_frame(), "Error groups": self.groups_frame()}
 
 
-def _types_frame(counts_by_col: dict, order: str) -> pd.DataFrame:
-    """Type table for one (key None) or several (key = system) count dicts."""
+def _types_frame(tables: dict, order: str) -> pd.DataFrame:
+    """Type table for one (key None) or several (key = system) :class:`ErrorTables`."""
     tax = taxonomy()
+    counts_by_col = {c: t.type_counts for c, t in tables.items()}
     cols = list(counts_by_col)
-    total = {c: sum(counts_by_col[c].values()) for c in cols}
     overall = {t.id: sum(counts_by_col[c].get(t.id, 0) for c in cols) for t in tax.types}
     pos = {t.id: i for i, t in enumerate(tax.types)}
     group_total = {g: sum(overall[t.id] for t in tax.by_group(g)) for g in tax.groups}
@@ -157,12 +187,15 @@ def _types_frame(counts_by_col: dict, order: str) -> pd.DataFrame:
         row = {"group": t.group, "type": t.id, "name": t.name}
         if cols == [None]:
             row["count"] = counts_by_col[None].get(t.id, 0)
-            row["share"] = _share(row["count"], total[None])
+            row[SHARE_OF_ERRORS] = _share(row["count"], tables[None].total_errors)
+            row[SHARE_OF_DESCRIPTIONS] = _share(row["count"], tables[None].known_descriptions)
         else:
             for c in cols:
                 row[c] = counts_by_col[c].get(t.id, 0)
             for c in cols:
-                row[f"{c} share"] = _share(counts_by_col[c].get(t.id, 0), total[c])
+                row[f"{c} {SHARE_OF_ERRORS}"] = _share(counts_by_col[c].get(t.id, 0), tables[c].total_errors)
+            for c in cols:
+                row[f"{c} {SHARE_OF_DESCRIPTIONS}"] = _share(counts_by_col[c].get(t.id, 0), tables[c].known_descriptions)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -232,8 +265,9 @@ class SystemComparison:
         return pd.DataFrame(rows)
 
     def types_frame(self, order: str = "grouped") -> pd.DataFrame:
-        """Rows: error types (ordered by the total over the systems); columns: count per system."""
-        return _types_frame({s: t.type_counts for s, t in self.tables.items()}, order)
+        """Rows: error types (ordered by the total over the systems); columns: count, share of errors and
+        share of descriptions per system."""
+        return _types_frame(self.tables, order)
 
     def groups_frame(self) -> pd.DataFrame:
         """Rows: groups; columns: count per system."""

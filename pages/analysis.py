@@ -93,6 +93,9 @@ left.dataframe(report.errors_frame(), hide_index=True)
 right.altair_chart(chart.properties(height=240), width="stretch")
 
 st.subheader("Error types")
+st.caption("Two shares per type: the **share of errors** is its count over every error type ticked; the **share of "
+           "descriptions** is the captions carrying it over the captions whose types are known, accurate ones included "
+           "(the error-analysis study's 26 % unrelated descriptions is a share of descriptions).")
 order = st.radio("Order", ["grouped", "count", "taxonomy"], horizontal=True, key="ana_order",
                  format_func={"grouped": "by group", "count": "by count", "taxonomy": "as in the taxonomy"}.get)
 types_table = report.types_frame(order)

@@ -193,7 +193,7 @@ def test_compare_systems_side_by_side():
     assert errs.set_index("errors").loc["1", "s1"] == 3 and errs.set_index("errors").loc["2", "s2"] == 3
     types = cmp.types_frame().set_index("type")
     assert types.loc["gender", "s1"] == 3 and types.loc["activity", "s2"] == 3 and types.loc["gender", "s2"] == 0
-    assert types.loc["age", "s2 share"] == pytest.approx(0.5)
+    assert types.loc["age", "s2 share of errors"] == pytest.approx(0.5)
     summary = cmp.summary()
     assert summary["systems"]["s1"]["type_counts"]["gender"] == 3
     data = json.loads(write_table(cmp, "json"))

@@ -130,7 +130,7 @@ class _Ordered:
 
 
 def _pct(x) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
+    return "—" if x is None or x != x else f"{100 * x:.1f}%"  # None or NaN: no denominator
 
 
 def _readable(t, order: str) -> str:
@@ -144,11 +144,15 @@ def _readable(t, order: str) -> str:
     lines.append("errors per description: " + "  ".join(f"{k}: {v}" for k, v in t.errors_per_description.items()))
     lines.append(f"errors in total: {t.total_errors}" + (f" ({t.errors_per_inaccurate:.2f} per inaccurate description)"
                                                           if t.errors_per_inaccurate is not None else ""))
-    df = t.types_frame(order)
+    from ..analysis import SHARE_OF_DESCRIPTIONS, SHARE_OF_ERRORS
+    lines.append(f"    {'error type':28s} {'count':>8s} {SHARE_OF_ERRORS:>16s} {SHARE_OF_DESCRIPTIONS:>22s}")
     group = None
-    for row in df.itertuples(index=False):
-        if order == "grouped" and row.group != group:
-            group = row.group
+    for row in t.types_frame(order).to_dict("records"):
+        if order == "grouped" and row["group"] != group:
+            group = row["group"]
             lines.append(f"  {group} ({t.group_counts()[group]})")
-        lines.append(f"    {row.name:28s} {row.count:>8d}")
+        lines.append(f"    {row['name']:28s} {row['count']:>8d} {_pct(row[SHARE_OF_ERRORS]):>16s} "
+                     f"{_pct(row[SHARE_OF_DESCRIPTIONS]):>22s}")
+    lines.append(f"share of errors: count / {t.total_errors} error types ticked; share of descriptions: count / "
+                 f"{t.known_descriptions} descriptions with known types (accurate ones included)")
     return "\n".join(lines)

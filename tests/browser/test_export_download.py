@@ -43,7 +43,8 @@ def test_error_types_csv_download(server, project, page):
     expect(page.get_by_text("5 captions are left out")).to_be_visible()
     data = _download(page, "Error types")
     df = pd.read_csv(io.BytesIO(data))
-    assert list(df.columns) == ["group", "type", "name", "sysA", "sysB", "sysA share", "sysB share"]
+    assert list(df.columns) == ["group", "type", "name", "sysA", "sysB", "sysA share of errors", "sysB share of errors",
+                                "sysA share of descriptions", "sysB share of descriptions"]
     assert len(df) == 20
     rows = df.set_index("type")
     # Adjudicated layer: gender on c0, c1 (sysA) and c15 (sysB); activity on c1, c8 (sysA) and c16 (sysB).
@@ -51,7 +52,7 @@ def test_error_types_csv_download(server, project, page):
     assert (rows.loc["activity", "sysA"], rows.loc["activity", "sysB"]) == (2, 1)
     assert (rows.loc["color", "sysA"], rows.loc["number", "sysB"]) == (1, 1)
     assert rows["sysA"].sum() == 5 and rows["sysB"].sum() == 3
-    assert rows.loc["gender", "sysA share"] == pytest.approx(2 / 5)
+    assert rows.loc["gender", "sysA share of errors"] == pytest.approx(2 / 5)
     assert rows.loc["scene", "name"] == "Scene / event / location"
     # Groups come in order of their totals: General (activity 3, number 1, color 1) before People (gender 3).
     assert df["group"].tolist()[0] == "General"
