@@ -109,6 +109,19 @@ def store_url(store) -> str:
     return store.url
 
 
+_MAIN_MODULE = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_main_module():
+    """Streamlit's AppTest leaves the app script installed as ``__main__``; a child process started later with
+    spawn or forkserver (the concurrency and race tests) would run that script again and die. Put pytest's
+    own ``__main__`` back after every test."""
+    yield
+    if sys.modules.get("__main__") is not _MAIN_MODULE:
+        sys.modules["__main__"] = _MAIN_MODULE
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: long-running test (still run by CI)")
     config.addinivalue_line("markers", "browser: drives headless Chromium")
