@@ -7,6 +7,9 @@ and the metrics of :mod:`annotator.metrics`:
   the baseline scores, then one row per corrected error type with only that
   type's corrections applied (every other caption as generated), then one row
   with all corrections merged (see :func:`annotator.correction.merge_corrections`).
+  That last row (:data:`ALL_CORRECTIONS_ROW`) is an addition of this tool, not
+  a row of the study, and is labelled so wherever it appears
+  (:data:`ALL_CORRECTIONS_NOTE`).
   Every Δ comes with a paired-bootstrap 95% interval and p-value. It is the
   core of ``annotator rescore --by-type`` and of the rescoring page.
 * :func:`rescore_lines` — score any line-aligned caption file against the
@@ -39,6 +42,15 @@ from .layers import optional_layer
 from .metrics.bootstrap import DEFAULT_RESAMPLES
 from .metrics.registry import REGISTRY
 from .taxonomy import taxonomy
+
+#: Label of the by-type table's last row: every type's corrections applied together.
+ALL_CORRECTIONS_ROW = "All corrections (tool's addition)"
+#: The footnote that goes with it (text output, JSON ``meta.all_corrections``, page, export captions).
+ALL_CORRECTIONS_NOTE = (
+    "All corrections (tool's addition): not a row of the error-analysis study, which corrects one error type at "
+    "a time and leaves the combined effect open, because fixing every error of a caption drifts from correcting "
+    "the model towards rewriting it. Here every type's corrections are applied together; where two types change "
+    "the same words, the type first in the taxonomy is kept.")
 
 
 # --------------------------------------------------------------------------- data
@@ -155,7 +167,8 @@ def by_type_table(store, project: str, system: str, *, layer=None, correctors: l
         "baseline": {m: float(table["baseline"][m]) for m in keys},
         "types": {t: _row(table["types"][t], keys) for t in variants},
         "all": _row(table["all"], keys),
-        "meta": {"project": project, "system": system, "layer": layer.label if layer else None,
+        "meta": {"all_corrections": ALL_CORRECTIONS_NOTE,
+                 "project": project, "system": system, "layer": layer.label if layer else None,
                  "correctors": list(correctors) if correctors else None, "resamples": resamples, "seed": seed,
                  "tokenize": tokenize or "none", "metrics": list(keys), "unavailable": note, "scored": len(data.lines),
                  "skipped_lines": data.skipped_lines, "untouched": dict(cs.untouched), "conflicts": cs.conflicts,
@@ -192,7 +205,7 @@ def table_frame(result: dict, *, scale: float = 100.0, with_ci: bool = True) -> 
             base[f"{lab} Δ low"] = base[f"{lab} Δ high"] = base[f"{lab} p"] = nan
     rows.append(base)
     named = [(taxonomy().get(t).name, t, r) for t, r in result["types"].items()]
-    named.append(("All corrections", "", result["all"]))
+    named.append((ALL_CORRECTIONS_ROW, "", result["all"]))
     for name, tid, r in named:
         row = {"row": name, "error_type": tid, "changed": int(r["changed"])}
         for m in metrics:
@@ -211,13 +224,14 @@ def format_by_type(result: dict) -> str:
     """A readable text form of :func:`by_type_table`: scores ×100 with Δ, then each Δ's 95% interval and p."""
     metrics = [m for m in REGISTRY.score_keys() if m in result["baseline"]]
     labels = REGISTRY.score_labels()
-    rows = [(taxonomy().get(t).name, r) for t, r in result["types"].items()] + [("All corrections", result["all"])]
+    rows = [(taxonomy().get(t).name, r) for t, r in result["types"].items()] + [(ALL_CORRECTIONS_ROW, result["all"])]
     w = max(len(n) for n, _ in rows + [("Baseline", None)]) + 2
     lines = [f"{'':{w}}{'changed':>8}" + "".join(f"{labels[m]:>16}" for m in metrics),
              f"{'Baseline':{w}}{'':>8}" + "".join(f"{100 * result['baseline'][m]:>16.2f}" for m in metrics)]
     for name, r in rows:
         cells = ["{:.2f} ({:+.2f})".format(100 * r["scores"][m], 100 * r["delta"][m]) for m in metrics]
         lines.append(f"{name:{w}}{r['changed']:>8}" + "".join(f"{c:>16}" for c in cells))
+    lines.append(ALL_CORRECTIONS_NOTE)
     meta = result.get("meta", {})
     lines.append("")
     lines.append(f"Paired bootstrap ({meta.get('resamples', '?')} resamples, seed {meta.get('seed', '?')}): Δ ×100 [95% interval] p")

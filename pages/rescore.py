@@ -15,7 +15,9 @@ from annotator.errors import AnnotatorError  # noqa: E402
 from annotator.io.tables import FORMATS, file_name, mime_type, write_table  # noqa: E402
 from annotator.layers import ADJUDICATED, available_layers, parse_layer  # noqa: E402
 from annotator.metrics import REGISTRY  # noqa: E402
-from annotator.rescoring import DEFAULT_RESAMPLES, by_type_table, rescore_lines, table_frame  # noqa: E402
+from annotator.rescoring import (  # noqa: E402
+    ALL_CORRECTIONS_NOTE, ALL_CORRECTIONS_ROW, DEFAULT_RESAMPLES, by_type_table, rescore_lines, table_frame,
+)
 from annotator.store.correction_queries import corrections_fingerprint, layer_choices  # noqa: E402
 from annotator.store.projects import project_id  # noqa: E402
 from annotator.taxonomy import taxonomy  # noqa: E402
@@ -25,7 +27,8 @@ METRIC_LABELS = REGISTRY.score_labels()
 st.title("Rescoring")
 st.caption(
     "The baseline row scores a system's captions as generated. Each further row applies the corrections of one "
-    "error type only, every other caption staying as generated, and the last row applies all corrections together. "
+    "error type only, every other caption staying as generated, and the last row applies all corrections together "
+    "(an addition of this tool; the study reports one type at a time). "
     "Δ is the change against the baseline; its 95% interval and p-value come from a paired bootstrap over captions "
     "(baseline and corrected captions resampled together). Scores are ×100.")
 
@@ -100,8 +103,9 @@ with tab_table:
                 st.dataframe(view, hide_index=True, width="stretch",
                              column_config={c: st.column_config.NumberColumn(format="%.2f") for c in view.columns
                                             if c not in ("row", "changed")})
+                st.caption(ALL_CORRECTIONS_NOTE)
                 detail = []
-                for name, r in [(taxonomy().get(t).name, r) for t, r in result["types"].items()] + [("All corrections", result["all"])]:
+                for name, r in [(taxonomy().get(t).name, r) for t, r in result["types"].items()] + [(ALL_CORRECTIONS_ROW, result["all"])]:
                     for m in shown:
                         lo, hi = r["ci"][m]
                         detail.append({"row": name, "metric": METRIC_LABELS[m], "Δ": 100 * r["delta"][m],
@@ -136,8 +140,9 @@ with tab_table:
                 e1, e2 = st.columns([1, 3])
                 fmt = e1.selectbox("Export format", list(FORMATS), key="rescore_fmt")
                 stem = f"{project}_{system}_rescoring"
+                table_caption = f"Rescoring of {system} after corrections (scores ×100). {ALL_CORRECTIONS_NOTE}"
                 e2.download_button(f"Download table ({fmt})", write_table(frame, fmt, name="rescoring", float_format="{:.2f}",
-                                                                           caption=f"Rescoring of {system} after corrections (scores ×100)"),
+                                                                           caption=table_caption),
                                    file_name=file_name(stem, fmt), mime=mime_type(fmt), key="rescore_download")
                 st.download_button("Download raw result (JSON)", json.dumps(result, indent=2, ensure_ascii=False),
                                    file_name=file_name(f"{stem}_raw", "json"), mime="application/json", key="rescore_download_raw")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.correction import correct_caption
+from annotator.rescoring import ALL_CORRECTIONS_ROW as ALL
 from test_correction_store import CAPTIONS, build_demo
 
 from tests.apptest_helpers import page_test, texts, visible
@@ -29,7 +30,7 @@ def test_table_rows_and_java_note(store, no_java):
     at = _page(store)
     assert not at.exception, at.exception
     df = at.dataframe[0].value
-    assert list(df["row"]) == ["Baseline", "Gender", "Color of clothing", "All corrections"]
+    assert list(df["row"]) == ["Baseline", "Gender", "Color of clothing", ALL]
     assert list(df["changed"]) == [0, 1, 1, 2]
     assert "METEOR" not in df.columns and "BLEU-4 Δ" in df.columns and "CIDEr-D" in df.columns
     assert df["BLEU-4 Δ"].iloc[1] > 0
@@ -47,12 +48,12 @@ def test_filters_by_corrector_and_layer(store, no_java):
     correct_caption(store, ids[3], "clothing_color", "alice", "A woman in a blue dress is holding a sign.")
     correct_caption(store, ids[1], "gender", "bob", "A boy playing soccer on the grass.")
     at = _page(store)
-    assert list(at.dataframe[0].value["row"]) == ["Baseline", "Gender", "Color of clothing", "All corrections"]
+    assert list(at.dataframe[0].value["row"]) == ["Baseline", "Gender", "Color of clothing", ALL]
     at.multiselect(key="rescore_correctors").set_value(["alice"]).run()
-    assert list(at.dataframe[0].value["row"]) == ["Baseline", "Color of clothing", "All corrections"]
+    assert list(at.dataframe[0].value["row"]) == ["Baseline", "Color of clothing", ALL]
     # In the adjudicated layer line 3 does not carry clothing_color: alice's correction no longer counts.
     at.selectbox(key="rescore_layer").set_value("adjudicated").run()
-    assert list(at.dataframe[0].value["row"]) == ["Baseline", "All corrections"]
+    assert list(at.dataframe[0].value["row"]) == ["Baseline", ALL]
     assert "not counted because the chosen layer" in texts(at)
 
 
@@ -60,7 +61,7 @@ def test_no_corrections_message(store, no_java):
     build_demo(store)
     at = _page(store)
     assert "No stored correction changes a caption" in texts(at)
-    assert list(at.dataframe[0].value["row"]) == ["Baseline", "All corrections"]
+    assert list(at.dataframe[0].value["row"]) == ["Baseline", ALL]
 
 
 def test_upload_caption_file(sqlite_store, no_java):

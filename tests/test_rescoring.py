@@ -181,16 +181,16 @@ def test_table_frame_and_text(sqlite_store):
     _corrections(sqlite_store, ids)
     out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=20, metrics=FAST)
     df = rescoring.table_frame(out)
-    assert list(df["row"]) == ["Baseline", "Age", "Gender", "Color of clothing", "Activity", "All corrections"]
+    assert list(df["row"]) == ["Baseline", "Age", "Gender", "Color of clothing", "Activity", rescoring.ALL_CORRECTIONS_ROW]
     assert list(df["changed"]) == [0, 1, 1, 1, 1, 3]
     assert df.loc[0, "BLEU-4"] == pytest.approx(100 * out["baseline"]["Bleu_4"])
     assert df.loc[3, "CIDEr-D Δ"] == pytest.approx(100 * out["types"]["clothing_color"]["delta"]["CIDEr"])
     assert df.loc[5, "ROUGE-L p"] == out["all"]["p"]["ROUGE_L"]
     assert {"BLEU-1 Δ low", "BLEU-1 Δ high"} <= set(df.columns)
     text = rescoring.format_by_type(out)
-    assert "Color of clothing" in text and "All corrections" in text and "Baseline" in text
+    assert "Color of clothing" in text and rescoring.ALL_CORRECTIONS_ROW in text and "Baseline" in text
     from annotator.io.tables import write_table
-    assert b"All corrections" in write_table(df, "csv")
+    assert rescoring.ALL_CORRECTIONS_ROW.encode() in write_table(df, "csv")
     assert b"\\toprule" in write_table(df, "latex")
 
 

@@ -70,7 +70,7 @@ def register(sub) -> None:
     add_json_flag(q)
     q.set_defaults(func=_history)
 
-    q = csub.add_parser("delta", help="rescoring table: baseline, one row per corrected type, all corrections")
+    q = csub.add_parser("delta", help="rescoring table: baseline, one row per corrected type, all corrections (the tool's addition)")
     q.add_argument("--project", required=True)
     q.add_argument("--system", required=True)
     q.add_argument("--layer", default=None, help="count only corrections whose type the layer still gives the caption")

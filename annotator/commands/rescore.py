@@ -35,7 +35,8 @@ def add_metric_arguments(parser) -> None:
 def add_by_type_arguments(parser) -> None:
     """Add ``--by-type`` and its options (``--layer``, ``--corrector``, ``--resamples``, ``--seed``) to a parser."""
     parser.add_argument("--by-type", action="store_true",
-                        help="per-error-type table: baseline, each type's corrections alone, all corrections, "
+                        help="per-error-type table: baseline, each type's corrections alone, all corrections together "
+                             "(a row this tool adds to the study's table), "
                              "with paired-bootstrap intervals and p-values")
     parser.add_argument("--layer", default=None,
                         help="with --by-type: count only corrections whose type this layer gives the caption "
