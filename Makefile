@@ -41,7 +41,7 @@ postgres:
 	@bash scripts/ensure_postgres.sh
 
 run: install
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	$(VENV)/bin/streamlit run serve.py --server.port $(PORT)
 
 test: install-dev system-deps postgres
 	$(PY) -m pytest $(PYTEST_ARGS)

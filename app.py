@@ -61,11 +61,16 @@ for spec, allowed in menu:
 if not sections:
     st.error("No page exists yet.")
     st.stop()
-page = st.navigation(sections)
+# Metric processes (METEOR's JVMs) are one pool per server process: start warming it in the background as soon as
+# someone who may open Rescoring or Correction is in, so neither page waits for a cold start or starts its own.
+if load_settings().warm_metrics and any(allowed and spec.page_id in ui.SCORING_PAGES for spec, allowed in menu):
+    ui.start_metric_warm_up()
+# Every page a role may open stays in view: a folded menu hid Data & users and People from leads.
+page = st.navigation(sections, expanded=True)
 if user.local_mode:
     ui.local_mode_banner()
 try:
-    ui.sidebar(store, user)
+    ui.sidebar(store, user, page.url_path or "annotate")
     with ui.shell_run(user):
         page.run()
 except StoreUnavailable as exc:  # a read the page could not do without the database

@@ -35,6 +35,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("annotate", "pages/annotate.py", "Annotate", ":material/edit_note:", "Annotation", ALL),
     PageSpec("guidelines", "pages/guidelines.py", "Guidelines", ":material/menu_book:", "Annotation", ALL),
     PageSpec("assign", "pages/assign.py", "Assignment", ":material/group_add:", "Team", LEADS),
+    PageSpec("team", "pages/team.py", "Team", ":material/groups:", "Team", LEADS),
     PageSpec("agreement", "pages/agreement.py", "Agreement", ":material/handshake:", "Team", LEADS),
     PageSpec("adjudicate", "pages/adjudicate.py", "Adjudication", ":material/gavel:", "Team", LEADS),
     PageSpec("analysis", "pages/analysis.py", "Error analysis", ":material/bar_chart:", "Analysis", REVIEW),
@@ -43,6 +44,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("rescore", "pages/rescore.py", "Rescoring", ":material/calculate:", "Analysis", REVIEW),
     PageSpec("content_selection", "pages/content_selection.py", "Content selection", ":material/select_all:", "Analysis", REVIEW),
     PageSpec("diversity", "pages/diversity.py", "Lexical diversity", ":material/translate:", "Analysis", REVIEW),
+    PageSpec("people", "pages/people.py", "People", ":material/manage_accounts:", "Admin", frozenset({Role.ADMIN})),
     PageSpec("data", "pages/data.py", "Data & users", ":material/database:", "Admin", frozenset({Role.ADMIN, Role.LEAD})),
 )
 

@@ -28,7 +28,8 @@ from .layers import ADJUDICATION, ANNOTATION, factorize_sorted, masks_to_ids, ne
 from .model import Box, Judgement, JudgementKind, Label, Role
 from .taxonomy import taxonomy
 
-__all__ = ["adjudication_queue", "adjudicate", "CaptionCase", "caption_case"]
+__all__ = ["adjudication_queue", "filter_queue", "QUEUE_DISAGREEMENTS", "QUEUE_STATUSES", "adjudicate", "CaptionCase",
+           "caption_case", "Decision", "suggested_decision", "who_said_what", "type_voters"]
 
 
 # ------------------------------------------------------------------ queue
@@ -119,26 +120,53 @@ def adjudication_queue(frame: pd.DataFrame, *, annotators=None, system: str | No
     return out
 
 
+#: Queue filters: which disagreements (any, label, types) and which status (undecided, decided, all).
+QUEUE_DISAGREEMENTS = {"any": "Every disagreement", "label": "Label disagreements", "types": "Type disagreements"}
+QUEUE_STATUSES = {"undecided": "Undecided", "decided": "Decided", "all": "Decided or not"}
+
+
+def filter_queue(queue: pd.DataFrame, *, disagreement: str = "any", status: str = "all") -> pd.DataFrame:
+    """The rows of an :func:`adjudication_queue` with that ``disagreement`` ("any", "label", "types")
+    and ``status`` ("undecided": no adjudication yet, "decided", "all"), in queue order."""
+    if disagreement not in QUEUE_DISAGREEMENTS:
+        raise InputError(f"unknown disagreement filter {disagreement!r} (use one of {', '.join(QUEUE_DISAGREEMENTS)})")
+    if status not in QUEUE_STATUSES:
+        raise InputError(f"unknown status filter {status!r} (use one of {', '.join(QUEUE_STATUSES)})")
+    keep = np.ones(len(queue), bool)
+    if disagreement != "any":
+        keep &= np.asarray(queue["disagreement"] == disagreement, bool)
+    if status != "all":
+        done = np.asarray(queue["adjudicated"], bool)
+        keep &= done if status == "decided" else ~done
+    return queue[keep].reset_index(drop=True)
+
+
 # ------------------------------------------------------------------ saving and viewing
 
 def adjudicate(store, caption_id: int, lead: str, lead_role: Role | str, label: Label | str, error_types=(), *,
-               note: str = "", seconds: float = 0.0, create_user: bool = False) -> int:
+               note: str = "", seconds: float = 0.0, create_user: bool = False, stamp=None) -> int:
     """Store a lead's final judgement of a caption (kind "adjudication"); return its revision.
 
     Only leads and admins may adjudicate (PermissionDenied otherwise). The
     judgement follows the annotation rules: a label is required, *inaccurate*
     needs at least one error type, *accurate* has none, "Other" needs a note.
-    ``create_user`` creates the lead's account row if missing (local mode).
+    ``create_user`` creates the lead's account row if missing (local mode). ``stamp`` (the
+    :attr:`CaptionCase.stamp` of the caption the lead decided on) refuses the save with CaptionChanged,
+    storing nothing, when the id holds another caption by now (a restore or a new import).
     """
     from .store.judgements import require_caption, save_judgement
+    from .store.stamps import check_caption_stamp
     from .store.users import user_id
     require_role(lead_role, LEADS, "adjudication")
     types = _validate(label, error_types, note)
     with store.transaction() as conn:
-        require_caption(conn, int(caption_id))
+        if stamp is None:
+            require_caption(conn, int(caption_id))
+        else:  # the caption decided on must still be there: CaptionChanged names what took its id
+            check_caption_stamp(conn, stamp, int(caption_id))
         uid = user_id(conn, lead, create_role=Role(lead_role) if create_user else None)
     return save_judgement(store, int(caption_id), uid, label=Label(label), error_types=types, note=note or "",
-                          seconds=float(seconds or 0.0), kind=JudgementKind.ADJUDICATION)
+                          seconds=float(seconds or 0.0), kind=JudgementKind.ADJUDICATION, stamp=stamp)
 
 
 def _validate(label, error_types, note) -> tuple[str, ...]:
@@ -178,6 +206,13 @@ class CaptionCase:
     annotations: tuple[Judgement, ...]   # current annotation of every annotator
     adjudications: tuple[Judgement, ...] = field(default=())  # current adjudication of every lead
     trusted_image_root: str | None = None  # the root as a command-line import set it (images.check_image_root)
+    project: str = ""
+
+    @property
+    def stamp(self):
+        """The caption as shown here (annotator.store.stamps.CaptionStamp), for :func:`adjudicate`."""
+        from .store.stamps import CaptionStamp
+        return CaptionStamp.of(self.caption_id, self.project, self.system, self.item_key, self.line_no, self.text)
 
     @property
     def adjudication(self) -> Judgement | None:
@@ -225,4 +260,66 @@ def caption_case(store, project: str, caption_id: int) -> CaptionCase:
         width=None if pd.isna(d.width) else int(d.width), height=None if pd.isna(d.height) else int(d.height),
         is_practice=bool(d.is_practice), boxes=tuple(item_boxes(store, int(d.item_id))),
         annotations=tuple(j for j in judgements if j.kind is JudgementKind.ANNOTATION),
-        adjudications=tuple(j for j in judgements if j.kind is JudgementKind.ADJUDICATION), trusted_image_root=trusted)
+        adjudications=tuple(j for j in judgements if j.kind is JudgementKind.ADJUDICATION), trusted_image_root=trusted,
+        project=project)
+
+
+# ------------------------------------------------------------------ the lead's starting point
+
+@dataclass(frozen=True)
+class Decision:
+    """What the decision form starts from: the adjudication so far, else the annotators' judgements merged."""
+
+    label: Label | None
+    error_types: tuple[str, ...]
+    note: str = ""
+    decided: bool = False  # True when this is an adjudication already stored
+
+
+def _judged(case: CaptionCase, annotators=None) -> list[Judgement]:
+    chosen = None if annotators is None else set(annotators)
+    return [j for j in case.annotations if chosen is None or j.user in chosen]
+
+
+def suggested_decision(case: CaptionCase, annotators=None) -> Decision:
+    """The decision the form is pre-filled with.
+
+    A caption adjudicated before starts from that adjudication. Otherwise the
+    error types are the union of the types ``annotators`` (default: all)
+    ticked, in taxonomy order, so a lead who decides *inaccurate* keeps or
+    drops types rather than ticking them again; the label is the annotators'
+    label when every one who gave a label gave the same, else left open.
+    """
+    current = case.adjudication
+    if current is not None:
+        return Decision(current.label, tuple(current.error_types), current.note or "", True)
+    judged = _judged(case, annotators)
+    tax = taxonomy()
+    ticked = {t for j in judged for t in j.error_types}
+    labels = {j.label for j in judged if j.label is not None}
+    label = labels.pop() if len(labels) == 1 else None
+    return Decision(label, tuple(t for t in tax.ids if t in ticked))
+
+
+def type_voters(case: CaptionCase, annotators=None) -> dict[str, tuple[str, ...]]:
+    """Error type id → the annotators who ticked it (in the order of ``case.annotations``)."""
+    out: dict[str, list[str]] = {}
+    for j in _judged(case, annotators):
+        for t in j.error_types:
+            out.setdefault(t, []).append(j.user)
+    return {t: tuple(users) for t, users in out.items()}
+
+
+def who_said_what(case: CaptionCase, annotators=None) -> pd.DataFrame:
+    """One row per annotator of the caption: annotator, label ("skipped" for a skip), error types (names,
+    in taxonomy order), note, seconds, revision. Annotators in ``annotators`` order when given."""
+    tax = taxonomy()
+    judged = _judged(case, annotators)
+    if annotators is not None:
+        order = {a: i for i, a in enumerate(annotators)}
+        judged.sort(key=lambda j: order.get(j.user, len(order)))
+    rows = [{"annotator": j.user, "label": j.label.value if j.label is not None else "skipped",
+             "error types": ", ".join(tax.get(t).name for t in tax.ids if t in set(j.error_types)),
+             "note": j.note or "", "seconds": round(float(j.seconds or 0.0), 1), "revision": int(j.revision)}
+            for j in judged]
+    return pd.DataFrame(rows, columns=["annotator", "label", "error types", "note", "seconds", "revision"])

@@ -8,6 +8,12 @@ The annotate page is a thin shell around :class:`Queue`::
     q.save(task, label, types, note, seconds)   # one committed revision
     pos = q.next_todo(after=pos)
 
+Drafts: ``q.save_draft(task, label, types, note)`` stores the panel as it is,
+unfinished (one draft per user and caption, in the database), and
+``q.load_draft(task)`` gives it back when the caption is shown again, unless
+a judgement saved since supersedes it. Saving or skipping the caption removes
+the draft.
+
 Rules (:func:`validate`): a coarse label is required; *inaccurate* needs at
 least one error type, *accurate* has none; in the coarse stage of a staged
 second pass no types are given; "Other" needs a note saying what it is.
@@ -29,6 +35,7 @@ from __future__ import annotations
 import threading
 import tomllib
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from .access import REVIEW, require_role
@@ -44,6 +51,19 @@ MAX_NOTE_LENGTH = 2000
 
 # --------------------------------------------------------------------------- rules
 
+def _parse_label(label: Label | str) -> Label:
+    """``label`` as a Label; InputError naming it when it is none of them."""
+    try:
+        return Label(label)
+    except ValueError:
+        raise InputError(f"unknown label {label!r}") from None
+
+
+def _check_note_length(note: str) -> None:
+    if len(note) > MAX_NOTE_LENGTH:
+        raise InputError(f"the note is longer than {MAX_NOTE_LENGTH} characters")
+
+
 def validate(label: Label | str | None, error_types=(), *, note: str = "", stage: str = STAGE_FULL,
              tax: Taxonomy | None = None) -> tuple[str, ...]:
     """Check a judgement against the annotation rules; return its types in taxonomy order.
@@ -53,13 +73,9 @@ def validate(label: Label | str | None, error_types=(), *, note: str = "", stage
     tax = tax or taxonomy()
     if label is None or label == "":
         raise InputError("choose Accurate or Inaccurate first")
-    try:
-        label = Label(label)
-    except ValueError:
-        raise InputError(f"unknown label {label!r}") from None
+    label = _parse_label(label)
     types = tax.validate_ids(error_types or ())
-    if len(note or "") > MAX_NOTE_LENGTH:
-        raise InputError(f"the note is longer than {MAX_NOTE_LENGTH} characters")
+    _check_note_length(note or "")
     if label is Label.ACCURATE:
         if types:
             raise InputError("an accurate caption has no error types; untick them or choose Inaccurate")
@@ -92,19 +108,44 @@ def unrelated_hint(error_types, tax: Taxonomy | None = None) -> str | None:
     others = len(chosen - {"unrelated"})
     if "unrelated" in chosen or not tax.unrelated_hint_above or others <= tax.unrelated_hint_above:
         return None
-    return (f"{others} error types ticked. That is right when each is a separate fix of a caption that still "
+    return unrelated_hint_text(others)
+
+
+def unrelated_hint_text(count: int | str) -> str:
+    """The words of the "Generally unrelated" reminder for ``count`` ticked types (:func:`unrelated_hint`
+    decides when it is due; the annotate page fills the count in as types are ticked)."""
+    return (f"{count} error types ticked. That is right when each is a separate fix of a caption that still "
             "describes this picture. If it is beyond repair instead, Generally unrelated on its own may fit better. "
             "There is no fixed number: it is your judgement, and wrong clothing weighs less than a wrong subject "
             "or activity.")
 
 
+def detector_hints(caption: str, item, *, enabled: bool = False, blind: bool = False,
+                   tax: Taxonomy | None = None) -> dict[str, tuple[str, ...]]:
+    """Optional hints for one caption: ``{type id: words the detector flagged}`` in taxonomy order, from the
+    automatic detectors (annotator.estimate.detectors) run on the caption against its item's references and
+    box labels.
+
+    Empty when ``enabled`` is false (hints are off unless the annotator asks for them) and whenever
+    ``blind`` is true (the caption is in the blind double-annotation sample: a hint there could steer both
+    annotators the same way and inflate their agreement). A hint is a pointer, never a judgement.
+    """
+    if not enabled or blind:
+        return {}
+    from .estimate.detectors import detect, evidence_of_item
+    tax = tax or taxonomy()
+    found = detect([caption], [0], [evidence_of_item(item)]).triggers(0)
+    return {t: tuple(found[t]) for t in tax.ids if found.get(t)}
+
+
 #: Page keys besides the taxonomy's: they must not collide with a type's key.
-PAGE_KEYS = {"k": "skip", "h": "boxes", "t": "references"}
+PAGE_KEYS = {"k": "skip", "h": "boxes", "t": "references", "m": "zoom", "l": "list", "/": "note", "?": "help"}
 
 
 def keyboard_map(tax: Taxonomy | None = None) -> dict[str, str]:
     """Key → action: ``accurate``, ``inaccurate``, ``type:<id>`` (from the taxonomy), ``skip``,
-    ``boxes``, ``references``. InputError when a taxonomy key collides with a page key."""
+    ``boxes``, ``references``, ``zoom`` (magnify the picture), ``list`` (the caption list), ``note`` (focus the note), ``help`` (the guide
+    overlay). InputError when a taxonomy key collides with a page key."""
     tax = tax or taxonomy()
     keys = dict(PAGE_KEYS)
     for key, action in [(tax.accurate_key, "accurate"), (tax.inaccurate_key, "inaccurate"),
@@ -165,6 +206,12 @@ class Task:
         """The image root as a command-line import set it (see annotator.images.check_image_root)."""
         return getattr(self.context, "trusted_image_root", None)
 
+    @property
+    def stamp(self):
+        """The caption as this task read it (annotator.store.stamps.CaptionStamp): saves of the task carry it,
+        so they are refused if a restore or a new import put another caption under the same id meanwhile."""
+        return getattr(self.context, "stamp", None)
+
 
 @dataclass(frozen=True)
 class SaveResult:
@@ -175,6 +222,39 @@ class SaveResult:
     label: str | None
     error_types: tuple[str, ...]
     was_done: bool  # the caption counted as done before this save
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An unfinished judgement as the annotator left it with "Save draft": perhaps no choice yet, perhaps
+    inaccurate without types. ``saved_at`` is UTC."""
+
+    caption_id: int
+    label: str | None
+    error_types: tuple[str, ...]
+    note: str
+    saved_at: datetime
+
+
+def check_draft(label: Label | str | None, error_types=(), note: str = "", *,
+                tax: Taxonomy | None = None) -> tuple[str | None, tuple[str, ...], str]:
+    """A draft's fields as they are stored: (label value or None, types in taxonomy order, note).
+
+    The checks of a note and of type ids apply (known types only, at most MAX_NOTE_LENGTH characters, no
+    control characters but tab and line breaks); the rules of a finished judgement (:func:`validate`) do
+    not, so a draft may lack a choice or an inaccurate one its types. InputError otherwise.
+    """
+    from .names import text_problem
+    tax = tax or taxonomy()
+    label = None if label is None or label == "" else _parse_label(label).value
+    types = tax.validate_ids(error_types or ())
+    if not isinstance(note, str):
+        raise InputError(f"the note must be text, got {type(note).__name__}")
+    _check_note_length(note)
+    problem = text_problem(note)
+    if problem:
+        raise InputError(f"the note cannot contain {problem}")
+    return label, tuple(types), note.strip()
 
 
 @dataclass(frozen=True)
@@ -287,14 +367,16 @@ class Queue:
                     context=ctx, current=current)
 
     def save(self, task: Task, label: Label | str | None, error_types=(), note: str = "", seconds: float = 0.0) -> SaveResult:
-        """Validate and store one revision of the user's judgement of ``task`` (committed on return)."""
+        """Validate and store one revision of the user's judgement of ``task`` (committed on return).
+
+        CaptionChanged (nothing stored) when the task's caption id holds another caption by now."""
         from .store.judgements import save_judgement
         types = validate(label, error_types, note=note, stage=task.stage)
         label = Label(label)
-        self._check_assigned(task.caption_id)
+        self._check_assigned(task.caption_id, task.stamp)
         revision = save_judgement(self.store, task.caption_id, self.user_id, label=label, error_types=types,
                                   note=(note or "").strip(), seconds=max(0.0, float(seconds or 0.0)),
-                                  kind=JudgementKind.ANNOTATION)
+                                  kind=JudgementKind.ANNOTATION, stamp=task.stamp)
         return SaveResult(task.caption_id, revision, label.value, types, _is_done(task))
 
     def skip(self, task: Task, note: str = "", seconds: float = 0.0) -> SaveResult | None:
@@ -302,11 +384,104 @@ class Queue:
         (then nothing is written, so a skip never erases a judgement)."""
         from .store.judgements import save_judgement
         if task.current is not None and task.current.label is not None:
+            self.discard_draft(task)
             return None
-        self._check_assigned(task.caption_id)
+        self._check_assigned(task.caption_id, task.stamp)
         revision = save_judgement(self.store, task.caption_id, self.user_id, label=None, error_types=(),
-                                  note=(note or "").strip()[:MAX_NOTE_LENGTH], seconds=max(0.0, float(seconds or 0.0)))
+                                  note=(note or "").strip()[:MAX_NOTE_LENGTH], seconds=max(0.0, float(seconds or 0.0)),
+                                  stamp=task.stamp)
         return SaveResult(task.caption_id, revision, None, (), False)
+
+    # -- drafts -------------------------------------------------------------
+
+    def save_draft(self, task: Task, label: Label | str | None = None, error_types=(), note: str = "") -> Draft:
+        """Store the panel as it is as this user's draft of ``task`` (committed on return), replacing any
+        earlier draft of the caption. Checked by :func:`check_draft`, not :func:`validate`: a draft may be
+        incomplete. PermissionDenied for a caption not in this queue."""
+        from .store.drafts import put_draft
+        label, types, note = check_draft(label, error_types, note)
+        self._check_assigned(task.caption_id, task.stamp)
+        with self.store.transaction() as conn:
+            at = put_draft(conn, task.caption_id, self.user_id, label=label, error_types=types, note=note)
+        return Draft(task.caption_id, label, types, note, at)
+
+    def load_draft(self, task: Task) -> Draft | None:
+        """This user's draft of ``task``, or None when there is none or a judgement saved after it (an
+        import, another tab) supersedes it."""
+        from .store.drafts import get_draft
+        with self.store.read() as conn:
+            row = get_draft(conn, task.caption_id, self.user_id)
+        if row is None:
+            return None
+        label, types, note, saved_at = row
+        cur = task.current
+        if cur is not None and cur.created_at is not None and _utc(cur.created_at) >= saved_at:
+            return None
+        return Draft(task.caption_id, label, types, note, saved_at)
+
+    def discard_draft(self, task: Task) -> bool:
+        """Remove this user's draft of ``task``; True when there was one."""
+        from .store.drafts import delete_draft
+        with self.store.transaction() as conn:
+            return bool(delete_draft(conn, task.caption_id, self.user_id))
+
+    # -- detector hints -------------------------------------------------------
+
+    def in_double_sample(self, task: Task) -> bool:
+        """True when the task's caption is in the blind double-annotation sample (for either annotator)."""
+        from .store.assignments import in_double_sample
+        if task.is_second:
+            return True
+        with self.store.read() as conn:
+            return in_double_sample(conn, task.caption_id)
+
+    def hints(self, task: Task, enabled: bool = False) -> dict[str, tuple[str, ...]]:
+        """The detector hints for ``task`` (see :func:`detector_hints`): nothing unless ``enabled``, and
+        nothing ever for a caption of the blind double-annotation sample, whatever ``enabled`` says."""
+        if not enabled:
+            return {}
+        return detector_hints(task.caption.text, task.item, enabled=True, blind=self.in_double_sample(task))
+
+    # -- the caption list ---------------------------------------------------
+
+    def listing(self, status: str = "all", *, offset: int = 0, limit: int = 50) -> list["QueueEntry"]:
+        """One page of this queue in queue order, filtered by ``status`` (a key of :data:`CAPTION_FILTERS`;
+        InputError for another). Reads only this user's own judgements."""
+        from .store.assignments import queue_listing
+        _check_filter(status)
+        with self.store.read() as conn:
+            rows = queue_listing(conn, self.user_id, self.project_id, status, offset=max(0, int(offset)),
+                                 limit=max(1, int(limit)))
+        return [QueueEntry(r.position, r.caption_id, r.item_key, r.text,
+                           ("to do" if not r.seen else "skipped" if r.label is None else r.label),
+                           tuple((r.error_types or "").split()), r.note or "", r.revision) for r in rows]
+
+    def listing_count(self, status: str = "all") -> int:
+        """How many captions of this queue pass ``status`` (see :meth:`listing`)."""
+        from .store.assignments import queue_listing_count
+        _check_filter(status)
+        with self.store.read() as conn:
+            return queue_listing_count(conn, self.user_id, self.project_id, status)
+
+    def listing_counts(self) -> dict[str, int]:
+        """:meth:`listing_count` of every filter of :data:`CAPTION_FILTERS` at once (one pass over the queue)."""
+        from .store.assignments import queue_listing_counts
+        with self.store.read() as conn:
+            return queue_listing_counts(conn, self.user_id, self.project_id)
+
+    def position_of(self, number: int) -> int | None:
+        """The position of caption ``number`` as the page counts them ("Caption 3 of 40" is number 3), or None
+        when the queue has no such caption."""
+        from .store.assignments import assignment_at
+        try:
+            position = int(number) - 1
+        except (TypeError, ValueError):
+            return None
+        if position < 0:
+            return None
+        with self.store.read() as conn:
+            row = assignment_at(conn, self.user_id, self.project_id, position)
+        return None if row is None else row.position
 
     def history(self, caption_id: int) -> list[Judgement]:
         """Every revision of this user's own judgement of a caption, oldest first."""
@@ -314,12 +489,50 @@ class Queue:
         with self.store.read() as conn:
             return history(conn, caption_id, self.user_id, "annotation")
 
-    def _check_assigned(self, caption_id: int) -> None:
+    def _check_assigned(self, caption_id: int, stamp=None) -> None:
         from .store.assignments import assignment_of_caption
+        from .store.stamps import check_caption_stamp
         with self.store.read() as conn:
             row = assignment_of_caption(conn, self.user_id, caption_id)
+            if (row is None or row.project_id != self.project_id) and stamp is not None:
+                # Not assigned (any more): if the caption itself was replaced, that is the news to give.
+                check_caption_stamp(conn, stamp, caption_id)
         if row is None or row.project_id != self.project_id:
             raise PermissionDenied(f"caption {caption_id} is not assigned to {self.user!r} in project {self.project!r}")
+
+
+#: The caption list's filters: key → what the list calls it.
+CAPTION_FILTERS = {"all": "All", "todo": "To do", "skipped": "Skipped", "judged": "Judged",
+                   "inaccurate": "My inaccurate", "note": "With a note"}
+
+
+def _check_filter(status: str) -> None:
+    if status not in CAPTION_FILTERS:
+        raise InputError(f"unknown caption filter {status!r}; choose one of {', '.join(CAPTION_FILTERS)}")
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    """One line of a user's caption list: where it is, what it says and how the user left it."""
+
+    position: int
+    caption_id: int
+    item_key: str
+    caption: str
+    status: str                    # "to do", "skipped", "accurate" or "inaccurate"
+    error_types: tuple[str, ...]   # taxonomy ids, taxonomy order
+    note: str
+    revision: int | None           # the user's current revision (None: never saved)
+
+    @property
+    def number(self) -> int:
+        """The caption's number as the page shows it (position + 1)."""
+        return self.position + 1
+
+
+def _utc(at: datetime) -> datetime:
+    from datetime import timezone
+    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at
 
 
 def _is_done(task: Task) -> bool:
@@ -332,12 +545,12 @@ def _is_done(task: Task) -> bool:
 # --------------------------------------------------------------------------- images
 
 def _item_jpeg(root, image, boxes: tuple, width, height, show_boxes: bool,
-               trusted_root: str | None = None) -> tuple[bytes, str | None]:
+               trusted_root: str | None = None, show_labels: bool = True) -> tuple[bytes, str | None]:
     # JPEG instead of PNG: a tenth of the bytes for a photo, so the next item appears sooner. The render is
     # cached in annotator.images per file and modification time, so a photo replaced on disk is drawn anew.
     from .images import render_boxes_bytes
     hidden = () if show_boxes else tuple(b.box_id for b in boxes)
-    size = {"width": width, "height": height, "hidden": hidden, "image_format": "JPEG"}
+    size = {"width": width, "height": height, "hidden": hidden, "image_format": "JPEG", "show_labels": show_labels}
     try:
         return render_boxes_bytes(root, image, list(boxes), trusted_root=trusted_root, **size), None
     except InputError as exc:
@@ -348,10 +561,18 @@ def _item_jpeg(root, image, boxes: tuple, width, height, show_boxes: bool,
 
 def task_image(task: Task, show_boxes: bool = True) -> tuple[bytes, str | None]:
     """JPEG bytes of the task's image with its gold boxes (cached), and a note when the photo
-    itself cannot be used (the boxes are then drawn on a blank canvas)."""
+    itself cannot be used (the boxes are then drawn on a blank canvas). When the item's size is known
+    the boxes' labels are not drawn into the picture: the page sets them over it as text
+    (annotator.images.place_labels, :func:`labels_as_text`), legible at whatever size it is shown."""
     item = task.item
     return _item_jpeg(task.image_root, item.image, tuple(item.boxes), item.width, item.height, bool(show_boxes),
-                      task.trusted_image_root)
+                      task.trusted_image_root, show_labels=not labels_as_text(task))
+
+
+def labels_as_text(task: Task) -> bool:
+    """True when the page shows the box labels as text over the picture (the item's size is known, so
+    the boxes can be placed as fractions of it); otherwise they are drawn into the picture."""
+    return bool(task.item.width and task.item.height and task.item.boxes)
 
 
 def prefetch(queue: Queue, position: int, *, delay: float = 0.0) -> threading.Thread:
@@ -367,7 +588,9 @@ def prefetch(queue: Queue, position: int, *, delay: float = 0.0) -> threading.Th
                 if pos is None or pos in seen or pos == position:
                     continue
                 seen.add(pos)
-                task_image(queue.task(pos))
+                task = queue.task(pos)
+                task_image(task)
+                task_image(task, False)  # the page sends the picture without boxes too (key h shows it)
         except Exception:  # noqa: BLE001 - a failed prefetch only means a slower next item
             pass
 

@@ -53,7 +53,7 @@ from datetime import datetime, timezone
 from typing import Sequence
 
 from .access import LEADS, require_role
-from .errors import InputError, NotFound
+from .errors import Conflict, InputError, NotFound
 from .model import Role
 
 SPLITS = ("blocks", "round-robin")
@@ -241,11 +241,12 @@ class SampleSummary:
     practice_added: dict[str, int] = field(default_factory=dict)
 
 
-def assign_sample(store, project: str, annotators: Sequence[str], size: int, *, systems: Sequence[str] | None = None,
+def plan_sample(store, project: str, annotators: Sequence[str], size: int, *, systems: Sequence[str] | None = None,
                   design: str = "active", seed: int = 0, layer: str = "adjudicated",
                   targets: Sequence[str] | None = None, widest: int | None = None, floor: float | None = None,
-                  actor_role: Role | str = Role.ADMIN) -> SampleSummary:
-    """Draw the next human sample of each system (about ``size`` captions each) and queue it (lead/admin only).
+                  actor_role: Role | str = Role.ADMIN) -> "SamplePlan":
+    """Work out the next human sample of each system (about ``size`` captions each) without writing it (lead/admin
+    only); :func:`record_sample` draws and queues it.
 
     ``design`` is ``active`` (chances where labels shrink the widest intervals
     most; ``targets`` names the intervals to aim at, else the ``widest`` ones of
@@ -256,13 +257,10 @@ def assign_sample(store, project: str, annotators: Sequence[str], size: int, *, 
     """
     from .estimate.project import draws_as_rows, layer_labels, project_detections, recorded_draws
     from .estimate.report import estimate_report
-    from .estimate.sampling import (DEFAULT_FLOOR, DEFAULT_WIDEST, DESIGNS, TARGETS, allocate, draw_seed,
-                                    interval_widths)
+    from .estimate.sampling import DEFAULT_FLOOR, DEFAULT_WIDEST, DESIGNS, TARGETS, allocate, interval_widths
     from .layers import build_layer, parse_layer
     from .store.analysis_queries import judgement_frame
-    from .store.assignments import (add_assignments, draws_made, insert_draw, project_captions, queue_ends,
-                                    queued_captions)
-    from .store.projects import load_project, project_id, system_id
+    from .store.projects import load_project, project_id
     from .store.users import get_user_row
     from .taxonomy import taxonomy
 
@@ -330,10 +328,57 @@ def assign_sample(store, project: str, annotators: Sequence[str], size: int, *, 
         except ValueError as exc:
             raise InputError(str(exc)) from None
         planned.append((s, sc, alloc))
+    return SamplePlan(project, names, rows, built.name, design, int(seed), floor, tuple(planned),
+                      {s: len(earlier.get(s, ())) for s in chosen})
 
+
+@dataclass(frozen=True)
+class SamplePlan:
+    """A sample draw worked out by :func:`plan_sample`, not written yet."""
+
+    project: str
+    names: list[str]
+    users: dict  # annotator name -> user row
+    layer: str  # the layer whose labels the chances were worked out from
+    design: str
+    seed: int
+    floor: float
+    planned: tuple  # (system, SystemCaptions, Allocation) per system
+    draws_seen: dict[str, int]  # each system's recorded draws when the plan was made
+
+
+def assign_sample(store, project: str, annotators: Sequence[str], size: int, *, systems: Sequence[str] | None = None,
+                  design: str = "active", seed: int = 0, layer: str = "adjudicated",
+                  targets: Sequence[str] | None = None, widest: int | None = None, floor: float | None = None,
+                  actor_role: Role | str = Role.ADMIN) -> SampleSummary:
+    """Draw the next human sample of each system (about ``size`` captions each) and queue it (lead/admin only).
+
+    :func:`plan_sample` (its arguments are explained there) then :func:`record_sample`.
+    """
+    return record_sample(store, plan_sample(store, project, annotators, size, systems=systems, design=design,
+                                            seed=seed, layer=layer, targets=targets, widest=widest, floor=floor,
+                                            actor_role=actor_role))
+
+
+def record_sample(store, plan: SamplePlan) -> SampleSummary:
+    """Draw and queue a planned sample in one transaction.
+
+    Draws of one project are recorded one at a time. A plan that another
+    draw of one of its systems overtook (recorded after the plan was made)
+    raises :class:`~annotator.errors.Conflict` and writes nothing: its
+    chances were worked out without the other draw's captions.
+    """
+    from .estimate.sampling import draw_seed
+    from .store.assignments import (add_assignments, draws_made, insert_draw, project_captions, queue_ends,
+                                    queued_captions)
+    from .store.judgements import lock_key
+    from .store.projects import project_id, system_id
+    project, names, rows, design, seed, floor = plan.project, plan.names, plan.users, plan.design, plan.seed, plan.floor
+    chosen = [s for s, _, _ in plan.planned]
     summary = SampleSummary(project)
     with store.transaction() as conn:
         pid = project_id(conn, project)
+        lock_key(conn, f"sample-draw:{pid}")  # PostgreSQL: one draw of a project at a time (SQLite: one writer anyway)
         uid = {n: r.id for n, r in rows.items()}
         ends = queue_ends(conn, pid, list(uid.values()))
         queued = queued_captions(conn, pid)
@@ -345,16 +390,22 @@ def assign_sample(store, project: str, annotators: Sequence[str], size: int, *, 
                     ends[uid[n]] += 1
                     new_rows.append({"caption_id": cid, "user_id": uid[n], "position": ends[uid[n]], "is_second": False})
                 summary.practice_added[n] = len(practice)
-        for s, sc, alloc in planned:
+        for s, sc, alloc in plan.planned:
             sid = system_id(conn, pid, s)
-            number = draws_made(conn, sid) + 1
+            made, seen = draws_made(conn, sid), plan.draws_seen[s]
+            if made != seen:
+                raise Conflict(f"another sample draw of system {s!r} was recorded while this one was being planned "
+                               f"(it now has {made} draw{'s' if made != 1 else ''}, {seen} when this one started); "
+                               "nothing was drawn or queued: look at the queues, then draw again if more captions "
+                               "are wanted")
+            number = made + 1
             rng = draw_seed(seed, sid, number)
             taken_rows = alloc.draw(rng)
             pi = alloc.probabilities[taken_rows]
             fresh = taken_rows[~alloc.labelled[taken_rows]]
             draw_id = insert_draw(conn, pid, sid, list(zip(sc.caption_ids[taken_rows].tolist(), pi.tolist())),
                                   number=number, design=design, size=alloc.size, seed=int(seed),
-                                  layer=built.name, targets=" ".join(alloc.targets), floor=floor,
+                                  layer=plan.layer, targets=" ".join(alloc.targets), floor=floor,
                                   taken=len(fresh), labelled_before=int(alloc.labelled.sum()),
                                   created_at=datetime.now(timezone.utc))
             fresh_ids = sc.caption_ids[fresh]
@@ -371,7 +422,7 @@ def assign_sample(store, project: str, annotators: Sequence[str], size: int, *, 
             summary.draws.append(DrawSummary(
                 system=s, draw_id=draw_id, number=number, design=design, size=alloc.size, taken=len(fresh),
                 labelled_before=int(alloc.labelled.sum()), candidates=alloc.candidates, targets=alloc.targets,
-                widths=alloc.widths, floor=floor, seed=int(seed), layer=built.name,
+                widths=alloc.widths, floor=floor, seed=int(seed), layer=plan.layer,
                 probability_range=(float(drawn_pi.min()), float(drawn_pi.max())) if len(fresh) else None,
                 queued=len(to_queue), already_queued=len(fresh) - len(to_queue),
                 per_annotator={n: per[n] for n in names}))

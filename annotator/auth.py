@@ -161,8 +161,12 @@ def authenticate(store, name: str, password: str, *, now: datetime | None = None
     raise AuthenticationFailed(FAILED_MESSAGE)
 
 
-def add_user(store, name: str, role: Role | str, password: str | None = None) -> User:
-    """Create an account; with a password it can log in (InputError if the name is taken)."""
+def add_user(store, name: str, role: Role | str, password: str | None = None, *, actor: str | None = None) -> User:
+    """Create an account; with a password it can log in (InputError if the name is taken).
+
+    This and the other account changes below are recorded (annotator.store.audit) in their own
+    transaction: ``actor`` is the logged-in user who made it, None for the command line."""
+    from .store.audit import record_account_change
     from .store.users import create_user, normalise_user_name
     try:
         role = Role(role)
@@ -172,31 +176,38 @@ def add_user(store, name: str, role: Role | str, password: str | None = None) ->
     password_hash = hash_password(password) if password is not None else None
     with store.transaction() as conn:
         uid = create_user(conn, name, role, password_hash)
+        record_account_change(conn, actor, "created", name,
+                              f"role {role.value}, " + ("with a password" if password is not None else "no password"))
     return User(name=name, role=role, password_hash=None, user_id=uid)
 
 
-def set_password(store, name: str, password: str) -> None:
+def set_password(store, name: str, password: str, *, actor: str | None = None, detail: str = "password set") -> None:
     """Set a new password, clear the failure counters and any lock, and end the user's sessions."""
+    from .store.audit import record_account_change
     from .store.logins import clear_failures
     from .store.users import update_user, user_name_key
     password_hash = hash_password(password)
     with store.transaction() as conn:
         update_user(conn, name, password_hash=password_hash, end_sessions=True)
         clear_failures(conn, user_name_key(name))
+        record_account_change(conn, actor, "password", name, detail)
 
 
-def unlock(store, name: str) -> None:
+def unlock(store, name: str, *, actor: str | None = None) -> None:
     """Clear a user's failure counters and lock (sessions already open go on)."""
+    from .store.audit import record_account_change
     from .store.logins import clear_failures
     from .store.users import get_user_row, user_name_key
     with store.transaction() as conn:
         if get_user_row(conn, name) is None:
             raise NotFound(f"no user called {name!r}")
         clear_failures(conn, user_name_key(name))
+        record_account_change(conn, actor, "unlocked", name, "failed log-ins and lock cleared")
 
 
-def set_role(store, name: str, role: Role | str) -> None:
+def set_role(store, name: str, role: Role | str, *, actor: str | None = None) -> None:
     """Change a user's role; a real change ends the user's sessions (they log in again with the new role)."""
+    from .store.audit import record_account_change
     from .store.users import get_user_row, update_user
     try:
         role = Role(role)
@@ -208,10 +219,12 @@ def set_role(store, name: str, role: Role | str) -> None:
             raise NotFound(f"no user called {name!r}")
         if row.role != role.value:
             update_user(conn, name, role=role, end_sessions=True)
+            record_account_change(conn, actor, "role", name, f"{row.role} → {role.value}")
 
 
-def set_active(store, name: str, active: bool) -> None:
+def set_active(store, name: str, active: bool, *, actor: str | None = None) -> None:
     """Deactivate (``active=False``: no log-in, sessions end, judgements kept) or reactivate an account."""
+    from .store.audit import record_account_change
     from .store.users import get_user_row, update_user
     with store.transaction() as conn:
         row = get_user_row(conn, name, for_update=True)
@@ -219,6 +232,23 @@ def set_active(store, name: str, active: bool) -> None:
             raise NotFound(f"no user called {name!r}")
         if bool(row.active) != bool(active):
             update_user(conn, name, active=bool(active), end_sessions=not active)
+            record_account_change(conn, actor, "activated" if active else "deactivated", name)
+
+
+def end_sessions(store, name: str, *, actor: str | None = None) -> int:
+    """End every open session of an account (a lost laptop, a shared computer) and change nothing else; the number
+    of stored sessions ended (tabs without one end too, through the account's new session epoch)."""
+    from .store.audit import record_account_change
+    from .store.sessions import delete_user_sessions
+    from .store.users import get_user_row, update_user
+    with store.transaction() as conn:
+        row = get_user_row(conn, name, for_update=True)
+        if row is None:
+            raise NotFound(f"no user called {name!r}")
+        update_user(conn, name, end_sessions=True)
+        ended = delete_user_sessions(conn, row.id)
+        record_account_change(conn, actor, "logged out", name, f"every session ended ({ended} stored)")
+        return ended
 
 
 @dataclass(frozen=True)

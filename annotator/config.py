@@ -6,6 +6,10 @@
 ``ANNOTATOR_IMAGE_ROOTS``   folders (separated by os.pathsep, ``:`` on Linux) that projects' image roots
                             must lie in; unset: the data directory, plus per project the folder its
                             command-line import named (see annotator.images.check_image_root)
+``ANNOTATOR_SESSION_IDLE_MINUTES``  a log-in session ends after this long without use (default 480: 8 hours)
+``ANNOTATOR_SESSION_MAX_HOURS``     and this long after the log-in, whatever the use (default 24)
+``ANNOTATOR_SECRET_KEY``    signs session cookies; unset: a random key kept in the database, shared by every
+                            app process on it (see annotator.sessions)
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ class Settings:
     data_dir: Path
     load_sample: bool
     image_roots: tuple[Path, ...] | None = None  # None: not configured (the default policy applies)
+    session_idle_minutes: float = 480.0
+    session_max_hours: float = 24.0
+    secret_key: str | None = None
+    warm_metrics: bool = True  # start METEOR's processes in the background once someone who scores logs in
 
 
 def sqlite_url(path: Path | str) -> str:
@@ -43,4 +51,22 @@ def load_settings(environ: dict | None = None) -> Settings:
     roots = [part.strip() for part in (env.get("ANNOTATOR_IMAGE_ROOTS") or "").split(os.pathsep) if part.strip()]
     # Relative entries are taken from the installation directory, like relative image roots.
     image_roots = tuple(Path(r) if Path(r).is_absolute() else REPO_ROOT / r for r in roots) or None
-    return Settings(database_url=url, data_dir=data_dir, load_sample=load_sample, image_roots=image_roots)
+    return Settings(database_url=url, data_dir=data_dir, load_sample=load_sample, image_roots=image_roots,
+                    session_idle_minutes=_positive(env, "ANNOTATOR_SESSION_IDLE_MINUTES", 480.0),
+                    session_max_hours=_positive(env, "ANNOTATOR_SESSION_MAX_HOURS", 24.0),
+                    secret_key=env.get("ANNOTATOR_SECRET_KEY") or None,
+                    warm_metrics=env.get("ANNOTATOR_WARM_METRICS", "1") not in ("0", "false", "no"))
+
+
+def _positive(env, name: str, default: float) -> float:
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        from .errors import InputError
+        raise InputError(f"{name} must be a positive number, not {raw!r}")
+    return value

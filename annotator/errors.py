@@ -69,7 +69,21 @@ class StoreUnavailable(AnnotatorError):
     exit_code = 4
 
 
+class CaptionChanged(AnnotatorError):
+    """A save made for one caption found another under its id: the database was restored or the project
+    imported again since the page showed it (annotator.store.stamps). Nothing was stored."""
+
+    exit_code = 2
+
+
 class GuardViolation(AnnotatorError):
     """A correction breaks a conservative-correction rule and has no override."""
 
     exit_code = 2
+
+
+class Conflict(AnnotatorError):
+    """Someone else changed what this action was planned on while it was being planned; nothing was written,
+    and running it again plans it afresh."""
+
+    exit_code = 5

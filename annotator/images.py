@@ -458,3 +458,71 @@ def _draw_note(img: Image.Image, note: str) -> None:
 def clear_render_cache() -> None:
     """Forget cached renders (tests; after replacing image files in place with the same mtime and size)."""
     _RENDERED.clear()
+
+
+@dataclass(frozen=True)
+class LabelPlace:
+    """Where a box's label goes, as fractions of the image (0..1): its top-left corner and its size at the
+    smallest display width it was planned for."""
+
+    box_id: str
+    text: str
+    index: int      # the box's place in the item's list (its colour: box_colour(index))
+    left: float
+    top: float
+    width: float
+    height: float
+
+
+def place_labels(boxes, image_width: float, image_height: float, *, display_width: float = 340.0,
+                 font_px: float = 12.0, hidden=()) -> list[LabelPlace]:
+    """Label positions for ``boxes`` that do not overlap one another, for labels of ``font_px`` pixels shown
+    over the image at ``display_width`` pixels or wider (wider displays only add room between them).
+
+    Each label tries, in turn: just above its box's top-left corner, inside that corner, just below the box,
+    inside its bottom-left corner, then further right along the top edge; the first place inside the image
+    that meets no label placed before wins (larger boxes are placed first: their labels have the most room).
+    When those are all taken, the free place nearest the box's corner on a grid over the picture; only
+    when the picture is full of labels does one go just above its box anyway."""
+    W, H = max(1.0, float(image_width)), max(1.0, float(image_height))
+    display_height = display_width * H / W
+    # Label size in image fractions: an average character is ~0.6 em wide; 4 px padding each side.
+    line = (font_px * 1.35 + 2) / display_height
+    hidden = set(hidden)
+    placed: list[LabelPlace] = []
+    order = sorted(((i, b) for i, b in enumerate(boxes) if b.box_id not in hidden),
+                   key=lambda ib: -(ib[1].w * ib[1].h))
+    for index, b in order:
+        text = f"{b.box_id} {b.label}".strip()
+        width = min(1.0, (len(text) * font_px * 0.6 + 8) / display_width)
+        x0, y0 = b.x / W, b.y / H
+        x1, y1 = (b.x + b.w) / W, (b.y + b.h) / H
+        candidates = [(x0, y0 - line), (x0, y0), (x0, y1), (x0, y1 - line)]
+        step = width * 0.5
+        x = x0 + step
+        while x + width <= max(x1, x0 + width) + 1e-9 and len(candidates) < 40:
+            candidates += [(x, y0 - line), (x, y0)]
+            x += step
+        def free(left, top):
+            return not any(left < p.left + p.width and p.left < left + width and top < p.top + p.height
+                           and p.top < top + line for p in placed)
+
+        spot = None
+        for left, top in candidates:
+            left = min(max(0.0, left), max(0.0, 1.0 - width))
+            if 0 <= top and top + line <= 1.0 and free(left, top):
+                spot = (left, top)
+                break
+        if spot is None:
+            # Crowded: the free place on a grid over the picture nearest to the box's corner.
+            rows = max(1, int((1.0 - line) / line) + 1)
+            cols = max(1, int(max(0.0, 1.0 - width) / (width / 2)) + 1) if width < 1 else 1
+            grid = [(min(c * width / 2, max(0.0, 1.0 - width)), min(r * line, 1.0 - line))
+                    for r in range(rows) for c in range(cols + 1)]
+            open_spots = [g for g in grid if free(*g)]
+            if open_spots:
+                spot = min(open_spots, key=lambda g: (g[0] - x0) ** 2 + (g[1] - y0) ** 2)
+        if spot is None:  # no room left anywhere: just above the box
+            spot = (min(max(0.0, x0), max(0.0, 1.0 - width)), min(max(0.0, y0 - line), max(0.0, 1.0 - line)))
+        placed.append(LabelPlace(b.box_id, text, index, spot[0], spot[1], width, line))
+    return sorted(placed, key=lambda p: p.index)

@@ -7,7 +7,8 @@ the analysis code reads. The store turns them into rows and back.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 
 
@@ -180,6 +181,7 @@ class Correction:
     revision: int = 1
     created_at: datetime | None = None
     correction_id: int | None = None
+    blind: bool | None = None  # made with references and live scores hidden (None: not recorded)
 
     @property
     def untouched(self) -> bool:
@@ -199,3 +201,26 @@ class User:
     password_hash: str | None = None
     user_id: int | None = None
     session_epoch: int | None = None
+
+
+class FieldAccess(Mapping):
+    """Read a result dataclass's fields by name too (``row["delta"]`` as ``row.delta``, ``set(row)`` its
+    field names), so code written against the older dict results keeps working; new code reads attributes."""
+
+    def __getitem__(self, name: str):
+        if not isinstance(name, str) or name not in self._field_names():
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __iter__(self):
+        return iter(self._field_names())
+
+    def __len__(self) -> int:
+        return len(self._field_names())
+
+    def _field_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(self))
+
+    def to_dict(self) -> dict:
+        """The result as plain JSON-ready values (nested results included), field names as keys."""
+        return asdict(self)

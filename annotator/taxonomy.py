@@ -18,6 +18,15 @@ GUIDELINES_DIR = Path(__file__).resolve().parent.parent / "guidelines"
 TAXONOMY_FILE = GUIDELINES_DIR / "taxonomy.toml"
 
 
+def read_toml(path: Path | str, what: str) -> dict:
+    """The tables of a TOML data file (a ``guidelines/`` file or one given in its place); a file that cannot be
+    read or parsed raises InputError ``cannot read {what}: …`` naming the path."""
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"cannot read {what}: {exc}", str(path)) from exc
+
+
 @dataclass(frozen=True)
 class ErrorType:
     """One error type of the taxonomy."""
@@ -102,10 +111,7 @@ def _normalise(label: str) -> str:
 def load_taxonomy(path: Path | str = TAXONOMY_FILE) -> Taxonomy:
     """Read and validate a taxonomy file (see guidelines/taxonomy.toml for the format)."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"cannot read taxonomy: {exc}", str(path)) from exc
+    data = read_toml(path, "taxonomy")
     meta = data.get("meta", {})
     groups = tuple(meta.get("groups", ()))
     types = []
@@ -182,10 +188,9 @@ def taxonomy() -> Taxonomy:
     return load_taxonomy()
 
 
-#: The stable ids, in taxonomy order (kept here for quick imports and tests).
-ERROR_TYPE_IDS = (
-    "age", "gender", "clothing_type", "clothing_color",
-    "subject_wrong", "subject_similar", "subject_nonexistent", "subject_extra",
-    "object_wrong", "object_similar", "object_nonexistent", "object_extra",
-    "stance", "activity", "position", "number", "scene", "color", "other", "unrelated",
-)
+def __getattr__(name: str):
+    # ERROR_TYPE_IDS: the type ids in taxonomy order, read from guidelines/taxonomy.toml when first asked for, so a
+    # new error type is data only
+    if name == "ERROR_TYPE_IDS":
+        return taxonomy().ids
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

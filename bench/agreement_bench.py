@@ -12,9 +12,18 @@ Printed separately, each the best of ``--repeat`` runs:
   * tables    — ``analysis.error_tables`` on a layer
   * refresh   — what a dashboard reads after one more save: ``LiveJudgementFrame.get`` merging the
                 changed keys into the frame, against reading everything again (ratio)
-Target: report ≤ 1 s and tables ≤ 1 s (computation, excluding the DB read).
+  * team      — the Team dashboard (``team.team_report``): its read (current annotations with skips and
+                timing), the report on A's captions assigned first and B's second, and its refresh after a save
+  * cold       — each dashboard from a cold server: a fresh process opens the store, reads what the page
+                reads and computes its first table (Agreement: the report behind the pair's figures;
+                Adjudication: the disagreement queue and its first page; Error analysis: the adjudicated layer
+                and the per-system tables; Team: the live frame, the assignments and the per-annotator table),
+                printed per page with its read and compute parts, the range over ``--cold-runs`` fresh processes.
+                ``--code DIR`` runs those processes on another checkout of annotator (a figure before a change).
+Target: report ≤ 1 s and tables ≤ 1 s (computation, excluding the DB read); each page's first table ≤ 1 s cold.
 
-    .venv/bin/python bench/agreement_bench.py [--captions 500000] [--db PATH] [--repeat 3]
+    .venv/bin/python bench/agreement_bench.py [--captions 500000] [--db PATH] [--repeat 3] [--cold-runs 3]
+    .venv/bin/python bench/agreement_bench.py --db PATH --cold-only [--code DIR]
 """
 
 from __future__ import annotations
@@ -29,12 +38,13 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# --code DIR: import annotator from that checkout (the cold figures of another version of the code).
+sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv[:-1] else ROOT))
 
 from annotator.model import Caption, Item, Project, Role  # noqa: E402
 from annotator.store import open_store  # noqa: E402
 from annotator.store.projects import project_id, write_project  # noqa: E402
-from annotator.store.schema import captions, current_judgements, judgements, systems  # noqa: E402
+from annotator.store.schema import assignments, captions, current_judgements, judgements, systems  # noqa: E402
 from annotator.store.users import user_id  # noqa: E402
 from annotator.taxonomy import ERROR_TYPE_IDS  # noqa: E402
 
@@ -63,6 +73,7 @@ def _encode(masks: np.ndarray) -> list[str]:
 
 def build(db_path: Path, n_captions: int, seed: int = 7) -> tuple[str, float]:
     """Create the benchmark store; return (url, seconds)."""
+    from annotator.store.codec import type_mask
     t0 = time.perf_counter()
     url = f"sqlite:///{db_path}"
     store = open_store(url)
@@ -102,9 +113,16 @@ def build(db_path: Path, n_captions: int, seed: int = 7) -> tuple[str, float]:
                                    "label": str(labels[i]), "error_types": type_str[i], "note": "", "seconds": 3.0,
                                    "created_at": now})
                     c_rows.append({"caption_id": cid, "user_id": uid, "kind": "annotation", "judgement_id": jid,
-                                   "revision": 1, "label": str(labels[i]), "error_types": type_str[i], "updated_at": now})
+                                   "revision": 1, "label": str(labels[i]), "error_types": type_str[i],
+                                   "type_mask": type_mask(type_str[i]), "seconds": 3.0, "updated_at": now})
                 conn.execute(judgements.insert(), j_rows)
                 conn.execute(current_judgements.insert(), c_rows)
+        # Every caption in both queues, A first and B the blind second (what the team page counts against).
+        for uid, second in ((uid_a, False), (uid_b, True)):
+            for start in range(0, n, 50_000):
+                conn.execute(assignments.insert(), [
+                    {"project_id": pid, "caption_id": int(cids[i]), "user_id": uid, "position": i, "is_second": second}
+                    for i in range(start, min(start + 50_000, n))])
     store.dispose()
     return url, time.perf_counter() - t0
 
@@ -128,7 +146,13 @@ def main(argv=None) -> int:
     ap.add_argument("--captions", type=int, default=500_000)
     ap.add_argument("--db", type=Path, default=None, help="reuse/create this SQLite file (default: a temp file)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--cold-runs", type=int, default=3, help="fresh processes per page for the cold figures")
+    ap.add_argument("--cold-only", action="store_true", help="only the cold figures (the store must exist)")
+    ap.add_argument("--code", type=Path, default=ROOT, help="checkout of annotator the cold processes run")
+    ap.add_argument("--cold-page", choices=PAGES, help=argparse.SUPPRESS)  # one cold run, in this process
     args = ap.parse_args(argv)
+    if args.cold_page:
+        return _cold_page(args.cold_page, f"sqlite:///{args.db}")
 
     tmp = None
     if args.db is None:
@@ -142,6 +166,9 @@ def main(argv=None) -> int:
     else:
         url = f"sqlite:///{db_path}"
         print(f"reusing store {db_path}")
+    if args.cold_only:
+        _cold(db_path, runs=args.cold_runs, code=args.code)
+        return 0
     store = open_store(url)
 
     t_read, frame = _best(lambda: judgement_frame(store, PROJECT, kinds=("annotation", "adjudication")), args.repeat)
@@ -187,9 +214,121 @@ def main(argv=None) -> int:
     t_full, _ = _best(lambda: judgement_frame(store, PROJECT, kinds=("annotation", "adjudication")), 1)
     print(f"refresh    after one save ({len(refresh)} saves): median {med * 1000:.1f} ms, max {max(refresh) * 1000:.1f} ms; "
           f"a full read {t_full:.3f} s -> {t_full / med:.0f}x faster")
+    _team(store, repeat=args.repeat)
     store.dispose()
+    _cold(db_path, runs=args.cold_runs, code=args.code)
     if tmp is not None:
         tmp.cleanup()
+    return 0
+
+
+def _team(store, *, repeat: int) -> None:
+    """The Team dashboard's figures on the same judgements: A is every caption's first annotator, B its second."""
+    import pandas as pd
+
+    from annotator.store.judgements import save_judgement
+    from annotator.team import team_frame, team_report
+
+    t_read, frame = _best(lambda: judgement_frame_timed(store), repeat)
+    caption_ids = np.unique(frame["caption_id"].to_numpy())
+    n = len(caption_ids)
+    assignments = pd.DataFrame({"caption_id": np.concatenate([caption_ids, caption_ids]),
+                                "user": pd.Categorical(["ann_a"] * n + ["ann_b"] * n),
+                                "is_second": np.r_[np.zeros(n, bool), np.ones(n, bool)],
+                                "is_practice": np.zeros(2 * n, bool)})
+    t_rep, report = _best(lambda: team_report(PROJECT, frame, assignments, n_resamples=1000), repeat)
+    print(f"team       read (with skips and timing, {len(frame):,} rows): {t_read:.3f} s; report "
+          f"({len(assignments):,} assignments, {report.totals['done']:,} done): {t_rep:.3f} s; cold end-to-end "
+          f"{t_read + t_rep:.3f} s  {'OK' if t_read + t_rep <= TARGET_S else 'OVER TARGET'}")
+    live = team_frame(store, PROJECT)
+    live.get()
+    with store.read() as conn:
+        uid = user_id(conn, "ann_b")
+    save_judgement(store, int(caption_ids[0]), uid, label="accurate")
+    t0 = time.perf_counter()
+    fresh, _ = live.get()
+    t_fresh = time.perf_counter() - t0
+    t_rep2, _ = _best(lambda: team_report(PROJECT, fresh, assignments, n_resamples=1000), 1)
+    print(f"team       refresh after one save: read {t_fresh * 1000:.1f} ms + report {t_rep2:.3f} s")
+
+
+def judgement_frame_timed(store):
+    """The Team dashboard's read: current annotations with skips, seconds and save times."""
+    from annotator.store.analysis_queries import judgement_frame
+    return judgement_frame(store, PROJECT, kinds=("annotation",), include_skipped=True, with_timing=True)
+
+
+PAGES = ("agreement", "adjudication", "analysis", "team")
+
+
+def _cold(db_path: Path, *, runs: int, code: Path) -> None:
+    """Each page's first table from a cold server: ``runs`` fresh processes per page (range printed)."""
+    import json
+    import os
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(code))
+    for page in PAGES:
+        results = []
+        for _ in range(runs):
+            proc = subprocess.run([sys.executable, __file__, "--db", str(db_path), "--cold-page", page, "--code", str(code)],
+                                  capture_output=True, text=True, env=env, cwd=str(code))
+            if proc.returncode:
+                raise SystemExit(f"cold {page} failed:\n{proc.stderr}")
+            results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        total = [r["read"] + r["compute"] for r in results]
+        span = lambda key: f"{min(r[key] for r in results):.2f}–{max(r[key] for r in results):.2f}"  # noqa: E731
+        print(f"cold       {page:<13} first table {min(total):.2f}–{max(total):.2f} s (read {span('read')} s, "
+              f"compute {span('compute')} s; CPU {span('cpu')} s; {results[0]['what']})  "
+              f"{'OK' if min(total) <= TARGET_S else 'OVER TARGET'}")
+
+
+def _cold_page(page: str, url: str) -> int:
+    """One cold run of ``page`` in this fresh process: open the store, read what the page reads, compute its
+    first table; print the read and compute seconds as JSON (imports of the libraries are not counted: a
+    server has them loaded before anyone opens a page)."""
+    import json
+
+    from annotator.adjudication import adjudication_queue, filter_queue
+    from annotator.agreement import agreement_report
+    from annotator.analysis import compare_systems, error_tables
+    from annotator.layers import ADJUDICATED, build_layer
+    from annotator.store.analysis_queries import LiveJudgementFrame, annotators_in
+    from annotator.team import team_frame, team_report
+    from annotator.team_selection import default_team
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    store = open_store(url)
+    if page == "team":
+        from annotator.store.team_queries import assignment_frame, assignment_version
+        frame, _ = team_frame(store, PROJECT).get()
+        assignment_version(store, PROJECT)
+        assigned = assignment_frame(store, PROJECT)
+        t1 = time.perf_counter()
+        report = team_report(PROJECT, frame, assigned)
+        what = f"{len(report.annotators)} annotators, {report.totals['done']:,} done of {report.totals['assigned']:,}"
+    else:
+        frame, _ = LiveJudgementFrame(store, PROJECT, kinds=("annotation", "adjudication")).get()
+        t1 = time.perf_counter()
+        team = default_team(annotators_in(frame), minimum=2 if page != "analysis" else 1)
+        if page == "agreement":
+            report = agreement_report(frame, team)
+            pair = report.pairs[0]
+            what = f"kappa {pair.kappa:.4f} [{pair.kappa_ci[0]:.4f}, {pair.kappa_ci[1]:.4f}] on {pair.n:,} captions"
+        elif page == "adjudication":
+            queue = adjudication_queue(frame, annotators=team, include_types=True)
+            shown = filter_queue(queue, disagreement="any", status="undecided").iloc[:200]
+            what = f"{len(queue):,} disagreements, first page {len(shown)} rows"
+        else:
+            layer = build_layer(frame, ADJUDICATED)
+            systems = list(layer.systems.categories)
+            tables = compare_systems(layer, systems)
+            error_tables(layer)
+            what = "; ".join(f"{s}: {t.inaccurate:,} of {t.total:,} inaccurate" for s, t in tables.tables.items())
+    t2, c2 = time.perf_counter(), time.process_time()
+    store.dispose()
+    # CPU time beside the wall time: on a shared machine the wall time also counts waiting for a core.
+    print(json.dumps({"read": t1 - t0, "compute": t2 - t1, "cpu": c2 - c0, "what": what}))
     return 0
 
 

@@ -124,6 +124,14 @@ def page_test(page: str, store_url: str, *, user: str | None = "tester", role: s
     return at
 
 
+def refused(page: str, store_url: str, **kwargs) -> AppTest:
+    """Run ``page`` (arguments as :func:`page_test`) and check that it answers with its "Not allowed" refusal;
+    returns the AppTest, run, for checks of what the page left out."""
+    at = page_test(page, store_url, **kwargs).run()
+    assert any("Not allowed" in e.value for e in at.error)
+    return at
+
+
 def app_test(store_url: str, *, user: str | None = None, role: str = "admin", project: str | None = None,
              create_user: bool = True, timeout: float = DEFAULT_TIMEOUT) -> AppTest:
     """An AppTest of the whole app (``app.py``), not run yet; see :func:`page_test` for the arguments."""

@@ -9,6 +9,7 @@ ANNOTATOR_TEST_SKIP_PG=1.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -32,6 +33,9 @@ from annotator.store import Store, open_store  # noqa: E402
 # The test run plays the administrator: the temporary folders tests keep their images in are allowed image roots
 # (annotator.images.check_image_root) for this process and the servers it starts. Tests of that policy set
 # ANNOTATOR_IMAGE_ROOTS themselves.
+# A lead's log-in starts METEOR's processes in the background (one pool per server process); the suite's many app
+# servers and AppTests leave that off, and tests/test_metric_warm_up_at_start.py checks it with it on.
+os.environ.setdefault("ANNOTATOR_WARM_METRICS", "0")
 os.environ.setdefault("ANNOTATOR_IMAGE_ROOTS", os.pathsep.join([tempfile.gettempdir(), str(ROOT / "data")]))
 
 PG_URL = os.environ.get("ANNOTATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -59,17 +63,15 @@ def _drop_pg_schema(schema: str, url: str = PG_URL) -> None:
     admin.dispose()
 
 
-@pytest.fixture
-def sqlite_store(tmp_path) -> Store:
-    """A fresh SQLite store in a temporary file."""
-    store = open_store(f"sqlite:///{tmp_path / 'annotator.db'}")
+@contextlib.contextmanager
+def _fresh_sqlite_store(folder: Path):
+    store = open_store(f"sqlite:///{folder / 'annotator.db'}")
     yield store
     store.dispose()
 
 
-@pytest.fixture
-def pg_store() -> Store:
-    """A fresh PostgreSQL store (own schema)."""
+@contextlib.contextmanager
+def _fresh_pg_store():
     if SKIP_PG:
         pytest.skip("ANNOTATOR_TEST_SKIP_PG=1")
     store, schema, _ = _pg_schema_store()
@@ -78,20 +80,39 @@ def pg_store() -> Store:
     _drop_pg_schema(schema)
 
 
+@pytest.fixture
+def sqlite_store(tmp_path) -> Store:
+    """A fresh SQLite store in a temporary file."""
+    with _fresh_sqlite_store(tmp_path) as store:
+        yield store
+
+
+@pytest.fixture
+def pg_store() -> Store:
+    """A fresh PostgreSQL store (own schema)."""
+    with _fresh_pg_store() as store:
+        yield store
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request, tmp_path) -> Store:
     """A fresh store, on SQLite and on PostgreSQL."""
-    if request.param == "sqlite":
-        s = open_store(f"sqlite:///{tmp_path / 'annotator.db'}")
+    with _fresh_sqlite_store(tmp_path) if request.param == "sqlite" else _fresh_pg_store() as s:
         yield s
-        s.dispose()
-    else:
-        if SKIP_PG:
-            pytest.skip("ANNOTATOR_TEST_SKIP_PG=1")
-        s, schema, _ = _pg_schema_store()
-        yield s
-        s.dispose()
-        _drop_pg_schema(schema)
+
+
+@pytest.fixture
+def refuses(tmp_path):
+    """``refuses(load, name, text, match)``: a file ``name`` holding ``text`` makes ``load(path)`` raise InputError
+    whose message matches ``match``."""
+    from annotator.errors import InputError
+
+    def check(load, name: str, text: str, match: str) -> None:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError, match=match):
+            load(path)
+    return check
 
 
 @pytest.fixture(scope="module")

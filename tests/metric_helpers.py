@@ -31,7 +31,9 @@ def reference_scores(metric: str, hyps, refs, scorer=None) -> tuple[dict[str, fl
         score, segs = scorer.compute_score(gts, res)
     keys = REGISTRY.score_keys([metric])
     if len(keys) == 1:
-        return {keys[0]: score}, {keys[0]: list(segs)}
+        # SPICE gives per-category dicts per caption; its caption score is the 'All' F-measure
+        segs = [s["All"]["f"] if isinstance(s, dict) else s for s in segs]
+        return {keys[0]: float(score)}, {keys[0]: list(segs)}
     return dict(zip(keys, score)), {k: list(s) for k, s in zip(keys, segs)}
 
 

@@ -20,3 +20,13 @@ def refused(store, call, *fragments, error=InputError):
         assert f in str(info.value), str(info.value)
     assert table_counts(store) == before
     return info.value
+
+
+def lines_project(store, folder, captions: list[str], references: list[str], *, project: str = "p",
+                  system: str = "sys") -> None:
+    """Import one system's captions and one reference per line (files written in ``folder``)."""
+    from annotator.io import import_lines
+    caps, refs = folder / "caps.txt", folder / "refs.txt"
+    caps.write_text("\n".join(captions) + "\n", encoding="utf-8")
+    refs.write_text("\n".join(references) + "\n", encoding="utf-8")
+    import_lines(store, project, system, caps, [refs])

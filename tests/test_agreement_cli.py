@@ -7,15 +7,9 @@ import json
 import pytest
 from openpyxl import load_workbook
 
-from annotator.cli import main
 from annotator.taxonomy import ERROR_TYPE_IDS
+from tests.cli_helpers import run_cli as _run
 from tests.test_agreement_store import PROJECT, build_project
-
-
-def _run(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_agreement_json_two_annotators(store, capsys):

@@ -14,10 +14,10 @@ import pytest
 from openpyxl import load_workbook
 
 from annotator.analysis import SHARE_OF_DESCRIPTIONS, SHARE_OF_ERRORS, compare_systems, error_tables
-from annotator.cli import main
 from annotator.io.tables import write_table
 from annotator.layers import build_layer
 from tests.apptest_helpers import page_test, texts
+from tests.cli_helpers import run_cli as _run
 from tests.test_agreement_store import PROJECT, build_project
 from tests.test_analysis import frame, study_captions
 
@@ -84,12 +84,6 @@ def test_every_export_carries_both_labels(fmt):
     if fmt == "json":
         (row,) = [r for r in json.loads(text)["Error types"] if r["type"] == "unrelated"]
         assert row[SHARE_OF_DESCRIPTIONS] == pytest.approx(264 / 1014) and row[SHARE_OF_ERRORS] == pytest.approx(264 / 1265)
-
-
-def _run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_tables_cli_text_json_and_csv_label_both_shares(store, capsys):

@@ -18,6 +18,7 @@ from annotator.store.judgements import insert_judgement
 from annotator.store.projects import load_project, write_project
 from annotator.store.users import create_user
 from annotator.taxonomy import ERROR_TYPE_IDS
+from tests.cli_helpers import run_cli as _run
 from tests.test_agreement_store import PROJECT, build_project
 from tests.test_analysis import TABLE1, study_captions
 
@@ -68,12 +69,6 @@ def test_study_tables_through_the_store(store):
     assert t.errors_per_description == TABLE1 and t.total_errors == 1265
     assert t.type_counts["unrelated"] == 264 and t.type_counts["clothing_color"] == 195
     assert t.type_counts["subject_wrong"] == 1 and t.type_counts["object_extra"] == 1
-
-
-def _run(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_tables_cli_json(store, capsys):

@@ -10,11 +10,11 @@ from tests.apptest_helpers import page_test, seed_project, texts, visible
 def test_lead_assigns_a_project(sqlite_store):
     seed_project(sqlite_store, "demo", n_items=20)
     for n in ("ann1", "ann2", "ann3"):
-        add_user(sqlite_store, n, "annotator")
+        add_user(sqlite_store, n, "annotator", "correct horse battery")
     at = page_test("assign", sqlite_store.url, user="lea", role="lead", project="demo").run()
     assert not at.exception
     assert "Nothing in this project is assigned yet." in texts(at)
-    # Annotator accounts are preselected; the lead is not.
+    # Annotator accounts that can log in are preselected; the lead is not.
     assert at.multiselect(key="assign_annotators").value == ["ann1", "ann2", "ann3"]
     at.number_input(key="assign_fraction").set_value(0.25)
     at.number_input(key="assign_seed").set_value(4)

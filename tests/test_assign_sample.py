@@ -20,6 +20,7 @@ from annotator.store.judgements import insert_judgement
 from annotator.store.projects import project_id, system_id
 from annotator.store.users import user_id
 from tests.apptest_helpers import page_test
+from tests.cli_helpers import run_cli as run
 from tests.test_estimate_cli import PROJECT, build_street
 
 N_ITEMS = 160  # the last item is a practice item: 159 captions per system count
@@ -191,12 +192,6 @@ def test_a_system_of_practice_items_only_has_nothing_to_draw(store):
     assert sample_draws(store, "drill") == []
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def test_cli_active_and_random_draws(store, capsys):
     project, truth = street(store, labelled=range(40))
     code, out, err = run(capsys, "--db", store.url, "assign", "--project", PROJECT, "--annotators", "ann", "bea",
@@ -225,6 +220,9 @@ def test_assignment_page_draws_a_sample(sqlite_store):
     project, truth = street(sqlite_store, labelled=range(30))
     at = page_test("assign", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
     assert not at.exception
+    # ann and bea have no password, so they cannot log in and are not pre-selected: the lead picks them
+    assert at.multiselect(key="sample_annotators").value == []
+    at.multiselect(key="sample_annotators").set_value(["ann", "bea"])
     at.multiselect(key="sample_systems").set_value(["poor"])
     at.number_input(key="sample_size").set_value(25)
     at.selectbox(key="sample_layer").set_value("annotator:ann")

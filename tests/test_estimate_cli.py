@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from annotator.cli import main
 from annotator.estimate import HumanLabels, detect, estimate_report, evidence_of_item
 from annotator.model import Caption, Item, Project, Reference, Role
 from annotator.store.judgements import insert_judgement
 from annotator.store.projects import load_project, write_project
 from annotator.store.users import create_user
 from annotator.taxonomy import ERROR_TYPE_IDS
+from tests.cli_helpers import run_cli as run
 from tests.test_agreement_store import PROJECT as HAND_MADE, build_project
 
 PROJECT = "street"
@@ -70,12 +70,6 @@ def build_street(store, n: int = 120, labelled=None, seed: int = 0, names=("good
                 types = truth[system][row]
                 insert_judgement(conn, ids[row], uid, label="inaccurate" if types else "accurate", error_types=types)
     return project, truth, labelled
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_json_equals_the_core_computation(store, capsys):

@@ -114,8 +114,9 @@ def test_without_java_a_clear_error(monkeypatch, tmp_path):
         Meteor().corpus_score(["a dog"], [["a dog"]])
     # the warm-up starts nothing and says so; the registry gives the reason
     assert meteor.warm_up() == "unavailable" and meteor.warm_state() == "unavailable"
-    assert REGISTRY.unavailable() == {"meteor": "METEOR needs Java, which is not available here"}
-    assert REGISTRY.warm_up(wait=True) == {"bleu": "ready", "meteor": "unavailable", "rouge": "ready", "cider": "ready"}
+    assert REGISTRY.unavailable(REGISTRY.defaults()) == {"meteor": "METEOR needs Java, which is not available here"}
+    assert REGISTRY.warm_up(REGISTRY.defaults(), wait=True) == {"bleu": "ready", "meteor": "unavailable", "rouge": "ready",
+                                                           "cider": "ready"}
 
 
 def test_warm_up_starts_once_per_process_and_reports_its_state():
@@ -126,7 +127,7 @@ def test_warm_up_starts_once_per_process_and_reports_its_state():
     assert meteor.warm_up(wait=False) in ("warming", "ready") and meteor._warming is first  # no second start
     assert meteor.warm_up() == "ready" and meteor._warming is first
     assert meteor.warm_state() == "ready" and all(p.running for p in meteor.POOL.procs())
-    assert REGISTRY.warm_up() == {"bleu": "ready", "meteor": "ready", "rouge": "ready", "cider": "ready"}
+    assert REGISTRY.warm_up(REGISTRY.defaults()) == {"bleu": "ready", "meteor": "ready", "rouge": "ready", "cider": "ready"}
     assert Meteor().corpus_score(["a dog runs"], [["a dog runs"]]).value == 1.0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.correction import caption_corrections
+from annotator.correction.blind import set_project_blind
 from test_correction_store import CAPTIONS, build_demo
 
 from tests.apptest_helpers import page_test, texts
@@ -16,7 +17,10 @@ def no_java(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
 
 
-def _page(store, *, user="lead", role="lead"):
+def _page(store, *, user="lead", role="lead", blind=False):
+    # These tests watch the references and the live score change while editing: blind correction off
+    # (tests/test_correction_blind.py covers the blind mode, the default).
+    set_project_blind(store, "demo", blind)
     at = page_test("correct", store.url, user=user, role=role, project="demo")
     return at.run()
 

@@ -35,6 +35,8 @@ def test_estimates_chart_table_and_difference(street, capsys):
     assert poor["interval"] == f"{100 * lo:.1f}–{100 * hi:.1f}%"
     diff = at.dataframe[1].value
     assert diff.iloc[0]["target"] == "Inaccurate (any error)"
+    # ann labelled the same images of both systems: the difference is paired on them
+    assert diff.iloc[0]["interval"] == f"paired, {cli['n_human']} images"
     assert len(at.get("download_button")) == 5
     at.toggle(key="est_top5").set_value(True).run(timeout=120)
     assert not at.exception

@@ -48,6 +48,10 @@ def test_filters_by_corrector_and_layer(store, no_java):
     correct_caption(store, ids[3], "clothing_color", "alice", "A woman in a blue dress is holding a sign.")
     correct_caption(store, ids[1], "gender", "bob", "A boy playing soccer on the grass.")
     at = _page(store)
+    # The adjudicated layer decides by default (a lead adjudicated): it does not tag line 3 with the colour.
+    assert at.selectbox(key="rescore_layer").value == "adjudicated"
+    assert list(at.dataframe[0].value["row"]) == ["Baseline", "Gender", ALL]
+    at.selectbox(key="rescore_layer").set_value("annotator:alice").run()
     assert list(at.dataframe[0].value["row"]) == ["Baseline", "Gender", "Color of clothing", ALL]
     at.multiselect(key="rescore_correctors").set_value(["alice"]).run()
     assert list(at.dataframe[0].value["row"]) == ["Baseline", "Color of clothing", ALL]

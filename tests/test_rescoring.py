@@ -17,6 +17,8 @@ from annotator.errors import InputError, NotFound
 from annotator.metrics import REGISTRY
 from annotator.model import Caption, Item, Project
 from annotator.store import projects as P
+from annotator.store.judgements import save_judgement
+from annotator.store.users import user_id
 from test_correction_store import CAPTIONS, REFS, build_demo
 
 FAST = ("Bleu_1", "Bleu_4", "ROUGE_L", "CIDEr")
@@ -71,7 +73,7 @@ def test_by_type_matches_pycocoevalcap(store):
         assert out["all"]["scores"][m] == pytest.approx(ref_all[m], abs=1e-12)
     meta = out["meta"]
     assert meta["untouched"] == {"clothing_color": 1} and meta["conflicts"] == [] and meta["metrics"] == list(FAST)
-    json.dumps(out)  # JSON-ready
+    json.dumps(out.to_dict())  # JSON-ready (the same field names as the JSON output)
 
 
 def test_bootstrap_p_value_matches_hand_computation(sqlite_store):
@@ -106,18 +108,27 @@ def test_layer_and_corrector_filters_change_the_table(sqlite_store):
     ids = build_demo(sqlite_store)
     correct_caption(sqlite_store, ids[3], "clothing_color", "alice", "A woman in a blue dress is holding a sign.")
     correct_caption(sqlite_store, ids[0], "clothing_color", "bob", CC)
+    # Without a layer, the adjudicated one decides (a lead adjudicated), which tags only line 0 with the type.
     out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=50, metrics=FAST)
+    assert out["types"]["clothing_color"]["changed"] == 1 and out["meta"]["layer"] == "adjudicated"
+    out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=50, metrics=FAST, layer="annotator:alice")
     assert out["types"]["clothing_color"]["changed"] == 2
     out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=50, metrics=FAST, layer="adjudicated")
     assert out["types"]["clothing_color"]["changed"] == 1 and out["meta"]["dropped"] == 1
     assert out["meta"]["layer"] == "adjudicated"
-    out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=50, metrics=FAST, correctors=["alice"])
+    out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=50, metrics=FAST, correctors=["alice"],
+                                  layer="annotator:alice")
     ref = coco(_with({3: "A woman in a blue dress is holding a sign."}), REFS)
     assert out["types"]["clothing_color"]["scores"]["CIDEr"] == pytest.approx(ref["CIDEr"], abs=1e-12)
 
 
 def test_conflicting_corrections_are_reported(sqlite_store):
     ids = build_demo(sqlite_store)
+    # The lead's adjudication tags line 0 with the three types corrected below.
+    with sqlite_store.transaction() as conn:
+        lead = user_id(conn, "lead")
+    save_judgement(sqlite_store, ids[0], lead, label="inaccurate", kind="adjudication",
+                   error_types=["clothing_color", "clothing_type", "scene"])
     correct_caption(sqlite_store, ids[0], "clothing_color", "alice", CC)
     correct_caption(sqlite_store, ids[0], "clothing_type", "alice", "A man in a blue jacket is climbing a rock.")
     # Four changed words: over the limit, saved with a reason.
@@ -147,7 +158,7 @@ def test_without_java_meteor_is_left_out_with_a_note(sqlite_store, monkeypatch, 
     correct_caption(sqlite_store, ids[1], "gender", "alice", GEN)
     out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=20)
     assert "METEOR" not in out["baseline"] and "METEOR" not in out["types"]["gender"]["delta"]
-    assert set(out["baseline"]) == set(REGISTRY.score_keys()) - {"METEOR"}
+    assert set(out["baseline"]) == set(REGISTRY.score_keys(REGISTRY.defaults())) - {"METEOR"}
     assert "Java" in out["meta"]["unavailable"]
     assert "Java" in rescoring.format_by_type(out)
     live = rescoring.LiveDelta(sqlite_store, "demo", "sys", "gender")
@@ -164,7 +175,7 @@ def test_by_type_with_meteor(sqlite_store):
     ids = build_demo(sqlite_store)
     correct_caption(sqlite_store, ids[1], "gender", "alice", GEN)
     out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=100)
-    assert list(out["baseline"]) == list(REGISTRY.score_keys()) and out["meta"]["unavailable"] is None
+    assert list(out["baseline"]) == list(REGISTRY.score_keys(REGISTRY.defaults())) and out["meta"]["unavailable"] is None
     m = CocoMeteor()
     try:
         base, _ = m.compute_score({i: r for i, r in enumerate(REFS)}, {i: [h] for i, h in enumerate(CAPTIONS)})

@@ -54,11 +54,8 @@ def test_keys_are_unique_and_not_the_task_keys():
     assert tax.accurate_key not in keys and tax.inaccurate_key not in keys
 
 
-def test_broken_taxonomy_file_is_reported(tmp_path):
-    bad = tmp_path / "t.toml"
-    bad.write_text('[meta]\ngroups=["People"]\n[[type]]\nid="x"\nname="X"\ngroup="Elsewhere"\nkey="1"\ndefinition="d"\n')
-    with pytest.raises(InputError, match="group 'Elsewhere'"):
-        load_taxonomy(bad)
-    bad.write_text("not toml [")
-    with pytest.raises(InputError, match="cannot read taxonomy"):
-        load_taxonomy(bad)
+def test_broken_taxonomy_file_is_reported(refuses):
+    refuses(load_taxonomy, "t.toml",
+            '[meta]\ngroups=["People"]\n[[type]]\nid="x"\nname="X"\ngroup="Elsewhere"\nkey="1"\ndefinition="d"\n',
+            "group 'Elsewhere'")
+    refuses(load_taxonomy, "t.toml", "not toml [", "cannot read taxonomy")

@@ -10,39 +10,20 @@
 from __future__ import annotations
 
 from ..cli import add_json_flag
-from .tables import add_output_flags, write_output
+from .tables import emit_report, report_command, write_output
 
 
 def register(sub) -> None:
     """Add the agreement-related subcommands."""
-    p = sub.add_parser(
-        "agreement", help="inter-annotator agreement: kappa with bootstrap interval, error-type P/R/F, alpha, Fleiss",
+    report_command(
+        sub, "agreement", _agreement, options=_agreement_options,
+        help="inter-annotator agreement: kappa with bootstrap interval, error-type P/R/F, alpha, Fleiss",
         description=("Agreement of two or more annotators on the captions they share. Items marked as practice are "
                      "left out. With --json the figures of the first two annotators are at the top level "
                      "(the first is the reference of the error-type precision/recall) and every pair is under "
                      "'pairs'."))
-    p.add_argument("--project", required=True)
-    p.add_argument("--annotators", nargs="+", metavar="NAME", default=None,
-                   help="two or more annotators (default: everyone who annotated the project)")
-    p.add_argument("--system", default=None, help="only this system's captions")
-    p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default 0)")
-    p.add_argument("--confidence", type=float, default=None, help="interval level (default 0.95)")
-    p.add_argument("--fleiss-m", type=int, default=None,
-                   help="Fleiss' kappa over captions judged by exactly this many annotators (default: all of them)")
-    add_json_flag(p)
-    add_output_flags(p)
-    p.set_defaults(func=_agreement)
-
-    p = sub.add_parser("disagreements", help="captions the annotators disagree on (the adjudication queue)")
-    p.add_argument("--project", required=True)
-    p.add_argument("--annotators", nargs="+", metavar="NAME", default=None)
-    p.add_argument("--system", default=None)
-    p.add_argument("--labels-only", action="store_true", help="only label disagreements, not error-type ones")
-    p.add_argument("--open", action="store_true", help="only captions not adjudicated yet")
-    add_json_flag(p)
-    add_output_flags(p)
-    p.set_defaults(func=_disagreements)
+    report_command(sub, "disagreements", _disagreements, options=_disagreements_options,
+                   help="captions the annotators disagree on (the adjudication queue)")
 
     p = sub.add_parser("adjudicate", help="store a lead's final judgement of a caption")
     p.add_argument("--project", required=True)
@@ -62,8 +43,39 @@ def register(sub) -> None:
     p.set_defaults(func=_practice)
 
 
+def _agreement_options(p) -> None:
+    p.add_argument("--annotators", nargs="+", metavar="NAME", default=None,
+                   help="two or more annotators (default: everyone who annotated the project)")
+    p.add_argument("--system", default=None, help="only this system's captions")
+    add_interval_flags(p)
+    p.add_argument("--fleiss-m", type=int, default=None,
+                   help="Fleiss' kappa over captions judged by exactly this many annotators (default: all of them)")
+
+
+def _disagreements_options(p) -> None:
+    p.add_argument("--annotators", nargs="+", metavar="NAME", default=None)
+    p.add_argument("--system", default=None)
+    p.add_argument("--labels-only", action="store_true", help="only label disagreements, not error-type ones")
+    p.add_argument("--open", action="store_true", help="only captions not adjudicated yet")
+
+
+def add_interval_flags(p) -> None:
+    """``--resamples``, ``--seed`` and ``--confidence`` of the kappa interval (read back by :func:`interval_options`)."""
+    p.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default 0)")
+    p.add_argument("--confidence", type=float, default=None, help="interval level (default 0.95)")
+
+
+def interval_options(args) -> dict:
+    """n_resamples, seed and confidence from :func:`add_interval_flags`' flags, defaults filled in."""
+    from ..agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+    return {"n_resamples": args.resamples if args.resamples is not None else DEFAULT_RESAMPLES,
+            "seed": args.seed if args.seed is not None else DEFAULT_SEED,
+            "confidence": args.confidence if args.confidence is not None else DEFAULT_CONFIDENCE}
+
+
 def _agreement(args, ctx) -> int:
-    from ..agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, agreement_report
+    from ..agreement import agreement_report
     from ..errors import InputError, NotFound
     from ..store.analysis_queries import judgement_frame
     from ..store.projects import system_names
@@ -82,16 +94,9 @@ def _agreement(args, ctx) -> int:
                            + (f" for system {args.system!r}" if args.system else ""))
     elif len(present) < 2:
         raise InputError(f"project {args.project!r} has fewer than two annotators with judgements")
-    report = agreement_report(
-        frame, args.annotators, system=args.system,
-        n_resamples=args.resamples if args.resamples is not None else DEFAULT_RESAMPLES,
-        seed=args.seed if args.seed is not None else DEFAULT_SEED,
-        confidence=args.confidence if args.confidence is not None else DEFAULT_CONFIDENCE, fleiss_m=args.fleiss_m)
-    if args.format:
-        write_output(report, args, ctx, caption="Inter-annotator agreement")
-        return 0
-    ctx.emit(report.summary(), _readable(report))
-    return 0
+    report = agreement_report(frame, args.annotators, system=args.system, fleiss_m=args.fleiss_m,
+                              **interval_options(args))
+    return emit_report(report, args, ctx, _readable, caption="Inter-annotator agreement")
 
 
 def _num(x, digits: int = 3) -> str:

@@ -45,7 +45,7 @@ def register(sub) -> None:
     _one(q)
     q.add_argument("--text", required=True, help="the corrected caption")
     q.add_argument("--override-reason", default=None, help="store despite a guard violation, for this reason")
-    q.add_argument("--max-changed-words", type=int, default=None, help="limit for types without a word rule (default: 3)")
+    q.add_argument("--max-changed-words", type=int, default=None, help="cap on changed words for the types without a word-class rule (activity, scene, number …); off by default")
     add_json_flag(q)
     q.set_defaults(func=_save)
 
@@ -80,6 +80,22 @@ def register(sub) -> None:
     q.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     add_json_flag(q)
     q.set_defaults(func=_delta)
+
+    q = csub.add_parser("plan", help="the default correction plan: the most frequent error types of the error "
+                                     "tables, Generally unrelated left out (the study corrected five)")
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", default=None, help="count one system's captions (default: every system)")
+    q.add_argument("--layer", default=None, help="whose judgements count (default: as rescore --by-type)")
+    q.add_argument("--size", type=int, default=5, help="how many types (default: %(default)s)")
+    add_json_flag(q)
+    q.set_defaults(func=_plan)
+
+    q = csub.add_parser("blind", help="show or switch blind correction for a project (references and live scores "
+                                      "hidden on the Correction page until a correction is saved; on by default)")
+    q.add_argument("--project", required=True)
+    q.add_argument("mode", nargs="?", choices=("on", "off"), help="switch it on or off (default: show the mode)")
+    add_json_flag(q)
+    q.set_defaults(func=_blind)
 
     p.set_defaults(func=lambda args, ctx: (p.print_help(), 1)[1])
 
@@ -147,9 +163,9 @@ def _queue(args, ctx) -> int:
     rows = queue(ctx.store(), args.project, args.system, args.error_type, args.layer, user=args.user)
     lines = []
     for r in rows:
-        c = r["correction"]
-        state = "" if c is None else (" [untouched]" if c["corrected_text"] is None else f" → {c['corrected_text']}")
-        lines.append(f"{r['line_no']}\t{r['item_key']}\t{r['text']}{state}")
+        c = r.correction
+        state = "" if c is None else (" [untouched]" if c.corrected_text is None else f" → {c.corrected_text}")
+        lines.append(f"{r.line_no}\t{r.item_key}\t{r.text}{state}")
     ctx.emit(rows, "\n".join(lines) or "nothing to correct")
     return 0
 
@@ -201,6 +217,27 @@ def _history(args, ctx) -> int:
              + ("left untouched" if h.untouched else h.corrected_text)
              + (f"  [override: {h.override_reason}]" if h.override_reason else "") for h in hist]
     ctx.emit(hist, "\n".join(lines) or "no corrections")
+    return 0
+
+
+def _plan(args, ctx) -> int:
+    from ..correction.plan import correction_plan
+    from ..errors import InputError
+    if args.size < 1:
+        raise InputError("--size must be at least 1", "--size")
+    plan = correction_plan(ctx.store(), args.project, system=args.system, layer=args.layer, size=args.size)
+    ctx.emit(plan, plan.describe())
+    return 0
+
+
+def _blind(args, ctx) -> int:
+    from ..correction.blind import project_blind, set_project_blind
+    store = ctx.store()
+    if args.mode is not None:
+        set_project_blind(store, args.project, args.mode == "on")
+    on = project_blind(store, args.project)
+    ctx.emit({"project": args.project, "blind": on},
+             f"blind correction is {'on' if on else 'off'} for {args.project}")
     return 0
 
 

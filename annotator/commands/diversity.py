@@ -23,21 +23,6 @@ from .tables import add_raw_csv_flag
 _MTLD_CHOICES = ("lexicalrichness", "mccarthy-jarvis", "taaled-mean-length")
 
 
-def add_human_scores_import_parser(subparsers, name: str):
-    """The human-score import command; registered as ``human-scores import`` and ``import human-scores``."""
-    p = subparsers.add_parser(name, help="import a CSV/TSV of human scores, or one score per line for one system",
-                              description="CSV/TSV: a header with 'system' and 'item' (item key) or 'line' (0-based caption "
-                                          "line) columns, then one column per score name (or 'name' and 'value' columns). "
-                                          "With --system and --name: one score per line, aligned with the system's captions. "
-                                          "All-or-nothing: any error leaves the store unchanged.")
-    p.add_argument("--project", required=True)
-    p.add_argument("file", metavar="FILE")
-    _human_file_args(p)
-    add_json_flag(p)
-    p.set_defaults(func=_hs_import)
-    return p
-
-
 def register(sub) -> None:
     p = sub.add_parser(
         "diversity", help="lexical diversity of references and systems, with ld and the lexical gap",
@@ -82,14 +67,16 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
     p.add_argument("--metric", action="append", default=[], metavar="M", choices=REGISTRY.names(),
                    help=f"metric: {REGISTRY.choices_text()} (repeatable; default {', '.join(REGISTRY.defaults())})")
-    p.add_argument("--tokenize", choices=TOKENIZERS, default=None, help="metric tokenisation (default none)")
+    p.add_argument("--tokenize", choices=TOKENIZERS, default=None, help="metric tokenisation (default: the project's setting, see annotator settings)")
     _output_args(p)
     add_json_flag(p)
     p.set_defaults(func=_rich_sparse)
 
     hs = sub.add_parser("human-scores", help="import, list or clear per-caption human judgement scores")
     hsub = hs.add_subparsers(dest="action", metavar="ACTION", required=True)
-    add_human_scores_import_parser(hsub, "import")
+    from ..io import human_scores
+    from .io import add_format_command
+    add_format_command(hsub, human_scores.FORMAT, "import")  # the same command as `import human-scores`
     p = hsub.add_parser("list", help="the stored human scores of a project (summary per name and system)")
     p.add_argument("--project", required=True)
     add_json_flag(p)
@@ -115,7 +102,7 @@ def register(sub) -> None:
                          f"{', '.join(REGISTRY.defaults(in_process_only=True))})")
     mg.add_argument("--metric-scores", metavar="FILE", help="per-caption metric values from a CSV keyed like human scores")
     mg.add_argument("--no-metrics", action="store_true", help="only ld and Lg")
-    p.add_argument("--tokenize", choices=TOKENIZERS, default=None, help="metric tokenisation (default none)")
+    p.add_argument("--tokenize", choices=TOKENIZERS, default=None, help="metric tokenisation (default: the project's setting, see annotator settings)")
     _gap_args(p)
     _reference_args(p)
     _measure_args(p)
@@ -157,17 +144,15 @@ def _measure_args(p) -> None:
     p.add_argument("--keep-punctuation", action="store_true", help="split on whitespace only, keep punctuation")
 
 
+def _human_file_options():
+    """The human-score format's options beyond the file: its reader's options and --replace."""
+    from ..io import human_scores
+    return [o for o in human_scores.FORMAT.options if o.flag is not None]
+
+
 def _human_file_args(p) -> None:
-    from ..io import human_scores
-    for option in human_scores.OPTIONS:
-        p.add_argument(option.flag, dest=f"hs_{option.name}", metavar=option.metavar, help=option.help)
-    p.add_argument("--replace", action="store_true", help="first delete the stored scores of the imported names")
-
-
-def _human_file_options(args) -> dict:
-    """The reader's keyword options from the parsed ``--system``/``--name``/``--columns``."""
-    from ..io import human_scores
-    return {o.name: o.value(getattr(args, f"hs_{o.name}")) for o in human_scores.OPTIONS}
+    from .io import add_format_options
+    add_format_options(p, _human_file_options(), "hs_")
 
 
 def _output_args(p) -> None:
@@ -288,8 +273,9 @@ def _rich_sparse(args, ctx) -> int:
     _write_output(args, report)
     table = report.table()
     table.columns = [f"{a[len('Ground truth: '):]} / {b[len('Candidates: '):]}" for a, b in table.columns]
+    from ..metric_settings import tokenize_header
     lines = [f"ground truth / candidates; mean over {settings.draws} draws of {settings.ground_truth} ground-truth "
-             f"descriptions per image (seed {settings.seed})",
+             f"descriptions per image (seed {settings.seed}); {tokenize_header(report.tokenize)}",
              table.to_string(float_format=lambda v: f"{v:.3f}", na_rep="–"), ""]
     lines += [f"{c.ground_truth} / {c.candidates}: {c.images} images, {c.candidates_per_draw} candidates per draw"
               for c in report.cells]
@@ -315,20 +301,10 @@ def _readable_diversity(report) -> str:
 
 
 def _import_file(args, ctx, path):
-    from ..io.importers import import_human_scores
-    options = _human_file_options(args)
-    if options["system"] and not options["name"]:
-        from ..errors import InputError
-        raise InputError("--system needs --name (the score name of a one-score-per-line file)", path)
-    return import_human_scores(ctx.store(), args.project, path, **options, replace=args.replace)
-
-
-def _hs_import(args, ctx) -> int:
-    summary = _import_file(args, ctx, args.file)
-    ctx.emit(summary, f"imported {summary.values} score(s) ({', '.join(summary.names)}) for {summary.captions} caption(s) "
-                      f"of {', '.join(summary.systems)} into project {summary.project!r}"
-                      + (f"; {summary.replaced} old score(s) replaced" if summary.replaced else ""))
-    return 0
+    from ..io import human_scores
+    from .io import format_values
+    return human_scores.FORMAT.run(ctx.store(), args.project, command_line=True, file=path,
+                                   **format_values(args, _human_file_options(), "hs_"))
 
 
 def _hs_list(args, ctx) -> int:

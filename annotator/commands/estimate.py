@@ -7,14 +7,14 @@
 
 from __future__ import annotations
 
-from ..cli import add_json_flag
-from .tables import add_output_flags, write_output
+from .tables import chosen_layer, emit_report, report_command
 
 
 def register(sub) -> None:
     """Add the ``estimate`` subcommand."""
-    p = sub.add_parser(
-        "estimate", help="estimate each system's inaccurate share and error-type shares with intervals",
+    report_command(
+        sub, "estimate", _estimate, layer=True, options=_estimate_options,
+        help="estimate each system's inaccurate share and error-type shares with intervals",
         description=("Combine the human labels of a layer (the annotated captions) with the automatic error "
                      "detectors' scores of every caption by prediction-powered inference: per system the "
                      "estimated share of inaccurate captions and of each error type, its interval, the classical "
@@ -22,10 +22,9 @@ def register(sub) -> None:
                      "The intervals assume the labelled captions are a random sample of the system's captions; "
                      "a system with sample draws (assign --active/--random) is estimated from them instead, each "
                      "label weighted by its recorded chance of being drawn. Captions of practice items are left out."))
-    p.add_argument("--project", required=True)
-    who = p.add_mutually_exclusive_group(required=True)
-    who.add_argument("--annotator", metavar="NAME", help="use this annotator's judgements")
-    who.add_argument("--layer", metavar="LAYER", help="'adjudicated', 'consensus' or 'annotator:NAME'")
+
+
+def _estimate_options(p) -> None:
     p.add_argument("--system", action="append", default=[], metavar="S",
                    help="estimate this system; repeat for several (default: every system)")
     p.add_argument("--types", nargs="+", default=["all"], metavar="TYPE",
@@ -36,15 +35,11 @@ def register(sub) -> None:
                         "these captions (wider; the reference implementation's estimand)")
     p.add_argument("--difference", nargs=2, action="append", default=[], metavar=("A", "B"),
                    help="also estimate system A minus system B for every target (repeatable)")
-    add_json_flag(p)
-    add_output_flags(p)
-    p.set_defaults(func=_estimate)
 
 
 def _estimate(args, ctx) -> int:
     from ..errors import InputError
     from ..estimate.project import estimate_store
-    from ..layers import Layer, parse_layer
 
     if not 0 < args.alpha < 1:
         raise InputError(f"must be between 0 and 1, got {args.alpha}", "--alpha")
@@ -52,15 +47,11 @@ def _estimate(args, ctx) -> int:
     if types not in ("all", "top5"):
         from ..taxonomy import taxonomy
         types = [taxonomy().resolve_strict(t, "--types") for t in types]
-    layer = parse_layer(args.layer) if args.layer else Layer.annotator(args.annotator)
-    result = estimate_store(ctx.store(), args.project, layer, systems=args.system or None, alpha=args.alpha,
+    result = estimate_store(ctx.store(), args.project, chosen_layer(args), systems=args.system or None, alpha=args.alpha,
                             types=types, finite_population=not args.population,
                             pairs=[tuple(p) for p in args.difference])
-    if args.format:
-        write_output(result, args, ctx, caption=f"Estimated error shares ({result.layer})")
-        return 0
-    ctx.emit(result.to_dict(), _readable(result))
-    return 0
+    return emit_report(result, args, ctx, _readable, caption=f"Estimated error shares ({result.layer})",
+                       data=result.to_dict())
 
 
 def _pct(x) -> str:
@@ -89,5 +80,6 @@ def _readable(result) -> str:
         lines.append(f"{a} minus {b}:")
         for target, d in diffs.items():
             lines.append(f"  {target:22s} {100 * d.estimate:+6.1f} points  [{100 * d.ci[0]:+.1f}, {100 * d.ci[1]:+.1f}]"
-                         f"  classical [{100 * d.classical_ci[0]:+.1f}, {100 * d.classical_ci[1]:+.1f}]")
+                         f"  classical [{100 * d.classical_ci[0]:+.1f}, {100 * d.classical_ci[1]:+.1f}]  "
+                         + (f"paired on {d.pairs} images" if d.design == "paired" else "independent samples"))
     return "\n".join(lines)

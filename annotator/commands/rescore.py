@@ -26,8 +26,9 @@ def _metric_labels() -> str:
 
 def add_metric_arguments(parser) -> None:
     """Add ``--metrics`` (registry names, comma-separated) and ``--tokenize`` (the metrics' tokenisers) to a parser."""
-    parser.add_argument("--tokenize", choices=TOKENIZERS, default=TOKENIZERS[0],
-                        help="none: raw text (default); ptb: coco-caption's PTB tokenizer (needs Java)")
+    parser.add_argument("--tokenize", choices=TOKENIZERS, default=None,
+                        help="none: raw text; ptb: coco-caption's PTB tokenizer (needs Java); "
+                             "default: the project's setting (annotator settings; none unless changed)")
     parser.add_argument("--metrics", default=",".join(REGISTRY.defaults()),
                         help=f"comma-separated subset of {','.join(REGISTRY.keys())} (default: %(default)s)")
 
@@ -40,7 +41,8 @@ def add_by_type_arguments(parser) -> None:
                              "with paired-bootstrap intervals and p-values")
     parser.add_argument("--layer", default=None,
                         help="with --by-type: count only corrections whose type this layer gives the caption "
-                             "('adjudicated' or 'annotator:NAME')")
+                             "('adjudicated' or 'annotator:NAME'; default: adjudicated when a lead adjudicated, else "
+                             "the one annotator; required with several annotators and no adjudication)")
     parser.add_argument("--corrector", action="append", dest="correctors", metavar="USER",
                         help="with --by-type: only this user's corrections (repeatable)")
     parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
@@ -137,9 +139,11 @@ def read_caption_file(path: str, expected: int) -> list[str]:
 def _rescore(args, ctx) -> int:
     if getattr(args, "by_type", False):
         return run_by_type(args, ctx)
+    from ..metric_settings import resolve_tokenize, tokenize_header
     from ..metrics import rescore
     metrics = REGISTRY.select(args.metrics)
     store = ctx.store()
+    tokenize = resolve_tokenize(store, args.project, args.tokenize)
     hyps, samples, keys = load_system(store, args.project, args.system, REGISTRY.requires(metrics))
     if not hyps:
         raise InputError(f"system {args.system!r} has no captions", f"project {args.project!r}")
@@ -147,11 +151,11 @@ def _rescore(args, ctx) -> int:
     if args.captions:
         hyps = read_caption_file(args.captions, len(hyps))
         source = args.captions
-    result = rescore(hyps, samples, metrics=metrics, tokenize=args.tokenize, per_segment=args.per_segment)
+    result = rescore(hyps, samples, metrics=metrics, tokenize=tokenize, per_segment=args.per_segment)
     result = {"project": args.project, "system": args.system, "captions": source, **result}
     if args.per_segment:
         result["items"] = keys
-    lines = [f"{args.project} / {args.system} ({source}, {result['n']} captions, tokenize={result['tokenize']})"]
+    lines = [f"{args.project} / {args.system} ({source}, {result['n']} captions); {tokenize_header(result['tokenize'])}"]
     width = max(8, *(len(k) for k in REGISTRY.score_keys()))
     for key in REGISTRY.score_keys():
         if key in result:

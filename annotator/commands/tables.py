@@ -5,7 +5,8 @@
     annotator tables --project P --layer adjudicated --system S1 --system S2 --json   # side by side
 
 :func:`write_output` is the shared "--format/--output" writer other commands
-(``annotator agreement``) use.
+(``annotator agreement``) use; :func:`report_command` adds a subcommand with the
+flags every such report shares and :func:`emit_report` writes or prints what it found.
 """
 
 from __future__ import annotations
@@ -29,6 +30,42 @@ def add_raw_csv_flag(p) -> None:
     p.add_argument("--raw-csv", action="store_true",
                    help="CSV: write every cell exactly as stored (by default text starting with = + - @, a tab or a "
                         "carriage return gets a leading ' so a spreadsheet does not run it as a formula)")
+
+
+def report_command(sub, name: str, func, *, help: str, description: str | None = None, layer: bool = False,
+                   options=None):
+    """Add a subcommand that reports on one project: ``--project``; with ``layer``, the required choice of
+    ``--annotator NAME`` or ``--layer LAYER`` (read back by :func:`chosen_layer`); the command's own
+    ``options(parser)``; then ``--json`` and :func:`add_output_flags`. Returns the parser."""
+    p = sub.add_parser(name, help=help, description=description)
+    p.add_argument("--project", required=True)
+    if layer:
+        who = p.add_mutually_exclusive_group(required=True)
+        who.add_argument("--annotator", metavar="NAME", help="use this annotator's judgements")
+        who.add_argument("--layer", metavar="LAYER", help="'adjudicated', 'consensus' or 'annotator:NAME'")
+    if options is not None:
+        options(p)
+    add_json_flag(p)
+    add_output_flags(p)
+    p.set_defaults(func=func)
+    return p
+
+
+def chosen_layer(args):
+    """The :class:`annotator.layers.Layer` of a :func:`report_command` with ``layer``: ``--layer`` parsed, or
+    ``--annotator``'s own judgements."""
+    from ..layers import Layer, parse_layer
+    return parse_layer(args.layer) if args.layer else Layer.annotator(args.annotator)
+
+
+def emit_report(report, args, ctx, readable, *, caption: str | None = None, data=None) -> int:
+    """With ``--format``, write ``report`` (see :func:`write_output`); otherwise print it: ``data`` (default
+    ``report.summary()``) as JSON with ``--json``, else ``readable(report)``. Returns the exit code, 0."""
+    if args.format:
+        write_output(report, args, ctx, caption=caption)
+        return 0
+    ctx.emit(report.summary() if data is None else data, readable(report))
+    return 0
 
 
 def write_output(report, args, ctx, *, caption: str | None = None) -> None:
@@ -63,35 +100,32 @@ def write_data(data: bytes, args, ctx) -> None:
 
 def register(sub) -> None:
     """Add the ``tables`` subcommand."""
-    p = sub.add_parser(
-        "tables", help="error-frequency tables (accuracy, errors per description, error types) of a layer",
+    report_command(
+        sub, "tables", _tables, layer=True, options=_tables_options,
+        help="error-frequency tables (accuracy, errors per description, error types) of a layer",
         description=("Count accurate and inaccurate captions, errors per inaccurate description (1, 2, 3, 4+) and "
                      "every error type, from one annotator's judgements or from the adjudicated layer "
                      "(adjudication where present, else the annotators' agreed judgement; captions whose labels "
                      "still differ are left out and reported as unresolved), or from the consensus layer "
                      "(the same without the adjudications)."))
-    p.add_argument("--project", required=True)
-    who = p.add_mutually_exclusive_group(required=True)
-    who.add_argument("--annotator", metavar="NAME", help="use this annotator's judgements")
-    who.add_argument("--layer", metavar="LAYER", help="'adjudicated', 'consensus' or 'annotator:NAME'")
+
+
+def _tables_options(p) -> None:
     p.add_argument("--system", action="append", default=[], metavar="S",
                    help="only this system's captions; repeat for a side-by-side comparison")
     p.add_argument("--exclude-practice", action="store_true", help="leave out items marked as practice examples")
     p.add_argument("--order", choices=("grouped", "count", "taxonomy"), default="grouped",
                    help="row order of the error-type table (default: grouped)")
-    add_json_flag(p)
-    add_output_flags(p)
-    p.set_defaults(func=_tables)
 
 
 def _tables(args, ctx) -> int:
     from ..analysis import compare_systems, error_tables
     from ..errors import NotFound
-    from ..layers import Layer, build_layer, parse_layer
+    from ..layers import build_layer
     from ..store.analysis_queries import judgement_frame
     from ..store.projects import system_names
 
-    layer = parse_layer(args.layer) if args.layer else Layer.annotator(args.annotator)
+    layer = chosen_layer(args)
     store = ctx.store()
     known = system_names(store, args.project)
     for s in args.system:

@@ -1,4 +1,4 @@
-"""``annotator users add|list|passwd|unlock|role|deactivate|activate``: accounts and roles."""
+"""``annotator users add|list|passwd|unlock|role|deactivate|activate|changes``: accounts, roles, the record of changes."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from ..model import Role
 
 
 def register(sub) -> None:
-    """Add ``users add|list|passwd|unlock|role|deactivate|activate`` to the CLI."""
-    users = sub.add_parser("users", help="manage accounts: add, list, passwd, unlock, role, deactivate, activate")
+    """Add ``users add|list|passwd|unlock|role|deactivate|activate|changes`` to the CLI."""
+    users = sub.add_parser("users", help="manage accounts: add, list, passwd, unlock, role, deactivate, activate, "
+                                         "changes")
     inner = users.add_subparsers(dest="users_command", metavar="ACTION")
 
     p = inner.add_parser("add", help="create an account (asks for its password)")
@@ -55,6 +56,17 @@ def register(sub) -> None:
     p.add_argument("name")
     add_json_flag(p)
     p.set_defaults(func=_active, active=True)
+
+    p = inner.add_parser("logout", help="end every open session of an account, in every browser (nothing else changes)")
+    p.add_argument("name")
+    add_json_flag(p)
+    p.set_defaults(func=_logout)
+
+    p = inner.add_parser("changes", help="the record of account changes: who changed which account, when, how")
+    p.add_argument("--name", default=None, help="only the changes of this account")
+    p.add_argument("--limit", type=int, default=100, help="newest N changes (default 100)")
+    add_json_flag(p)
+    p.set_defaults(func=_changes)
 
     users.set_defaults(func=lambda args, ctx: (users.print_help(), 1)[1])
 
@@ -122,4 +134,21 @@ def _active(args, ctx) -> int:
     set_active(ctx.store(), args.name, args.active)
     ctx.emit({"name": args.name, "active": args.active},
              f"{args.name!r} " + ("can log in again" if args.active else "is deactivated; its open sessions end"))
+    return 0
+
+
+def _logout(args, ctx) -> int:
+    from ..auth import end_sessions
+    ended = end_sessions(ctx.store(), args.name)
+    ctx.emit({"name": args.name, "sessions_ended": ended},
+             f"{args.name!r} is logged out everywhere ({ended} stored session{'s' if ended != 1 else ''} ended)")
+    return 0
+
+
+def _changes(args, ctx) -> int:
+    from ..people import account_changes
+    table = account_changes(ctx.store(), limit=args.limit, target=args.name)
+    rows = table.to_dict(orient="records")
+    ctx.emit(rows, "\n".join(f"{r['when (UTC)']}  {r['by']}  {r['action']}  {r['account']}"
+                             + (f"  ({r['detail']})" if r["detail"] else "") for r in rows) or "no account changes")
     return 0

@@ -351,7 +351,10 @@ def rich_sparse_table(pools: DescriptionPools, *, metrics: Sequence[str] | None 
 def project_rich_sparse(store, project: str, *, systems: Sequence[str] | None = None,
                         metrics: Sequence[str] | None = None, settings: DrawSettings | None = None,
                         tokenize: str | None = None) -> RichSparseReport:
-    """:func:`rich_sparse_table` of a stored project: references as human, ``systems``' captions as machine."""
+    """:func:`rich_sparse_table` of a stored project: references as human, ``systems``' captions as machine
+    (``tokenize`` None: the project's metric tokenisation)."""
+    from ..metric_settings import resolve_tokenize
     from .sources import project_pools
+    tokenize = resolve_tokenize(store, project, tokenize)
     return rich_sparse_table(project_pools(store, project, systems), metrics=metrics, settings=settings,
                              tokenize=tokenize)

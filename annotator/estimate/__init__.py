@@ -16,13 +16,14 @@ from .detectors import (DETECTED_TYPES, INACCURATE, SCORE_COLUMNS, ChairScore, D
                         evidence_of_item, reference_similarity)
 from .lexicon import Lexicon, lexicon, load_lexicon
 from .ppi import (DifferenceEstimate, DrawUse, MeanEstimate, SampleDraw, classical_mean, difference, draws_means,
-                  ppi_mean, ppi_means)
+                  paired_difference, ppi_mean, ppi_means)
 from .report import (DetectorQuality, EstimateReport, HumanLabels, compare, comparison_frame, detector_quality,
                      estimate_report)
 
 __all__ = [
     "DETECTED_TYPES", "INACCURATE", "SCORE_COLUMNS", "ChairScore", "Detections", "Evidence", "detect",
     "evidence_of_item", "reference_similarity", "Lexicon", "lexicon", "load_lexicon", "DifferenceEstimate", "DrawUse",
-    "MeanEstimate", "SampleDraw", "classical_mean", "difference", "draws_means", "ppi_mean", "ppi_means",
+    "MeanEstimate", "SampleDraw", "classical_mean", "difference", "draws_means", "paired_difference",
+    "ppi_mean", "ppi_means",
     "DetectorQuality", "EstimateReport", "HumanLabels", "compare", "comparison_frame", "detector_quality", "estimate_report",
 ]

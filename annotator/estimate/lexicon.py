@@ -18,13 +18,12 @@ the rules below give.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from ..errors import InputError
-from ..taxonomy import GUIDELINES_DIR
+from ..taxonomy import GUIDELINES_DIR, read_toml
 
 DETECTOR_WORDS_FILE = GUIDELINES_DIR / "detector_words.toml"
 CORRECTION_WORDS_FILE = GUIDELINES_DIR / "correction_words.toml"
@@ -176,13 +175,6 @@ def _words(entry: str) -> tuple[str, ...]:
     return tuple(normal_words(entry))
 
 
-def _read(path: Path) -> dict:
-    try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"cannot read detector word list: {exc}", str(path)) from exc
-
-
 def _hierarchy(tables: list[tuple[str, dict]], where: str) -> tuple[Hierarchy, dict[str, list[str]]]:
     """Build one hierarchy from ``name = {parent, words}`` tables of several kinds."""
     names: list[str] = []
@@ -210,8 +202,8 @@ def _hierarchy(tables: list[tuple[str, dict]], where: str) -> tuple[Hierarchy, d
 
 def load_lexicon(path: Path | str = DETECTOR_WORDS_FILE, correction_path: Path | str = CORRECTION_WORDS_FILE) -> Lexicon:
     """Read the detector word lists (and the correction word classes) into a :class:`Lexicon`."""
-    data = _read(Path(path))
-    corr = _read(Path(correction_path))
+    data = read_toml(Path(path), "detector word list")
+    corr = read_toml(Path(correction_path), "detector word list")
     where = str(path)
     phrases: dict[tuple[str, ...], list] = {}
 

@@ -23,7 +23,7 @@ from scipy.stats import kstest
 from ..errors import InputError, NotFound
 from ..layers import JudgementLayer, Layer, build_layer, masks_to_ids
 from .detectors import INACCURATE, Detections, detect, evidence_of_item
-from .ppi import DifferenceEstimate, SampleDraw
+from .ppi import DifferenceEstimate, SampleDraw, paired_difference
 from .report import EstimateReport, HumanLabels, compare, comparison_frame, estimate_report
 
 #: Below this p-value the labelled captions are said not to look like a random sample.
@@ -38,6 +38,7 @@ class SystemCaptions:
     caption_ids: np.ndarray
     detections: Detections
     practice_left_out: int
+    items: np.ndarray | None = None  # the image (item position in the project) of each caption
 
 
 def project_detections(project) -> dict[str, SystemCaptions]:
@@ -55,11 +56,13 @@ def project_detections(project) -> dict[str, SystemCaptions]:
     systems_arr = np.array(systems, dtype=object)
     practice_arr = np.array(practice, dtype=bool)
     ids_arr = np.array(ids, dtype=np.int64)
+    items_arr = np.array(items, dtype=np.int64)
     out = {}
     for system in project.systems:
         mine = systems_arr == system
         rows = np.flatnonzero(mine & ~practice_arr)
-        out[system] = SystemCaptions(system, ids_arr[rows], det.subset(rows), int((mine & practice_arr).sum()))
+        out[system] = SystemCaptions(system, ids_arr[rows], det.subset(rows), int((mine & practice_arr).sum()),
+                                     items_arr[rows])
     return out
 
 
@@ -144,6 +147,8 @@ class ProjectEstimates:
     layer: str
     reports: tuple[EstimateReport, ...]
     differences: dict[tuple[str, str], dict[str, DifferenceEstimate]] = field(default_factory=dict)
+    # Each system's captions and human labels, for paired differences (not part of the output).
+    inputs: dict[str, tuple[SystemCaptions, HumanLabels]] = field(default_factory=dict, compare=False, repr=False)
 
     def report(self, system: str) -> EstimateReport:
         """The report of one system."""
@@ -153,9 +158,23 @@ class ProjectEstimates:
         raise NotFound(f"no estimate for system {system!r}")
 
     def difference(self, a: str, b: str) -> dict[str, DifferenceEstimate]:
-        """System ``a`` minus system ``b`` for every target (computed on first use)."""
+        """System ``a`` minus system ``b`` for every target (computed on first use).
+
+        Paired (:func:`~annotator.estimate.ppi.paired_difference`) for a target
+        whose labelled captions of both systems are on the same images, both
+        systems captioning the same images and both samples simple random
+        ones; independent otherwise (:func:`~annotator.estimate.ppi.difference`,
+        whose interval is then conservative when the two systems' errors go
+        together). Each estimate's ``design`` says which.
+        """
         if (a, b) not in self.differences:
-            self.differences[(a, b)] = compare(self.reports, a, b)
+            out = compare(self.reports, a, b)
+            if a in self.inputs and b in self.inputs:
+                for target in out:
+                    paired = _paired(self.report(a), self.report(b), self.inputs[a], self.inputs[b], target)
+                    if paired is not None:
+                        out[target] = paired
+            self.differences[(a, b)] = out
         return self.differences[(a, b)]
 
     def frame(self) -> pd.DataFrame:
@@ -163,13 +182,15 @@ class ProjectEstimates:
         return comparison_frame(list(self.reports))
 
     def differences_frame(self) -> pd.DataFrame:
-        """One row per compared pair and target: difference, interval, classical difference and interval."""
+        """One row per compared pair and target: difference, interval, classical difference and interval, design
+        (paired or independent) and the number of labelled images paired."""
         rows = []
         for (a, b), diffs in self.differences.items():
             for target, d in diffs.items():
                 rows.append({"system_a": a, "system_b": b, "target": target, "difference": d.estimate,
                              "ci_low": d.ci[0], "ci_high": d.ci[1], "classical": d.classical,
-                             "classical_low": d.classical_ci[0], "classical_high": d.classical_ci[1]})
+                             "classical_low": d.classical_ci[0], "classical_high": d.classical_ci[1],
+                             "design": d.design, "pairs": d.pairs})
         return pd.DataFrame(rows)
 
     def to_tables(self) -> dict[str, pd.DataFrame]:
@@ -186,7 +207,8 @@ class ProjectEstimates:
         return {"project": self.project, "layer": self.layer,
                 "systems": {r.system: r.to_dict() for r in self.reports},
                 "differences": [{"a": a, "b": b, "targets": {t: {"estimate": d.estimate, "ci": list(d.ci),
-                                                                 "classical_ci": list(d.classical_ci)}
+                                                                 "classical_ci": list(d.classical_ci),
+                                                                 "design": d.design, "pairs": d.pairs}
                                                              for t, d in diffs.items()}}
                                 for (a, b), diffs in self.differences.items()]}
 
@@ -211,6 +233,7 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
             raise NotFound(f"project {project.name!r} has no system {s!r}; systems: {', '.join(known) or 'none'}")
     scored = scored if scored is not None else project_detections(project)
     reports = []
+    inputs: dict[str, tuple[SystemCaptions, HumanLabels]] = {}
     for s in dict.fromkeys(chosen + [x for p in pairs for x in p]):
         sc = scored[s]
         human = layer_labels(layer, sc.caption_ids)
@@ -230,10 +253,42 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
         note = f"{sc.practice_left_out} captions of practice items left out" if sc.practice_left_out else None
         reports.append(replace(report, warnings=report.warnings + ((warning,) if warning else ()),
                                notes=report.notes + ((note,) if note else ())))
-    out = ProjectEstimates(project.name, layer.name, tuple(reports))
+        inputs[s] = (sc, human)
+    out = ProjectEstimates(project.name, layer.name, tuple(reports), inputs=inputs)
     for a, b in pairs:
-        out.differences[(a, b)] = compare(reports, a, b)
+        out.difference(a, b)
     return out
+
+
+def _paired(ra: EstimateReport, rb: EstimateReport, ia: tuple[SystemCaptions, HumanLabels],
+            ib: tuple[SystemCaptions, HumanLabels], target: str) -> DifferenceEstimate | None:
+    """The paired difference of one target, or None when the two samples are not on the same images."""
+    (sa, ha), (sb, hb) = ia, ib
+    if sa.items is None or sb.items is None or ha.draws or hb.draws or ha.weights is not None or hb.weights is not None:
+        return None
+    if len(sa.items) != len(sb.items) or len(np.unique(sa.items)) != len(sa.items) or \
+            not np.array_equal(np.sort(sa.items), np.sort(sb.items)):
+        return None  # not one caption per image of the same images
+
+    def labelled(h: HumanLabels) -> np.ndarray:
+        return np.ones(len(h.rows), dtype=bool) if target == INACCURATE else h.types_known
+
+    ma, mb = labelled(ha), labelled(hb)
+    items_a, items_b = sa.items[ha.rows[ma]], sb.items[hb.rows[mb]]
+    if len(items_a) < 2 or not np.array_equal(np.sort(items_a), np.sort(items_b)):
+        return None
+    oa, ob = np.argsort(items_a, kind="stable"), np.argsort(items_b, kind="stable")
+
+    def labels(h: HumanLabels, mask: np.ndarray, order: np.ndarray) -> np.ndarray:
+        y = h.inaccurate.astype(float) if target == INACCURATE else h.type_matrix([target])[:, 0]
+        return y[mask][order]
+
+    fa_all, fb_all = sa.detections.score(target), sb.detections.score(target)
+    ea, eb = ra.target(target), rb.target(target)
+    return paired_difference(labels(ha, ma, oa), fa_all[ha.rows[ma][oa]], fa_all[np.argsort(sa.items, kind="stable")],
+                             ea.lam, labels(hb, mb, ob), fb_all[hb.rows[mb][ob]],
+                             fb_all[np.argsort(sb.items, kind="stable")], eb.lam, alpha=ea.alpha,
+                             finite_population=ea.finite_population)
 
 
 def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEstimates:

@@ -5,7 +5,10 @@ the database; :mod:`annotator.io.importers` writes what a reader produced in
 one store transaction, so an import is all-or-nothing. Writers turn stored
 projects back into files.
 
-Formats (documented for users in ``docs/formats.md``):
+Import formats are listed by the importer catalog (:mod:`annotator.io.catalog`):
+each format's module declares ``FORMAT`` (name, help, options, example files
+under ``examples/``, reader and import), and the command line and the Data page
+are built from it. Formats (documented for users in ``docs/formats.md``):
 
 * ``lines``      line-aligned captions / references / image list (the
                  coco-caption and multi-bleu convention)
@@ -29,7 +32,7 @@ another system imported later in another format attach to the same items.
 
 __all__ = [
     "ImportResult", "export_jsonl", "import_coco", "import_corrections", "import_flickr30k", "import_human_scores",
-    "import_jsonl", "import_judgement_rows", "import_judgements", "import_lines",
+    "import_jsonl", "import_judgement_rows", "import_judgements", "import_lines", "import_project",
 ]
 
 

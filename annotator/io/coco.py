@@ -24,6 +24,7 @@ from ..correspondence import parse_markup
 from ..errors import InputError
 from ..images import image_size, resolve_image_path
 from ..model import Box, Caption, Item, Project, Reference
+from .options import INLINE_MENTIONS, Example, ImportFormat, ReaderOption, image_root_option
 from .textfiles import read_json, shorten
 from .validate import (
     LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, clean_image_path, image_key,
@@ -207,3 +208,36 @@ def read_coco_results(project: str, system: str, results_json: Path | str, keys_
     if not items:
         raise InputError("the results file has no records", src)
     return check_project(Project(name=project, items=items), src, [f"record {n}" for n in range(len(items))])
+
+
+def _run(store, project: str, *, command_line: bool, captions_json, instances_json, results=None, system=None,
+         image_root=None, inline_mentions=False):
+    from .importers import import_coco
+    if not command_line and results is None:
+        system = None  # the page's system field only names the system of a results file
+    return import_coco(store, project, captions_json, instances_json, results=results, system=system,
+                       image_root=image_root, inline_mentions=inline_mentions, trust_root=command_line)
+
+
+FORMAT = ImportFormat(
+    name="coco",
+    help="COCO captions + instances JSON, optionally a results JSON of one system",
+    title="COCO captions / instances / results JSON",
+    options=(
+        ReaderOption("captions_json", "--captions-json", "COCO captions JSON: images and their reference captions",
+                     metavar="F", kind="file", required=True, label="Captions JSON", types=("json",)),
+        ReaderOption("instances_json", "--instances-json", "COCO instances JSON: the gold boxes", metavar="F",
+                     kind="file", required=True, label="Instances JSON", types=("json",)),
+        ReaderOption("results", "--results", 'a system\'s captions: [{"image_id", "caption"}, …]', metavar="F",
+                     kind="file", label="Results JSON of one system (optional)", types=("json",)),
+        ReaderOption("system", "--system", "name of the system of --results", label="System name (for the results)"),
+        INLINE_MENTIONS,
+        image_root_option(),
+    ),
+    read=read_coco_project,
+    run=_run,
+    example=Example(files={"captions_json": "captions.json", "instances_json": "instances.json",
+                           "results": "results.json"}, values={"system": "nic", "inline_mentions": True},
+                    expect={"items_created": 2, "references": 3, "captions": 2, "boxes": 3, "systems": ["nic"]}),
+    creates_store=True,
+)

@@ -38,6 +38,7 @@ import defusedxml.ElementTree as DET
 from ..errors import InputError
 from ..images import image_size, resolve_image_path
 from ..model import Box, Item, Mention, Project, Reference
+from .options import Example, ImportFormat, ReaderOption, image_root_option
 from .textfiles import read_lines, shorten
 from .validate import check_dimension, check_project, parse_float, resolve_root
 
@@ -213,3 +214,28 @@ def read_flickr30k_project(project: str, root: Path | str, *, ids: Path | str | 
     return check_project(Project(name=project, image_root=img_root, items=items,
                                  trusted_image_root=img_root if trust_root else None), str(root),
                          [f"image {i.key}" for i in items])
+
+
+def _run(store, project: str, *, command_line: bool, root, ids=None, image_root=None):
+    from .importers import import_flickr30k
+    return import_flickr30k(store, project, root, ids=ids, image_root=image_root, trust_root=command_line)
+
+
+FORMAT = ImportFormat(
+    name="flickr30k",
+    help="Flickr30K Entities: ROOT/Sentences/*.txt and ROOT/Annotations/*.xml",
+    title="Flickr30K Entities (Sentences/ and Annotations/ on the server)",
+    options=(
+        ReaderOption("root", "--root", "the folder holding Sentences/ and Annotations/", metavar="DIR", kind="folder",
+                     required=True, key="data_f30k_root", label="Folder on the server holding Sentences/ and Annotations/"),
+        ReaderOption("ids", "--ids", "image ids to import, one per line (default: every sentence file)", metavar="FILE",
+                     kind="file", key="data_f30k_ids", label="Image ids (optional, one per line)"),
+        image_root_option(),
+    ),
+    read=read_flickr30k_project,
+    run=_run,
+    example=Example(files={"root": ".", "ids": "ids.txt"},
+                    # the object of chains 10 and 11 is a box of each
+                    expect={"items_created": 1, "references": 5, "boxes": 4}),
+    creates_store=True,
+)

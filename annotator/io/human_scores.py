@@ -29,7 +29,8 @@ under one name, an unknown item or system) raises
 :class:`~annotator.errors.InputError` naming the file and line.
 
 The module-level ``NAME``, ``HELP``, ``OPTIONS``, ``EXAMPLE`` and :func:`read`
-describe the format for the command line and the data page.
+describe the format; ``FORMAT`` is its entry in the importer catalog
+(:mod:`annotator.io.catalog`), for the command line and the Data page.
 """
 
 from __future__ import annotations
@@ -41,11 +42,11 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import InputError
-from .options import ReaderOption
+from .options import EXAMPLES_DIR, Example, ImportFormat, ReaderOption
 from .textfiles import decode_utf8
 from .validate import check_name, parse_float, parse_int
 
-__all__ = ["NAME", "HELP", "OPTIONS", "EXAMPLE", "ScoreRecord", "read", "read_scores_csv", "read_score_lines",
+__all__ = ["NAME", "HELP", "OPTIONS", "EXAMPLE", "FORMAT", "ScoreRecord", "read", "read_scores_csv", "read_score_lines",
            "resolve_scores", "source_name"]
 
 #: The format's name on the command line (``annotator import human-scores``).
@@ -54,12 +55,14 @@ HELP = "per-caption human judgement scores: a CSV/TSV with key columns, or one s
 #: Options of :func:`read`, beyond the file.
 OPTIONS = (
     ReaderOption("system", "--system", "the file has one score per line for this system's captions (needs --name)",
-                 metavar="S"),
-    ReaderOption("name", "--name", "score name of a one-score-per-line file", metavar="NAME"),
-    ReaderOption("columns", "--columns", "CSV: read only these score columns", metavar="A,B", kind="list"),
+                 metavar="S", label="System (only for a file of one score per line)"),
+    ReaderOption("name", "--name", "score name of a one-score-per-line file", metavar="NAME",
+                 label="Score name (only for a file of one score per line)"),
+    ReaderOption("columns", "--columns", "CSV: read only these score columns", metavar="A,B", kind="list",
+                 label="Score columns to read (optional, comma-separated)"),
 )
 #: An example file for the sample project (its items and systems).
-EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "examples" / "human_scores.csv"
+EXAMPLE = EXAMPLES_DIR / NAME / "human_scores.csv"
 
 _KEY_COLUMNS = ("item", "system", "line")
 
@@ -277,3 +280,34 @@ def resolve_scores(records: Sequence[ScoreRecord], keys, source: str, *, whole_s
             raise InputError(f"{len(records)} scores but system {system!r} has {n} captions; "
                              "a one-score-per-line file needs exactly one line per caption", source, len(records))
     return rows
+
+
+def _run(store, project: str, *, command_line: bool, file, system=None, name=None, columns=None, replace=False,
+         source: str | None = None):
+    from .importers import import_human_scores
+    if system and not name:
+        raise InputError("--system needs --name (the score name of a one-score-per-line file)", source or str(file))
+    return import_human_scores(store, project, file, system=system, name=name, columns=columns, replace=replace,
+                               source=source)
+
+
+FORMAT = ImportFormat(
+    name=NAME,
+    help="import a CSV/TSV of human scores, or one score per line for one system",
+    title="Human scores per caption (CSV/TSV, or one score per line for one system)",
+    description="CSV/TSV: a header with 'system' and 'item' (item key) or 'line' (0-based caption line) columns, then one "
+                "column per score name (or 'name' and 'value' columns). With --system and --name: one score per line, "
+                "aligned with the system's captions. All-or-nothing: any error leaves the store unchanged.",
+    options=(
+        ReaderOption("file", None, "the scores file", metavar="FILE", kind="file", required=True,
+                     label="Scores file (CSV/TSV, or one score per line)", types=("csv", "tsv", "txt")),
+        *OPTIONS,
+        ReaderOption("replace", "--replace", "first delete the stored scores of the imported names", kind="switch",
+                     label="Replace the stored scores of these names"),
+    ),
+    read=read,
+    run=_run,
+    example=Example(files={"file": "human_scores.csv"}, into_sample=True,
+                    expect={"values": 32, "captions": 16, "names": ["correctness", "detail"]}),
+    dest_prefix="hs_",
+)

@@ -28,6 +28,7 @@ from ..store import Store
 from ..store.projects import ImportSummary, captions_of_system, load_project, project_id, write_project
 from ..taxonomy import taxonomy
 from .coco import read_coco_project, read_coco_results
+from .corrections import read_corrected_captions
 from . import human_scores as human_score_files
 from .flickr30k import read_flickr30k_project
 from .judgement_rows import first_object, is_judgement_row, read_judgement_rows
@@ -35,7 +36,6 @@ from .judgement_rows import write_records as write_judgement_records
 from .judgements import read_legacy_judgements
 from .jsonl import JsonlProject, read_jsonl_project, write_jsonl
 from .lines import read_lines_project
-from .textfiles import read_lines
 from .validate import check_name, check_text
 
 #: User that owns imported corrections when no ``--annotator`` is given.
@@ -78,6 +78,8 @@ class ImportResult:
     corrections: int = 0
     unchanged: int = 0
     user: str | None = None
+    #: Corrections stored past a guard (or without a tag), with the import's reason.
+    overridden: int = 0
 
     def add(self, summary: ImportSummary) -> None:
         """Add the counts of one ``write_project`` call."""
@@ -89,7 +91,7 @@ class ImportResult:
     def describe(self) -> str:
         """One readable line for the CLI and the data page."""
         parts = [f"{self.items_created} new items ({self.items_read} read)"]
-        if self.references or self.format in ("lines", "coco", "flickr30k", "jsonl"):
+        if self.references or self.boxes or self.captions or self.format in ("lines", "coco", "flickr30k", "jsonl"):
             parts.append(f"{self.references} references, {self.boxes} boxes, {self.captions} captions")
         if self.format == "judgements":
             parts.append(f"{self.judgements} judgements by {self.user}")
@@ -98,6 +100,8 @@ class ImportResult:
                      f"{self.user})"]
         if self.format == "corrections":
             parts.append(f"{self.corrections} corrections by {self.user}")
+            if self.overridden:
+                parts.append(f"{self.overridden} of them past a guard, with the reason given")
         if self.unchanged:
             parts.append(f"{self.unchanged} already stored unchanged")
         return f"{self.format} import into {self.project!r}: " + ", ".join(parts)
@@ -153,10 +157,20 @@ def import_lines(store: Store, project: str, system: str, captions: Path | str, 
     project = check_name(project, "project", "--project")
     proj = read_lines_project(project, system, captions, references, images=images, image_root=image_root,
                               inline_mentions=inline_mentions, trust_root=trust_root)
-    result = ImportResult(project, "lines", items_read=len(proj.items), systems=proj.systems)
+    return import_project(store, proj, "lines", source=str(captions))
+
+
+@_import_guard
+def import_project(store: Store, project: Project, format_name: str, *, source: str) -> ImportResult:
+    """Store a project a reader built (items with their boxes, references and captions) in one transaction.
+
+    The import of a format whose reader returns a :class:`~annotator.model.Project`
+    is this call; items keyed otherwise than the project's stored items are refused.
+    """
+    result = ImportResult(project.name, format_name, items_read=len(project.items), systems=project.systems)
     with store.transaction() as conn:
-        _check_key_style(conn, proj, str(captions))
-        result.add(write_project(conn, proj, source=str(captions)))
+        _check_key_style(conn, project, source)
+        result.add(write_project(conn, project, source=source))
     return result
 
 
@@ -292,14 +306,24 @@ def write_legacy_judgements(conn, project: str, system: str, annotator: str, jud
 
 @_import_guard
 def import_corrections(store: Store, project: str, system: str, error_type: str, captions: Path | str, *,
-                       annotator: str | None = None) -> ImportResult:
+                       annotator: str | None = None, reason: str | None = None,
+                       max_changed_words: int | None = None) -> ImportResult:
     """Import a corrected full copy of ``system``'s captions: each changed line is a correction of ``error_type``.
 
     The file must have exactly as many lines as the system has captions. The
     original text of a correction is the stored caption. Unchanged lines add
     nothing; a line whose current correction (same user and type) already has
-    this text is left alone.
+    this text is left alone. Every changed line passes the guard of
+    ``error_type`` that a save on the Correction page passes
+    (:func:`annotator.correction.check_correction`); the first line that does
+    not is refused with its line number and the rule, and nothing is stored,
+    unless ``reason`` is given: then the reason is stored with each correction
+    that needed it (and only with those), as an override made on the page is.
+    A line whose caption no judgement tags with ``error_type`` needs the
+    reason too, when the system's captions are judged at all.
     """
+    from ..correction import check_correction
+    from ..correction.queues import untagged_reason
     from ..store.corrections import insert_correction
     from ..store.exchange import current_correction_texts
     from ..store.users import user_id
@@ -312,9 +336,10 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
         raise InputError("an annotator name cannot be empty", "--annotator")
     user = check_name(user, "user", "--annotator")
     project, system = check_name(project, "project", "--project"), check_name(system, "system", "--system")
-    lines = read_lines(captions)
-    for n, text in enumerate(lines, start=1):
-        check_text(text, "corrected caption", str(captions), n)
+    lines = read_corrected_captions(captions)
+    reason = (reason or "").strip() or None
+    if reason is not None:
+        check_text(reason, "reason", "--reason")
     result = ImportResult(project, "corrections", items_read=len(lines), systems=[system], user=user)
     with store.transaction() as conn:
         pid = project_id(conn, project)
@@ -325,14 +350,30 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
         changed = [(r, text) for r, text in zip(rows, lines) if text != r.text]
         if not changed:
             return result
+        overrides = {}
+        untagged = untagged_reason(conn, [r.id for r, _ in changed], type_id)
+        for n, (r, text) in enumerate(zip(rows, lines), start=1):
+            if text == r.text:
+                continue
+            report = check_correction(type_id, r.text, text.strip(), max_changed_words=max_changed_words)
+            if report.ok and r.id not in untagged:
+                continue
+            if reason is None:
+                what = (f"refused by the {report.rule} guard of {tax.get(type_id).name}: " + "; ".join(report.violations)
+                        if not report.ok else f"refused: {untagged[r.id]}")
+                raise InputError(what + " (nothing was imported; correct less, or give --reason to store these lines "
+                                 "with a reason)", str(captions), n)
+            overrides[r.id] = reason
         uid = user_id(conn, user, create_role=Role.ANALYST)
         current = current_correction_texts(conn, uid, type_id, [r.id for r, _ in changed])
         for r, text in changed:
             if r.id in current and current[r.id] == text:
                 result.unchanged += 1
                 continue
-            insert_correction(conn, r.id, type_id, uid, original_text=r.text, corrected_text=text)
+            insert_correction(conn, r.id, type_id, uid, original_text=r.text, corrected_text=text,
+                              override_reason=overrides.get(r.id))
             result.corrections += 1
+            result.overridden += r.id in overrides
     return result
 
 
@@ -347,6 +388,12 @@ class HumanScoreImport:
     captions: int
     values: int
     replaced: int = 0
+
+    def describe(self) -> str:
+        """One readable line for the CLI and the data page."""
+        return (f"imported {self.values} score(s) ({', '.join(self.names)}) for {self.captions} caption(s) of "
+                f"{', '.join(self.systems)} into project {self.project!r}"
+                + (f"; {self.replaced} old score(s) replaced" if self.replaced else ""))
 
 
 @_import_guard

@@ -28,6 +28,7 @@ from ..errors import InputError
 from ..images import is_inside, resolve_image_path
 from ..model import Box, Caption, Item, Mention, Project, Reference
 from ..names import LONE_SURROGATE
+from .options import Example, ImportFormat, ReaderOption, image_root_option
 from .textfiles import decode_utf8, parse_json, read_bytes
 from .validate import (
     LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, clean_image_path, resolve_root,
@@ -51,6 +52,16 @@ def _str(value, what: str, src: str, where, *, allow_none: bool = False, allow_e
     if value is None and allow_none:
         return None
     return check_text(value, what, src, where, allow_empty=allow_empty)
+
+
+def _entries(obj: dict, field: str, singular: str, src: str, line_no: int, where: str,
+             message: str | None = None) -> list[tuple[str, object]]:
+    """The entries of the item's list ``field`` (missing or null: none), each with where it stands
+    (``{where}, {singular} k``); InputError ``message`` (default: "``field`` must be a list") for anything else."""
+    raw = obj.get(field) or []
+    if not isinstance(raw, list):
+        raise InputError(message or f"{field} must be a list", src, line_no)
+    return [(f"{where}, {singular} {k}", entry) for k, entry in enumerate(raw)]
 
 
 def _mentions(raw, text: str, box_ids: set[str] | None, src: str, where: str) -> tuple[Mention, ...]:
@@ -105,12 +116,8 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[str, int]]:
     if not isinstance(practice, bool):
         raise InputError("is_practice must be true or false", src, line_no)
 
-    raw_boxes = obj.get("boxes") or []
-    if not isinstance(raw_boxes, list):
-        raise InputError("boxes must be a list", src, line_no)
     boxes = []
-    for k, b in enumerate(raw_boxes):
-        w = f"{where}, box {k}"
+    for w, b in _entries(obj, "boxes", "box", src, line_no, where):
         if not isinstance(b, dict):
             raise InputError("a box must be an object {id, label, x, y, w, h}", src, w)
         for f in ("id", "label", "x", "y", "w", "h"):
@@ -129,12 +136,8 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[str, int]]:
         raise InputError(f"box id {dup!r} is used twice", src, line_no)
     box_ids = set(ids) if boxes else None
 
-    raw_refs = obj.get("references") or []
-    if not isinstance(raw_refs, list):
-        raise InputError("references must be a list", src, line_no)
     refs = []
-    for k, r in enumerate(raw_refs):
-        w = f"{where}, reference {k}"
+    for w, r in _entries(obj, "references", "reference", src, line_no, where):
         if isinstance(r, str):
             refs.append(Reference(r))
             continue
@@ -143,13 +146,10 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[str, int]]:
         text = _str(r["text"], "text", src, w)
         refs.append(Reference(text, _mentions(r.get("mentions"), text, box_ids, src, w)))
 
-    raw_caps = obj.get("captions") or []
-    if not isinstance(raw_caps, list):
-        raise InputError("captions must be a list of objects {system, text, line, mentions}", src, line_no)
     caps = []
     lines: dict[str, int] = {}
-    for k, c in enumerate(raw_caps):
-        w = f"{where}, caption {k}"
+    for w, c in _entries(obj, "captions", "caption", src, line_no, where,
+                         "captions must be a list of objects {system, text, line, mentions}"):
         if not isinstance(c, dict) or "system" not in c or "text" not in c:
             raise InputError("a caption must be an object {system, text, line, mentions}", src, w)
         system = check_name(c["system"], "system", src, w)
@@ -309,3 +309,27 @@ def iter_records(path: Path | str) -> Iterable[dict]:
                 obj = json.loads(raw)
                 if not (isinstance(obj, dict) and "format" in obj):
                     yield obj
+
+
+def _run(store, project: str, *, command_line: bool, file, image_root=None):
+    from .importers import import_jsonl
+    # An upload's folder is temporary: a relative image root in its header means nothing there.
+    return import_jsonl(store, project, file, image_root=image_root, relative_header_root=command_line,
+                        trust_root=command_line)
+
+
+FORMAT = ImportFormat(
+    name="jsonl",
+    help="the native JSONL format (see docs/formats.md)",
+    title="Native JSONL (items of a project export, or judgement rows of a judgements export)",
+    options=(
+        ReaderOption("file", None, "a JSONL file: items, or judgement rows of a judgements export", metavar="FILE",
+                     kind="file", required=True, label="JSONL file", types=("jsonl", "json", "txt")),
+        image_root_option("override the image root given in the file's header; "),
+    ),
+    read=read_jsonl_project,
+    run=_run,
+    example=Example(files={"file": "example.jsonl"},
+                    expect={"items_created": 2, "references": 3, "captions": 2, "boxes": 1, "systems": ["sat-attn"]}),
+    creates_store=True,
+)

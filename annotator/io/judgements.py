@@ -23,6 +23,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..model import Label
 from ..taxonomy import taxonomy
+from .options import Example, ImportFormat, ReaderOption
 from .textfiles import MemberLines, read_json_text, shorten
 from .validate import parse_int
 
@@ -148,3 +149,29 @@ def read_legacy_judgements(coarse: Path | str, fine: Path | str | None = None) -
     c = read_coarse(coarse)
     f = read_fine(fine) if fine is not None else None
     return combine(c, f, coarse_src=str(coarse), fine_src=str(fine) if fine is not None else "fine")
+
+
+def _run(store, project: str, *, command_line: bool, system, annotator, coarse, fine=None):
+    from .importers import import_judgements
+    return import_judgements(store, project, system, annotator, coarse, fine)
+
+
+FORMAT = ImportFormat(
+    name="judgements",
+    help="coarse/fine judgement JSON files of the original error-analysis tool",
+    title="Judgements of the original error-analysis tool (coarse / fine JSON)",
+    options=(
+        ReaderOption("system", "--system", "the system whose captions were judged", required=True, label="System"),
+        ReaderOption("annotator", "--annotator", "user the judgements belong to (created if unknown)", required=True,
+                     label="Annotator (created without password if new)"),
+        ReaderOption("coarse", "--coarse", "caption line → congruent/incongruent", metavar="FILE", kind="file",
+                     required=True, label="Coarse file (index → congruent/incongruent)", types=("json",)),
+        ReaderOption("fine", "--fine", "caption line → error types", metavar="FILE", kind="file",
+                     label="Fine file (index → error types), optional", types=("json",)),
+    ),
+    read=read_legacy_judgements,
+    run=_run,
+    example=Example(files={"coarse": "coarse.json", "fine": "fine.json"},
+                    values={"system": "sat-attn", "annotator": "tool-annotator"}, into_sample=True,
+                    expect={"judgements": 3, "user": "tool-annotator"}),
+)

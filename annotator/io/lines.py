@@ -19,8 +19,10 @@ from ..correspondence import parse_markup
 from ..errors import InputError
 from ..images import image_size, resolve_image_path
 from ..model import Caption, Item, Project, Reference
+from ..names import find_refused_in_text
+from .options import INLINE_MENTIONS, Example, ImportFormat, ReaderOption, image_root_option
 from .textfiles import read_lines
-from .validate import check_name, check_project, clean_image_path, image_key, resolve_root
+from .validate import check_name, check_project, check_text, clean_image_path, image_key, resolve_root
 
 
 def line_key(index: int) -> str:
@@ -62,6 +64,12 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
         if len(lines) != n:
             raise InputError(f"line counts differ: {path} has {len(lines)} lines but the captions file {captions} has {n}",
                              str(path))
+        # Checked here, so a message names this file and not the captions file; one scan of the whole file,
+        # line by line only when it holds something refused.
+        if find_refused_in_text("\n".join(lines)):
+            for i, text in enumerate(lines):
+                if find_refused_in_text(text):
+                    check_text(text, "reference", str(path), i + 1)
         ref_columns.append(lines)
     names = None
     if images is not None:
@@ -98,3 +106,35 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
         ))
     return check_project(Project(name=project, image_root=root, items=items,
                                  trusted_image_root=root if trust_root else None), str(captions), range(1, n + 1))
+
+
+def _run(store, project: str, *, command_line: bool, system, captions, references, images=None, image_root=None,
+         inline_mentions=False):
+    from .importers import import_lines
+    return import_lines(store, project, system, captions, references, images=images, image_root=image_root,
+                        inline_mentions=inline_mentions, trust_root=command_line)
+
+
+FORMAT = ImportFormat(
+    name="lines",
+    help="line-aligned text files: one caption per line, N reference files, optional image list",
+    title="Line-aligned text files (captions, references, image list)",
+    options=(
+        ReaderOption("system", "--system", "name of the system that produced the captions", required=True,
+                     label="System name"),
+        ReaderOption("captions", "--captions", "one caption per line", metavar="FILE", kind="file", required=True,
+                     label="Captions file (one per line)"),
+        ReaderOption("references", "--references", "reference files, one reference per line", metavar="FILE",
+                     kind="files", required=True, label="Reference files (line-aligned)"),
+        ReaderOption("images", "--images", "image file names, one per line (they become the item keys)", metavar="FILE",
+                     kind="file", label="Image list (optional, one file name per line)"),
+        INLINE_MENTIONS,
+        image_root_option(),
+    ),
+    read=read_lines_project,
+    run=_run,
+    example=Example(files={"captions": "captions.txt", "references": ("refs1.txt", "refs2.txt"), "images": "images.txt"},
+                    values={"system": "sat-attn"},
+                    expect={"items_created": 3, "references": 6, "captions": 3, "boxes": 0}),
+    creates_store=True,
+)

@@ -66,7 +66,7 @@ from ..errors import InputError
 from ..names import LONE_SURROGATE
 
 __all__ = ["FORMATS", "TableFormat", "register_format", "write_table", "as_tables", "file_name", "mime_type",
-           "escape_latex", "escape_markdown", "neutralise_formula", "xml_safe"]
+           "download_file", "escape_latex", "escape_markdown", "neutralise_formula", "xml_safe"]
 
 DEFAULT_FLOAT_FORMAT = "{:.3f}"
 
@@ -143,6 +143,30 @@ def file_name(stem: str, fmt: str) -> str:
 def mime_type(fmt: str) -> str:
     """The MIME type of ``fmt`` (for download buttons)."""
     return FORMATS[fmt].mime
+
+
+def download_file(tables, fmt: str, stem: str, **options) -> tuple[bytes, str, str]:
+    """(bytes, file name, MIME type) of a page's download of ``tables`` in ``fmt``.
+
+    One file in ``fmt`` (options as :func:`write_table`), except CSV of several tables: then a zip
+    archive with one CSV file per table (``<table name>.csv``), each of which a CSV reader such as
+    ``pandas.read_csv`` takes as it is — one file holding several tables with section lines does not.
+    """
+    import zipfile
+    named, _ = as_tables(tables, options.pop("name", None))
+    if fmt != "csv" or len(named) == 1:
+        return write_table(tables, fmt, **options), file_name(stem, fmt), mime_type(fmt)
+    buf = io.BytesIO()
+    used: set[str] = set()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for key, df in named.items():
+            member = file_name(key, "csv")
+            n = 2
+            while member in used:  # two names that differ only in characters a file name cannot hold
+                member, n = file_name(f"{key}-{n}", "csv"), n + 1
+            used.add(member)
+            zf.writestr(member, write_table(df, "csv", raw_csv=options.get("raw_csv", False)))
+    return buf.getvalue(), file_name(stem, "csv")[:-4] + ".zip", "application/zip"
 
 
 # ---------------------------------------------------------------- helpers

@@ -2,7 +2,9 @@
 
 BLEU-1…4, METEOR 1.5, ROUGE-L and CIDEr-D give the same numbers as
 pycocoevalcap's ``Bleu``, ``Meteor``, ``Rouge`` and ``Cider`` classes on the
-same input (tests compare them float for float), but are built for rescoring:
+same input (tests compare them float for float); SPICE 1.0 runs pycocoevalcap's
+jar where the Stanford CoreNLP 3.6.0 jars are present (:mod:`.spice`). All are
+built for rescoring:
 every metric keeps per-caption *sufficient statistics*, so one edited
 caption, a corrected variant of a system, or a bootstrap resample is
 re-aggregated instead of rescored from text.
@@ -42,7 +44,7 @@ declares its ``key`` (``bleu``), ``label`` (``BLEU``), ``aliases``,
 ``requires`` of a sample; the registry derives from them every list the tool
 shows or accepts::
 
-    REGISTRY.keys()            # ('bleu', 'meteor', 'rouge', 'cider'): CLI choices, page options
+    REGISTRY.keys()            # ('bleu', 'meteor', 'rouge', 'cider', 'spice'): CLI choices, page options
     REGISTRY.resolve("CIDEr-D")  # 'cider' (keys and aliases, any case)
     REGISTRY.score_keys()      # ('Bleu_1', …, 'CIDEr'): table columns in order
     REGISTRY.score_labels()    # {'Bleu_1': 'BLEU-1', …, 'CIDEr': 'CIDEr-D'}
@@ -119,6 +121,7 @@ from .errors import MetricInputError, MetricUnavailable
 from .meteor import Meteor, meteor_available, warm_up
 from .registry import REGISTRY, MetricRegistry
 from .rouge import RougeL
+from .spice import Spice
 from .sample import Sample
 from .scoring import (DEFAULT_METRICS, RESULT_KEYS, IncrementalScorer, delta_table, make_metrics, merge_variants,
                       rescore)
@@ -127,7 +130,7 @@ from .tokenize import TOKENIZERS, ptb_tokenize
 __all__ = [
     "COCO_CAPTION", "Metric", "MetricInputError", "MetricUnavailable", "Prepared", "Score", "Setting", "Sample",
     "REGISTRY", "MetricRegistry", "TOKENIZERS",
-    "Bleu", "Meteor", "RougeL", "CiderD", "meteor_available", "warm_up", "ptb_tokenize",
+    "Bleu", "Meteor", "RougeL", "CiderD", "Spice", "meteor_available", "warm_up", "ptb_tokenize",
     "BootstrapResult", "paired_bootstrap", "resample_weights",
     "DEFAULT_METRICS", "RESULT_KEYS", "IncrementalScorer", "delta_table", "make_metrics", "merge_variants", "rescore",
 ]

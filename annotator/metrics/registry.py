@@ -20,6 +20,7 @@ from .cider import CiderD
 from .errors import MetricInputError
 from .meteor import Meteor
 from .rouge import RougeL
+from .spice import Spice
 from .tokenize import check_tokenizer
 
 
@@ -178,4 +179,4 @@ class MetricRegistry:
 
 
 #: Every metric of the tool, in table order.
-REGISTRY = MetricRegistry([Bleu, Meteor, RougeL, CiderD])
+REGISTRY = MetricRegistry([Bleu, Meteor, RougeL, CiderD, Spice])

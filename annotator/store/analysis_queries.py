@@ -2,11 +2,14 @@
 
 :func:`judgement_frame` is the bulk read behind the agreement dashboard, the
 adjudication queue, the error tables and their CLI commands. It is
-built for a million rows: it selects integer codes plus the type string,
-reads them through the DB-API cursor (no per-row SQLAlchemy Row objects),
-and builds the DataFrame column by column with categoricals for users,
-systems, kinds and labels. The other functions are small look-ups for
-one screen (a caption with its image, its judgements with notes).
+built for a million rows: the database returns each column of integer
+codes (caption, user/kind/label, judgement id, error-type mask of migration
+9) as one comma-joined text (group_concat on SQLite, string_agg on
+PostgreSQL), numpy parses each in one call, and the DataFrame is built
+column by column with categoricals for users, systems, kinds, labels and
+type strings; no Python object is made per row. The other functions are
+small look-ups for one screen (a caption with its image, its judgements
+with notes).
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ import time
 import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
-from sqlalchemy import Connection, case, func, select
+from sqlalchemy import BigInteger, Connection, Text, and_, case, cast, extract, func, literal_column, select
 
 from ..model import Box, Judgement, JudgementKind, Label
 from . import Store
-from .codec import decode_types
+from .codec import decode_types, mask_types
 from .projects import project_id, project_image_root
 from .schema import boxes, captions, current_judgements, items, judgements, systems, users
 
@@ -53,7 +56,7 @@ def _raw_chunks(conn: Connection, query, size: int = _CHUNK_ROWS):
 
 def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system: str | None = None,
                     users_: list[str] | None = None, include_skipped: bool = False,
-                    changed_after: int | None = None) -> pd.DataFrame:
+                    changed_after: int | None = None, with_timing: bool = False) -> pd.DataFrame:
     """Current judgements of a project, one row per (caption, user, kind).
 
     Columns (see ``FRAME_COLUMNS``): caption_id, item_id (int64), is_practice (bool),
@@ -64,7 +67,10 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
     (an unknown name gives an empty frame). Skipped items are left out unless
     ``include_skipped``. ``changed_after`` keeps only the keys whose current
     revision was saved after judgement id ``changed_after`` (what
-    :class:`LiveJudgementFrame` reads to bring a frame up to date).
+    :class:`LiveJudgementFrame` reads to bring a frame up to date). ``with_timing``
+    adds ``seconds`` (float, the current revision's working time) and ``saved_at``
+    (float, its save time in seconds since the epoch, UTC), read through the
+    revision's row (the team dashboard's figures). Rows come in no particular order (table order on SQLite).
     """
     kinds = [JudgementKind(k).value for k in kinds]
     with store.read() as conn:
@@ -79,49 +85,247 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
         practice_ids = np.array([r[0] for r in conn.execute(
             select(items.c.id).where(items.c.project_id == pid, items.c.is_practice.is_(True)))], dtype=np.int64)
         if not sys_rows or not user_rows:
-            return _empty_frame()
+            return _empty_frame(with_timing)
+        sys_ids, user_ids = [r.id for r in sys_rows], [r.id for r in user_rows]
         cj = current_judgements
-        system_id = captions.c.system_id
-        if changed_after is not None:
-            # "+ 0" keeps SQLite (which has no statistics) from walking the project's captions through their
-            # system index, 0.5 s on a million rows; it then takes the judgement-id index of migration 3
-            # and answers in milliseconds. PostgreSQL plans either form well.
-            system_id = system_id + 0
-        q = (select(cj.c.caption_id, captions.c.item_id, captions.c.system_id, cj.c.user_id,
-                    case((cj.c.kind == JudgementKind.ADJUDICATION.value, 1), else_=0),
-                    case((cj.c.label == Label.INACCURATE.value, 1), (cj.c.label == Label.ACCURATE.value, 0), else_=-1),
-                    cj.c.judgement_id, cj.c.error_types)
-             .select_from(cj.join(captions, captions.c.id == cj.c.caption_id))
-             .where(system_id.in_([r.id for r in sys_rows]), cj.c.kind.in_(kinds)))
+        # One row of comma-joined numbers per column (group_concat / string_agg): the database formats a
+        # million integers in C and numpy parses each column in one call, instead of a Python tuple per row.
+        # Aggregates of one query step through the same rows in the same order, so the columns line up.
+        cols = [cj.c.caption_id,
+                cast(cj.c.user_id, BigInteger) * 8 + case((cj.c.kind == JudgementKind.ADJUDICATION.value, 4), else_=0)
+                + case((cj.c.label == Label.INACCURATE.value, 2), (cj.c.label == Label.ACCURATE.value, 1), else_=0),
+                cj.c.judgement_id, func.coalesce(cj.c.type_mask, -1)]
+        if with_timing:
+            # The working time is kept beside the judgement since migration 9. Times are mostly whole hundredths
+            # (the pages round them): those as integers, exact when k / 100.0 gives the stored double back; any
+            # other (or one missing, written by another program) is -1 and read from its revision's row after.
+            seconds = cj.c.seconds
+            hundredths = cast(func.round(seconds * 100), BigInteger)
+            code = case((and_(seconds >= 0, seconds < 1e12),  # (a CASE, so the cast never sees a huge value)
+                         case((hundredths / literal_column("100.0") == seconds, hundredths), else_=-1)), else_=-1)
+            cols += [code, _stamp(conn, cj.c.updated_at)]
+        # The text of the rows without a mask (none since migration 9, unless another program wrote them),
+        # each as <length>:<text> so any character may occur in it.
+        untyped = case((cj.c.type_mask.is_(None),
+                        cast(func.length(cj.c.error_types), Text) + literal_column("':'") + cj.c.error_types))
+        where = [cj.c.kind.in_(kinds)]
         if users_ is not None:
-            q = q.where(cj.c.user_id.in_([r.id for r in user_rows]))
+            where.append(cj.c.user_id.in_(user_ids))
         if not include_skipped:
-            q = q.where(cj.c.label.is_not(None))
-        if changed_after is not None:
-            q = q.where(cj.c.judgement_id > int(changed_after))
-        int_parts, type_parts = [], []
-        for rows in _raw_chunks(conn, q):
-            cols = list(zip(*rows))
-            int_parts.append(np.array(cols[:7], dtype=np.int64))
-            # Few distinct type strings: factorise per chunk, merge the small vocabularies after.
-            type_parts.append(pd.factorize(np.array(cols[7], dtype=object)))
-    if not int_parts:
-        return _empty_frame()
-    ints = np.concatenate(int_parts, axis=1)
-    vocab = pd.Index(pd.unique(np.concatenate([u for _, u in type_parts]).astype(object)))
-    type_codes = np.concatenate([vocab.get_indexer(u)[c] for c, u in type_parts]).astype(np.int32)
-    caption_id, item_id = ints[0], ints[1]
-    return pd.DataFrame({
+            where.append(cj.c.label.is_not(None))
+        if changed_after is None:
+            # Every judgement of the project: the project's captions in one read, then the current judgements
+            # of their id range in table order, matched to them in numpy. "+ 0" keeps SQLite off the key index
+            # (a look-up into the table for every row, half as fast again as walking the table).
+            cap = _caption_columns(conn, sys_ids)
+            if cap is None:
+                return _empty_frame(with_timing)
+            source = cj
+            where.append(cj.c.caption_id + 0 >= int(cap[0][0]))
+            where.append(cj.c.caption_id + 0 <= int(cap[0][-1]))
+        else:
+            # What changed since a judgement id: "+ 0" keeps SQLite (which has no statistics) from walking the
+            # project's captions through their system index, 0.5 s on a million rows; it then takes the
+            # judgement-id index of migration 3 and answers in milliseconds. PostgreSQL plans either form well.
+            cap = None
+            source = cj.join(captions, captions.c.id == cj.c.caption_id)
+            cols += [captions.c.item_id, captions.c.system_id]
+            where += [(captions.c.system_id + 0).in_(sys_ids), cj.c.judgement_id > int(changed_after)]
+        q = select(*[_joined(conn, c) for c in cols], _joined(conn, untyped, "")).select_from(source).where(*where)
+        row = [r for chunk in _raw_chunks(conn, q) for r in chunk][0]
+        dialect = conn.dialect.name
+        if with_timing and row[0] is not None:
+            # Revisions never change, so their times can be read in a statement of their own.
+            judgement_ids, hundredths = _ints(row[2]), _ints(row[4])
+            seconds = _seconds(conn, hundredths, judgement_ids[hundredths < 0])
+    if row[0] is None:
+        return _empty_frame(with_timing)
+    caption_id, packed, judgement_id, masks = (_ints(v) for v in row[:4])
+    n = len(caption_id)
+    extra = 2 if with_timing else 0
+    if cap is None:
+        item_id, system_id = _ints(row[4 + extra]), _ints(row[5 + extra])  # after the timing columns
+        keep = None
+    else:
+        # Rows of captions outside the project (or the chosen system) share the id range only: left out.
+        ids, cap_items, cap_systems = cap
+        pos = np.minimum(np.searchsorted(ids, caption_id), len(ids) - 1)
+        keep = ids[pos] == caption_id
+        item_id, system_id = cap_items[pos], cap_systems[pos]
+    if any(len(a) != n for a in (packed, judgement_id, masks, item_id, system_id)):
+        raise AssertionError("the columns of the judgement read do not line up")
+    type_codes, vocab = _type_categories(masks, row[-1])
+    timing = {}
+    if with_timing:
+        timing = {"seconds": seconds, "saved_at": _epoch_from_joined(row[5], n, dialect)}
+        if len(seconds) != n:
+            raise AssertionError("the columns of the judgement read do not line up")
+    frame = pd.DataFrame({
         "caption_id": caption_id,
         "item_id": item_id,
-        "is_practice": np.isin(item_id, practice_ids) if len(practice_ids) else np.zeros(len(item_id), bool),
-        "system": pd.Categorical.from_codes(_codes(ints[2], [r.id for r in sys_rows]), categories=[r.name for r in sys_rows]),
-        "user": pd.Categorical.from_codes(_codes(ints[3], [r.id for r in user_rows]), categories=[r.name for r in user_rows]),
-        "kind": pd.Categorical.from_codes(ints[4].astype(np.int8), categories=_KINDS),
-        "label": pd.Categorical.from_codes(ints[5].astype(np.int8), categories=_LABELS),
+        "is_practice": np.isin(item_id, practice_ids) if len(practice_ids) else np.zeros(n, bool),
+        "system": pd.Categorical.from_codes(_codes(system_id, sys_ids), categories=[r.name for r in sys_rows]),
+        "user": pd.Categorical.from_codes(_codes(packed >> 3, user_ids), categories=[r.name for r in user_rows]),
+        "kind": pd.Categorical.from_codes(((packed >> 2) & 1).astype(np.int8), categories=_KINDS),
+        "label": pd.Categorical.from_codes(((packed & 3) - 1).astype(np.int8), categories=_LABELS),
         "error_types": pd.Categorical.from_codes(type_codes, categories=vocab),
-        "judgement_id": ints[6],
+        "judgement_id": judgement_id,
+        **timing,
     })
+    if keep is not None and not keep.all():
+        frame = frame[keep].reset_index(drop=True)
+        frame["error_types"] = frame["error_types"].cat.remove_unused_categories()
+    return frame
+
+
+def _caption_columns(conn: Connection, sys_ids: list[int]):
+    """(ids sorted, their item ids, their system ids) of the captions of the given systems; None when there are none."""
+    # "+ 0": walking the table is twice as fast on SQLite as its system index plus a look-up per caption.
+    q = select(*[_joined(conn, c) for c in (captions.c.id, captions.c.item_id, captions.c.system_id)]).where(
+        (captions.c.system_id + 0).in_(sys_ids))
+    row = [r for chunk in _raw_chunks(conn, q) for r in chunk][0]
+    if row[0] is None:
+        return None
+    ids, item_ids, system_ids = (_ints(v) for v in row)
+    order = np.argsort(ids, kind="stable")
+    return ids[order], item_ids[order], system_ids[order]
+
+
+def _joined(conn: Connection, expr, sep: str = ","):
+    """``expr`` of every row joined into one text, in row order (NULLs left out)."""
+    if conn.dialect.name == "postgresql":
+        return func.string_agg(cast(expr, Text), literal_column(f"'{sep}'"))
+    return func.group_concat(expr, literal_column(f"'{sep}'"))
+
+
+def _stamp(conn: Connection, expr):
+    """A timestamp column as text: SQLite's stored text as it is; on PostgreSQL microseconds since the
+    epoch (EXTRACT gives an exact numeric there)."""
+    if conn.dialect.name == "postgresql":
+        return cast(extract("epoch", expr) * 1_000_000, BigInteger)
+    return expr
+
+
+def _ints(joined: str | None) -> np.ndarray:
+    if not joined:
+        return np.array([], np.int64)
+    return np.fromstring(joined, dtype=np.int64, sep=",")
+
+
+def _seconds(conn: Connection, hundredths: np.ndarray, other_ids: np.ndarray) -> np.ndarray:
+    """Working times from whole hundredths; where -1, the time of judgement ``other_ids`` (in order) read exactly."""
+    values = hundredths / 100.0
+    if len(other_ids):
+        exact = {}
+        ids = np.unique(other_ids).tolist()
+        for start in range(0, len(ids), 5000):
+            exact.update(conn.execute(select(judgements.c.id, judgements.c.seconds)
+                                      .where(judgements.c.id.in_(ids[start:start + 5000]))).all())
+        values[hundredths < 0] = [exact[i] for i in other_ids.tolist()]
+    return values
+
+
+def _type_categories(masks: np.ndarray, untyped: str | None) -> tuple[np.ndarray, pd.Index]:
+    """Codes and categories of the error_types column: each mask spelled out (codec.mask_types), the
+    rows without one (mask -1) taking their texts from ``untyped`` in order; categories in order of first
+    appearance, each text once."""
+    row_codes, uniq = pd.factorize(masks)
+    names = [mask_types(m) if m >= 0 else None for m in uniq.tolist()]
+    missing = np.flatnonzero(uniq < 0)
+    if not len(missing):  # every row has a mask (the usual case): distinct masks are distinct texts
+        return row_codes.astype(np.int32), pd.Index(names)
+    texts = _length_prefixed(untyped or "")
+    rows = np.flatnonzero(row_codes == missing[0])
+    if len(texts) != len(rows):
+        raise AssertionError("the types of the judgement read do not line up")
+    text_codes, text_uniq = pd.factorize(np.array(texts, dtype=object))
+    row_codes = row_codes.copy()
+    row_codes[rows] = len(names) + text_codes
+    names += list(text_uniq)
+    # The same text twice (a mask-less row whose text has a mask) is one category.
+    first = {}
+    merged = np.array([first.setdefault(t, len(first)) for t in names], dtype=np.int64)
+    codes, order = pd.factorize(merged[row_codes])
+    vocab = list(first)
+    return codes.astype(np.int32), pd.Index([vocab[k] for k in order])
+
+
+def _length_prefixed(joined: str) -> list[str]:
+    out, pos = [], 0
+    while pos < len(joined):
+        colon = joined.index(":", pos)
+        end = colon + 1 + int(joined[pos:colon])
+        out.append(joined[colon + 1:end])
+        pos = end
+    return out
+
+
+def _epoch_from_joined(joined: str | None, n: int, dialect: str) -> np.ndarray:
+    """Save times read by :func:`_stamp` as float seconds since the epoch (what :func:`epoch_seconds` gives)."""
+    if not joined:
+        micros = np.array([], np.int64)
+    elif dialect == "postgresql":
+        micros = _ints(joined)
+    else:
+        micros = _sqlite_stamp_micros(joined, n)
+        if micros is None:  # not all in the form SQLAlchemy writes: the general parser
+            return epoch_seconds(joined.split(","))
+    if len(micros) != n:
+        raise AssertionError("the columns of the judgement read do not line up")
+    # As epoch_seconds computes it: whole nanoseconds as a float, over 1e9.
+    return (micros * 1000).astype(np.float64) / 1e9
+
+
+_STAMP = "0000-00-00 00:00:00.000000,"
+
+
+def _sqlite_stamp_micros(joined: str, n: int) -> np.ndarray | None:
+    """Microseconds since the epoch of comma-joined 'YYYY-MM-DD HH:MM:SS.ffffff' texts (UTC, as SQLAlchemy stores
+    DateTime on SQLite), parsed as fixed-width digits; None when any text has another form."""
+    raw = (joined + ",").encode("utf-8")
+    if len(raw) != n * len(_STAMP):
+        return None
+    a = np.frombuffer(raw, np.uint8).reshape(n, len(_STAMP))
+    template = _STAMP.encode("ascii")
+    cols = {}
+    for k, ch in enumerate(template):
+        if ch == ord("0"):
+            cols[k] = a[:, k] - np.uint8(48)  # a wrapped byte (below '0') is above 9 too
+            if (cols[k] > 9).any():
+                return None
+        elif (a[:, k] != ch).any():
+            return None
+
+    def num(lo, hi):
+        out = np.zeros(n, np.int64)
+        for k in range(lo, hi):
+            out = out * 10 + cols[k]
+        return out
+
+    y, mo, day, h, mi, sec, us = num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16), num(17, 19), num(20, 26)
+    if ((mo < 1) | (mo > 12) | (day < 1) | (day > 31) | (h > 23) | (mi > 59) | (sec > 59)).any():
+        return None
+    # Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+    y = y - (mo <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (mo + np.where(mo > 2, -3, 9)) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    if (day > _month_days(y + (mo <= 2), mo)).any():
+        return None
+    return ((days * 86400 + h * 3600 + mi * 60 + sec) * 1_000_000) + us
+
+
+def _month_days(year: np.ndarray, month: np.ndarray) -> np.ndarray:
+    leap = ((year % 4 == 0) & (year % 100 != 0)) | (year % 400 == 0)
+    return np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])[month] + (leap & (month == 2))
+
+
+def epoch_seconds(values) -> np.ndarray:
+    """Timestamps as the DB-API gives them (datetime objects, or ISO text on SQLite; without an offset
+    they are UTC, as the store writes them) as float seconds since the epoch."""
+    stamps = pd.to_datetime(pd.Series(list(values), dtype=object), utc=True, format="ISO8601")
+    return ((stamps - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(seconds=1)).to_numpy(np.float64)
 
 
 def _codes(ids: np.ndarray, ordered_ids: list[int]) -> np.ndarray:
@@ -137,14 +341,15 @@ def _text_dtype():
     return pd.Index(["name"]).dtype
 
 
-def _empty_frame() -> pd.DataFrame:
+def _empty_frame(with_timing: bool = False) -> pd.DataFrame:
     # Empty categories of the same dtype a non-empty read gets, so a later merge can unite them.
     no_names = pd.Index([], dtype=_text_dtype())
+    timing = {"seconds": np.array([], np.float64), "saved_at": np.array([], np.float64)} if with_timing else {}
     return pd.DataFrame({
         "caption_id": np.array([], np.int64), "item_id": np.array([], np.int64), "is_practice": np.array([], bool),
         "system": pd.Categorical([], categories=no_names), "user": pd.Categorical([], categories=no_names),
         "kind": pd.Categorical([], categories=_KINDS), "label": pd.Categorical([], categories=_LABELS),
-        "error_types": pd.Categorical([], categories=no_names), "judgement_id": np.array([], np.int64)})
+        "error_types": pd.Categorical([], categories=no_names), "judgement_id": np.array([], np.int64), **timing})
 
 
 def annotators_in(frame: pd.DataFrame) -> list[str]:
@@ -169,7 +374,7 @@ def merge_judgement_frames(old: pd.DataFrame, changed: pd.DataFrame, *, include_
     kept = old[~np.isin(_key_codes(old, users_), _key_codes(changed, users_))]
     fresh = changed if include_skipped else changed[changed["label"].notna()]
     out = {}
-    for col in FRAME_COLUMNS:
+    for col in old.columns:  # FRAME_COLUMNS, and the timing columns when the frames have them
         a, b = kept[col].array, fresh[col].array
         if isinstance(a, pd.Categorical):
             out[col] = union_categoricals(_same_category_dtype(a, b), ignore_order=True)
@@ -229,8 +434,11 @@ class LiveJudgementFrame:
     """
 
     def __init__(self, store: Store, project: str, *, kinds=("annotation", "adjudication"),
-                 full_every: float = 300.0, lookback: int = 10_000, clock=None):
+                 full_every: float = 300.0, lookback: int = 10_000, clock=None, include_skipped: bool = False,
+                 with_timing: bool = False):
         self.store, self.project, self.kinds = store, project, tuple(kinds)
+        # Skips kept as rows (label missing) and the timing columns: what the team dashboard reads.
+        self.include_skipped, self.with_timing = bool(include_skipped), bool(with_timing)
         self.full_every, self.lookback = float(full_every), int(lookback)
         self._clock = clock or time.monotonic
         self._lock = threading.Lock()
@@ -251,11 +459,12 @@ class LiveJudgementFrame:
                            and version[1] >= old[1] and self._clock() - self._full_at < self.full_every)
             if incremental:
                 changed = judgement_frame(self.store, self.project, kinds=self.kinds, include_skipped=True,
-                                          changed_after=max(0, old[1] - self.lookback))
-                self._frame = merge_judgement_frames(self._frame, changed)
+                                          changed_after=max(0, old[1] - self.lookback), with_timing=self.with_timing)
+                self._frame = merge_judgement_frames(self._frame, changed, include_skipped=self.include_skipped)
                 self.delta_reads += 1
             else:
-                self._frame = judgement_frame(self.store, self.project, kinds=self.kinds)
+                self._frame = judgement_frame(self.store, self.project, kinds=self.kinds,
+                                              include_skipped=self.include_skipped, with_timing=self.with_timing)
                 self._full_at = self._clock()
                 self.full_reads += 1
             self._version = version

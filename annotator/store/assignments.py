@@ -8,11 +8,11 @@ judgements up by the primary key of ``current_judgements``, so the cost of
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Integer, and_, delete, false, func, select, true
+from sqlalchemy import Connection, Integer, and_, case, delete, false, func, select, true
 from sqlalchemy.orm import aliased
 
-from .schema import (assignments, captions, current_judgements, items, sample_draw_captions, sample_draws, systems,
-                     users)
+from .schema import (assignments, captions, current_judgements, items, judgements, sample_draw_captions, sample_draws,
+                     systems, users)
 
 _ANN = "annotation"
 _CHUNK = 5000
@@ -131,6 +131,12 @@ def has_second_assignments(conn: Connection, uid: int, pid: int) -> bool:
         assignments.c.user_id == uid, assignments.c.project_id == pid, assignments.c.is_second == true()).limit(1)).first() is not None
 
 
+def in_double_sample(conn: Connection, caption_id: int) -> bool:
+    """True when a caption is in the blind double-annotation sample (a second annotator has it)."""
+    return conn.execute(select(assignments.c.id).where(
+        assignments.c.caption_id == caption_id, assignments.c.is_second == true()).limit(1)).first() is not None
+
+
 def assignment_at(conn: Connection, uid: int, pid: int, position: int):
     """The row (position, caption_id, is_second) at ``position`` of a queue, or None."""
     return conn.execute(select(assignments.c.position, assignments.c.caption_id, assignments.c.is_second)
@@ -154,20 +160,23 @@ def neighbour_position(conn: Connection, uid: int, pid: int, position: int, step
 
 def first_unseen(conn: Connection, uid: int, pid: int, after: int = -1) -> int | None:
     """First position after ``after`` whose caption the user has not judged or skipped yet."""
-    q = (select(assignments.c.position)
-         .select_from(assignments.outerjoin(current_judgements, _own_current()))
-         .where(assignments.c.user_id == uid, assignments.c.project_id == pid, assignments.c.position > after,
-                current_judgements.c.caption_id.is_(None))
-         .order_by(assignments.c.position).limit(1))
-    return conn.execute(q).scalar()
+    return _first_after(conn, uid, pid, after, assignments.outerjoin(current_judgements, _own_current()),
+                        current_judgements.c.caption_id.is_(None))
 
 
 def first_skipped(conn: Connection, uid: int, pid: int, after: int = -1) -> int | None:
     """First position after ``after`` whose current judgement is a skip (no label)."""
+    return _first_after(conn, uid, pid, after, assignments.join(current_judgements, _own_current()),
+                        current_judgements.c.label.is_(None))
+
+
+def _first_after(conn: Connection, uid: int, pid: int, after: int, joined, condition) -> int | None:
+    """First position after ``after`` in the user's queue (``joined``: assignments with the user's current
+    judgements) whose row meets ``condition``."""
     q = (select(assignments.c.position)
-         .select_from(assignments.join(current_judgements, _own_current()))
+         .select_from(joined)
          .where(assignments.c.user_id == uid, assignments.c.project_id == pid, assignments.c.position > after,
-                current_judgements.c.label.is_(None))
+                condition)
          .order_by(assignments.c.position).limit(1))
     return conn.execute(q).scalar()
 
@@ -237,3 +246,68 @@ def user_queue(conn: Connection, uid: int, pid: int) -> list:
     return conn.execute(select(assignments.c.position, assignments.c.caption_id, assignments.c.is_second)
                         .where(assignments.c.user_id == uid, assignments.c.project_id == pid)
                         .order_by(assignments.c.position)).all()
+
+
+#: Filters of one user's caption list (see :func:`queue_listing`).
+LIST_FILTERS = ("all", "todo", "skipped", "judged", "inaccurate", "note")
+
+
+def _listing_query(uid: int, pid: int, status: str):
+    # The user's own current annotation and its note (outer-joined: a caption never seen has none).
+    base = (assignments.outerjoin(current_judgements, _own_current())
+            .outerjoin(judgements, judgements.c.id == current_judgements.c.judgement_id)
+            .join(captions, captions.c.id == assignments.c.caption_id)
+            .join(items, items.c.id == captions.c.item_id))
+    where = [assignments.c.user_id == uid, assignments.c.project_id == pid]
+    if status == "todo":
+        where.append(current_judgements.c.caption_id.is_(None))
+    elif status == "skipped":
+        where += [current_judgements.c.caption_id.is_not(None), current_judgements.c.label.is_(None)]
+    elif status == "judged":
+        where.append(current_judgements.c.label.is_not(None))
+    elif status == "inaccurate":
+        where.append(current_judgements.c.label == "inaccurate")
+    elif status == "note":
+        where.append(func.coalesce(judgements.c.note, "") != "")
+    elif status != "all":
+        raise ValueError(f"unknown filter {status!r}; known: {', '.join(LIST_FILTERS)}")
+    return base, where
+
+
+def queue_listing(conn: Connection, uid: int, pid: int, status: str = "all", *, offset: int = 0,
+                  limit: int = 50) -> list:
+    """One page of a user's queue in queue order, filtered by ``status`` (:data:`LIST_FILTERS`): rows of
+    (position, caption_id, item_key, text, judged (a current revision exists), label, error_types, note,
+    revision)."""
+    base, where = _listing_query(uid, pid, status)
+    q = (select(assignments.c.position, assignments.c.caption_id, items.c.key.label("item_key"), captions.c.text,
+                current_judgements.c.caption_id.is_not(None).label("seen"), current_judgements.c.label,
+                current_judgements.c.error_types, judgements.c.note, current_judgements.c.revision)
+         .select_from(base).where(*where).order_by(assignments.c.position).offset(offset).limit(limit))
+    return conn.execute(q).all()
+
+
+def queue_listing_count(conn: Connection, uid: int, pid: int, status: str = "all") -> int:
+    """How many captions of a user's queue pass ``status`` (the length of :func:`queue_listing` unpaged)."""
+    base, where = _listing_query(uid, pid, status)
+    return conn.execute(select(func.count()).select_from(base).where(*where)).scalar()
+
+
+
+def queue_listing_counts(conn: Connection, uid: int, pid: int) -> dict[str, int]:
+    """How many captions of a user's queue pass each of :data:`LIST_FILTERS`, in one pass over the queue."""
+    # Counting needs no caption text: only the queue, the user's current judgements and their notes.
+    base = (assignments.outerjoin(current_judgements, _own_current())
+            .outerjoin(judgements, judgements.c.id == current_judgements.c.judgement_id))
+    where = [assignments.c.user_id == uid, assignments.c.project_id == pid]
+    seen = current_judgements.c.caption_id.is_not(None)
+    label = current_judgements.c.label
+
+    def count(cond):
+        return func.coalesce(func.sum(case((cond, 1), else_=0)), 0)
+
+    row = conn.execute(select(func.count(), count(current_judgements.c.caption_id.is_(None)),
+                              count(and_(seen, label.is_(None))), count(label.is_not(None)),
+                              count(label == "inaccurate"), count(func.coalesce(judgements.c.note, "") != ""))
+                       .select_from(base).where(*where)).one()
+    return dict(zip(LIST_FILTERS, (int(v) for v in row)))

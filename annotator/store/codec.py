@@ -29,3 +29,38 @@ def encode_types(type_ids) -> str:
 def decode_types(raw: str | None) -> tuple[str, ...]:
     """Stored form → tuple of error type ids."""
     return tuple(raw.split()) if raw else ()
+
+
+#: What bit i of ``current_judgements.type_mask`` stands for (migration 9). Stored masks keep their meaning only
+#: while this stays as it is: never reorder or remove an id, only append (at most 62 ids).
+TYPE_MASK_BITS = (
+    "age", "gender", "clothing_type", "clothing_color",
+    "subject_wrong", "subject_similar", "subject_nonexistent", "subject_extra",
+    "object_wrong", "object_similar", "object_nonexistent", "object_extra",
+    "stance", "activity", "position", "number", "scene", "color", "other", "unrelated",
+)
+_TYPE_BIT = {t: i for i, t in enumerate(TYPE_MASK_BITS)}
+
+
+def type_mask(stored: str | None) -> int | None:
+    """The integer mask stored beside a type string: bit i set for ``TYPE_MASK_BITS[i]``.
+
+    None when :func:`mask_types` of the mask would not give back exactly ``stored`` (an id outside
+    ``TYPE_MASK_BITS``, an id twice, another order, other spacing); readers then take such a row's text,
+    so the mask is only ever a faster spelling of the text, never a different one.
+    """
+    if not stored:
+        return 0
+    mask, last = 0, -1
+    for t in stored.split(" "):
+        bit = _TYPE_BIT.get(t)
+        if bit is None or bit <= last:
+            return None
+        mask, last = mask | (1 << bit), bit
+    return mask
+
+
+def mask_types(mask: int) -> str:
+    """The stored type string a mask from :func:`type_mask` stands for."""
+    mask = int(mask)
+    return " ".join(t for i, t in enumerate(TYPE_MASK_BITS) if (mask >> i) & 1)

@@ -99,6 +99,32 @@ def layer_choices(conn: Connection, pid: int, system: str | None = None) -> dict
     return {"annotators": names, "adjudicated": bool(n_adj) or bool(names)}
 
 
+def has_adjudications(conn: Connection, pid: int, system: str) -> bool:
+    """True when a lead adjudicated some caption of ``system``."""
+    q = (select(current_judgements.c.caption_id)
+         .select_from(current_judgements.join(captions, captions.c.id == current_judgements.c.caption_id)
+                      .join(systems, systems.c.id == captions.c.system_id))
+         .where(systems.c.project_id == pid, systems.c.name == system, current_judgements.c.kind == "adjudication",
+                current_judgements.c.label.is_not(None))
+         .limit(1))
+    return conn.execute(q).first() is not None
+
+
+def tagged_types(conn: Connection, caption_ids: list[int]) -> dict[int, set[str]]:
+    """caption_id → every error type some current judgement (an annotation or an adjudication) of the
+    caption carries; captions nobody tagged are left out."""
+    out: dict[int, set[str]] = {}
+    ids = list(caption_ids)
+    for start in range(0, len(ids), 5000):
+        q = (select(current_judgements.c.caption_id, current_judgements.c.error_types)
+             .where(current_judgements.c.caption_id.in_(ids[start:start + 5000]),
+                    current_judgements.c.kind.in_(("annotation", "adjudication"))))
+        for cid, types in conn.execute(q):
+            if types:
+                out.setdefault(cid, set()).update(types.split())
+    return out
+
+
 def caption_context(conn: Connection, caption_id: int) -> dict:
     """The item behind a caption: item_key, image path, image root, width, height, boxes, system, line_no, text."""
     r = conn.execute(select(captions.c.id, captions.c.text, captions.c.line_no, items.c.id.label("item_id"), items.c.key,
@@ -129,6 +155,12 @@ def project_references(conn: Connection, pid: int) -> dict[int, list[str]]:
     return out
 
 
+def item_references(conn: Connection, item_id: int) -> list[str]:
+    """The reference texts of one item, in order."""
+    from .schema import refs
+    return [r[0] for r in conn.execute(select(refs.c.text).where(refs.c.item_id == item_id).order_by(refs.c.position))]
+
+
 def project_items_in_order(conn: Connection, pid: int) -> list:
     """Rows (id, key) of a project's items in import order."""
     return conn.execute(select(items.c.id, items.c.key).where(items.c.project_id == pid).order_by(items.c.position)).all()
@@ -142,3 +174,13 @@ def corrections_fingerprint(conn: Connection, pid: int) -> tuple:
          .where(systems.c.project_id == pid))
     n, newest = conn.execute(q).first()
     return (int(n or 0), int(newest or 0))
+
+
+def system_judged(conn: Connection, caption_id: int) -> bool:
+    """True when some caption of the system that ``caption_id`` belongs to has a current judgement."""
+    sys_id = select(captions.c.system_id).where(captions.c.id == caption_id).scalar_subquery()
+    q = (select(current_judgements.c.caption_id)
+         .select_from(current_judgements.join(captions, captions.c.id == current_judgements.c.caption_id))
+         .where(captions.c.system_id == sys_id, current_judgements.c.kind.in_(("annotation", "adjudication")))
+         .limit(1))
+    return conn.execute(q).first() is not None

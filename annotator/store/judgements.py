@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from ..errors import InputError, NotFound
 from ..model import Judgement, JudgementKind, Label
 from . import Store
-from .codec import decode_types, encode_types
+from .codec import decode_types, encode_types, type_mask
 from .schema import captions, current_judgements, items, judgements, systems, users
 
 
@@ -47,15 +47,21 @@ def lock_key(conn: Connection, key: str) -> None:
 def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
                      error_types=(), note: str = "", seconds: float = 0.0,
                      kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None,
-                     revision: int | None = None) -> int:
+                     revision: int | None = None, stamp=None) -> int:
     """Append a revision inside the caller's transaction; return its revision number.
 
     Validation of label/types rules is the caller's job (annotator.annotation);
     this function only stores. ``revision`` (an import of exported judgements)
     stores exactly that revision number, which must be free: it becomes the
     current judgement when it is newer than every stored revision of the key,
-    and otherwise joins the history behind the current one.
+    and otherwise joins the history behind the current one. ``stamp`` (annotator.store.stamps.CaptionStamp,
+    taken when a page showed the caption) makes the save refuse with CaptionChanged, writing nothing, when
+    the id no longer holds that caption. An annotation that becomes the current one removes the user's
+    draft of the caption (annotator.store.drafts) in the same transaction.
     """
+    if stamp is not None:
+        from .stamps import check_caption_stamp
+        check_caption_stamp(conn, stamp, caption_id)
     kind = JudgementKind(kind).value
     label_value = Label(label).value if label is not None else None
     at = at or datetime.now(timezone.utc)
@@ -70,8 +76,12 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     if revision > newest:
         _upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
                                            "judgement_id": jid, "revision": revision, "label": label_value,
-                                           "error_types": types, "updated_at": at},
+                                           "error_types": types, "type_mask": type_mask(types),
+                                           "seconds": float(seconds or 0.0), "updated_at": at},
                 ["caption_id", "user_id", "kind"])
+        if kind == JudgementKind.ANNOTATION.value:
+            from .drafts import delete_draft
+            delete_draft(conn, caption_id, user_id)  # the judgement supersedes the user's draft of the caption
     return revision
 
 

@@ -76,6 +76,54 @@ def _m0005_sample_draws(conn: Connection) -> None:
     schema.sample_draw_captions.create(conn, checkfirst=True)
 
 
+def _m0006_sessions(conn: Connection) -> None:
+    for table in (schema.sessions, schema.user_settings, schema.server_keys):
+        table.create(conn, checkfirst=True)
+
+
+def _m0007_correction_blind(conn: Connection) -> None:
+    """Corrections record whether they were made blind (references and live scores hidden until saved)."""
+    from sqlalchemy import text
+    if "blind" not in {c["name"] for c in inspect(conn).get_columns("corrections")}:
+        conn.execute(text("ALTER TABLE corrections ADD COLUMN blind BOOLEAN"))
+
+
+def _m0008_account_changes(conn: Connection) -> None:
+    schema.account_changes.create(conn, checkfirst=True)
+
+
+def _m0009_type_masks(conn: Connection) -> None:
+    """Current judgements carry their error types as an integer mask too (codec.type_mask) and the working
+    time of their revision, filled in here."""
+    from sqlalchemy import text
+
+    from .codec import type_mask
+    have = {c["name"] for c in inspect(conn).get_columns("current_judgements")}
+    float_type = "REAL" if conn.dialect.name == "sqlite" else "DOUBLE PRECISION"
+    for name, ddl in (("type_mask", "BIGINT"), ("seconds", float_type)):
+        if name not in have:
+            conn.execute(text(f"ALTER TABLE current_judgements ADD COLUMN {name} {ddl}"))
+    conn.execute(text("UPDATE current_judgements SET seconds = "
+                      "(SELECT seconds FROM judgements WHERE judgements.id = current_judgements.judgement_id)"))
+    cj = schema.current_judgements
+    known = [(t, type_mask(t)) for (t,) in conn.execute(select(cj.c.error_types).distinct())]
+    known = [{"t": t, "m": m} for t, m in known if m is not None]
+    if not known:
+        return
+    # One pass over the table through a small look-up table: there are few distinct type strings.
+    temp = "CREATE TEMP TABLE type_mask_map (t TEXT PRIMARY KEY, m BIGINT NOT NULL)"
+    conn.execute(text(temp + (" ON COMMIT DROP" if conn.dialect.name == "postgresql" else "")))
+    conn.execute(text("INSERT INTO type_mask_map (t, m) VALUES (:t, :m)"), known)
+    conn.execute(text("UPDATE current_judgements SET type_mask = "
+                      "(SELECT m FROM type_mask_map WHERE type_mask_map.t = current_judgements.error_types)"))
+    if conn.dialect.name != "postgresql":
+        conn.execute(text("DROP TABLE type_mask_map"))
+
+
+def _m0010_drafts(conn: Connection) -> None:
+    schema.drafts.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
         "corrections, assignments, human scores", _m0001_initial),
@@ -85,6 +133,12 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
      _m0004_accounts),
     (5, "sample draws: the captions each round of a human sample took and their inclusion probabilities",
      _m0005_sample_draws),
+    (6, "log-in sessions behind a cookie, remembered per-user choices, server keys", _m0006_sessions),
+    (7, "corrections record whether they were made blind (references and live scores hidden)", _m0007_correction_blind),
+    (8, "account changes: who changed which account, when and how", _m0008_account_changes),
+    (9, "current judgements carry their error types as an integer mask and their working time as well",
+     _m0009_type_masks),
+    (10, "drafts: the annotate panel as saved with Save draft, one per user and caption", _m0010_drafts),
 ]
 
 

@@ -145,6 +145,11 @@ current_judgements = Table(
     Column("label", String(20)),
     Column("error_types", Text, nullable=False, default=""),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # Added by migration 9, so the dashboards read a million judgements as numbers, from this table alone:
+    # the error types again as an integer (codec.type_mask; None where the text has no exact mask, and such
+    # rows are read as text) and the revision's working time.
+    Column("type_mask", BigInteger),
+    Column("seconds", Float),
     Index("ix_current_judgements_user", "user_id", "kind"),
 )
 
@@ -162,6 +167,9 @@ corrections = Table(
     Column("corrected_text", Text),  # None: deliberately left untouched
     Column("override_reason", Text),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # True: made in blind mode (references and live scores hidden until saved); False: with them shown;
+    # None: not recorded (before migration 7, or saved outside the Correction page). Added by migration 7.
+    Column("blind", Boolean),
     UniqueConstraint("caption_id", "error_type", "user_id", "revision", name="uq_corrections_revision"),
 )
 
@@ -230,4 +238,69 @@ project_settings = Table(
     Column("project_id", Integer, ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True),
     Column("key", String(100), primary_key=True),
     Column("value", Text, nullable=False),
+)
+
+# Log-in sessions behind the browser's session cookie (annotator.sessions); added by migration 6. The cookie's
+# token is kept only as its SHA-256, so the table never holds a value a browser could present; the id is how
+# the app's own tab refers to its session.
+sessions = Table(
+    "sessions", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("token_hash", String(64), unique=True),  # None until the cookie route has set the cookie
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    # the account's session epoch at log-in: a new epoch (password, role, access changed) ends the session
+    Column("epoch", BigInteger, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_seen_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),  # absolute end, whatever the activity
+    # SHA-256 of the one-time code the page hands to the cookie route, until that route redeems it
+    Column("handoff", String(64)),
+    Column("handoff_expires_at", DateTime(timezone=True)),
+    Index("ix_sessions_user", "user_id"),
+    Index("ix_sessions_handoff", "handoff"),
+    Index("ix_sessions_expires", "expires_at"),
+)
+
+# Per-user remembered choices (last project and page, team selections), key/value; added by migration 6.
+user_settings = Table(
+    "user_settings", metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("key", String(200), primary_key=True),
+    Column("value", Text, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+# Server-wide secrets shared by every app process on the database (the session cookie's signing key unless
+# ANNOTATOR_SECRET_KEY is set); added by migration 6.
+server_keys = Table(
+    "server_keys", metadata,
+    Column("name", String(100), primary_key=True),
+    Column("value", String(200), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# Every change to an account (created, role, password reset, unlock, deactivated/activated): who did it, when,
+# what; added by migration 8. Names are kept as text so the record outlives a renamed or removed account.
+account_changes = Table(
+    "account_changes", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("actor", String(100), nullable=False),
+    Column("action", String(40), nullable=False),
+    Column("target", String(100), nullable=False),
+    Column("detail", Text, nullable=False, default=""),
+    Index("ix_account_changes_at", "at"),
+)
+
+# The annotate panel as an annotator left it with "Save draft" (choice, ticked types, note), one row per user
+# and caption, so unfinished work outlives a reload, a move to another caption or a server restart; removed
+# when that user saves or skips a judgement of the caption. Added by migration 10.
+drafts = Table(
+    "drafts", metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), primary_key=True),
+    Column("label", String(20)),  # None: no choice made yet
+    Column("error_types", Text, nullable=False, default=""),  # space-separated ids, taxonomy order
+    Column("note", Text, nullable=False, default=""),
+    Column("saved_at", DateTime(timezone=True), nullable=False),
 )

@@ -15,6 +15,7 @@ from ..model import Box, Caption, Item, Reference
 from .codec import decode_mentions
 from .projects import trusted_image_root
 from .schema import boxes, captions, items, projects, refs, systems
+from .stamps import CaptionStamp
 
 
 @dataclass(frozen=True)
@@ -26,14 +27,16 @@ class CaptionContext:
     item: Item
     caption: Caption
     trusted_image_root: str | None = None  # the root as a command-line import set it (images.check_image_root)
+    stamp: CaptionStamp | None = None  # the caption as read here: a save made for it carries this
 
 
 def caption_context(conn: Connection, caption_id: int) -> CaptionContext:
     """Load a caption and its item; NotFound if the caption does not exist."""
     r = conn.execute(
-        select(captions.c.id, captions.c.text, captions.c.mentions, systems.c.name.label("system"),
+        select(captions.c.id, captions.c.text, captions.c.mentions, captions.c.line_no, systems.c.name.label("system"),
                items.c.id.label("item_id"), items.c.key, items.c.image_path, items.c.width, items.c.height,
-               items.c.is_practice, projects.c.id.label("project_id"), projects.c.image_root)
+               items.c.is_practice, projects.c.id.label("project_id"), projects.c.name.label("project"),
+               projects.c.image_root)
         .select_from(captions.join(systems, systems.c.id == captions.c.system_id)
                      .join(items, items.c.id == captions.c.item_id)
                      .join(projects, projects.c.id == items.c.project_id))
@@ -50,4 +53,5 @@ def caption_context(conn: Connection, caption_id: int) -> CaptionContext:
     caption = Caption(r.system, r.text, decode_mentions(r.mentions), caption_id=r.id)
     item.captions.append(caption)
     return CaptionContext(project_id=r.project_id, image_root=r.image_root, item=item, caption=caption,
-                          trusted_image_root=trusted_image_root(conn, r.project_id))
+                          trusted_image_root=trusted_image_root(conn, r.project_id),
+                          stamp=CaptionStamp.of(r.id, r.project, r.system, r.key, r.line_no, r.text))

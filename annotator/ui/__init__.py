@@ -1,10 +1,14 @@
 """Streamlit glue shared by the app and its pages (the only core module that imports streamlit).
 
-Contract every page follows::
+Contract every page follows (tests/test_page_convention.py checks it)::
 
     from annotator import ui
+    from annotator.ui import agreement
     ctx = ui.page_setup("agreement")   # login + role guard; st.stop() on refusal
-    ctx.store, ctx.user, ctx.project
+    agreement.render(ctx)              # annotator/ui/agreement.py draws it from ctx.store, ctx.user, ctx.project
+
+A render function usually starts with ``project = ui.page_header(ctx)``: the title, what the page shows
+(annotator/ui/pages.toml) and the selected project. Page JavaScript lives in annotator/ui/static/.
 
 Session keys: ``ui.USER_KEY`` holds the logged-in user as a dict
 ``{"name", "role"}``; ``ui.PROJECT_KEY`` the selected project name.
@@ -12,9 +16,11 @@ Session keys: ``ui.USER_KEY`` holds the logged-in user as a dict
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 import threading
+import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +53,7 @@ class PageContext:
     store: object
     user: SessionUser
     project: str | None
+    page_id: str | None = None
 
 
 @st.cache_resource(show_spinner=False)
@@ -58,6 +65,19 @@ def _store_for(url: str):
 def get_store():
     """The process-wide store for the configured database URL (migrated once)."""
     return _store_for(load_settings().database_url)
+
+
+#: Pages that score captions with the metrics (and so use METEOR's warm processes).
+SCORING_PAGES = frozenset({"rescore", "correct"})
+
+
+@st.cache_resource(show_spinner=False)
+def start_metric_warm_up() -> dict[str, str]:
+    """Start warming the metrics' long-lived processes once per server process, in the background; returns
+    each metric's state then (``annotator.metrics.registry.REGISTRY.warm_up``). Cached, so every later
+    page run finds it started."""
+    from ..metrics.registry import REGISTRY
+    return REGISTRY.warm_up(wait=False)
 
 
 #: Session keys of what the shell last read from the store, shown again while the database is down.
@@ -128,18 +148,27 @@ def current_user(store) -> SessionUser | None:
     """The logged-in user as the store has them now, the local admin in local mode, or None.
 
     A logged-in session is checked against the store on every call (one read
-    of the user row by primary key, annotator.auth.resume_session): the role
-    comes from the store, and a session whose account changed since the
-    log-in (password, role, deactivation) is logged out here, with a message
-    for the log-in form. While the database is down the session keeps the
-    user it last saw: nothing can be read or written then anyway.
+    of the user row by primary key, with the tab's store session joined on:
+    annotator.sessions.check_session, or annotator.auth.resume_session for a
+    tab without one): the role comes from the store, and a session whose
+    account changed since the log-in (password, role, deactivation), that
+    expired or was logged out in another tab is logged out here, with a
+    message for the log-in form. A tab without a login of its own resumes the
+    session of the cookie its browser sent (a reload, a new tab, a typed URL).
+    While the database is down the session keeps the user it last saw:
+    nothing can be read or written then anyway.
     """
     from ..auth import SessionClaim, resume_session
     from ..errors import SessionEnded
+    from ..sessions import check_session
+    from . import session_cookie
     raw = st.session_state.get(USER_KEY)
     if raw:
         try:
-            user = resume_session(store, SessionClaim.from_dict(raw))
+            if raw.get("sid"):
+                user = check_session(store, int(raw["id"]), str(raw["name"]), int(raw["epoch"]), str(raw["sid"]))
+            else:
+                user = resume_session(store, SessionClaim.from_dict(raw))
         except SessionEnded as exc:
             end_session(str(exc))
         except StoreUnavailable:
@@ -147,6 +176,12 @@ def current_user(store) -> SessionUser | None:
         else:
             raw["role"] = user.role.value
             return SessionUser(user.name, user.role)
+    else:
+        resumed = session_cookie.resume(store)
+        if resumed is not None:
+            log_in(resumed.user, sid=resumed.sid)
+            session_cookie.restore_place(store, resumed.user)
+            return SessionUser(resumed.user.name, resumed.user.role)
     if local_mode(store):
         return SessionUser(LOCAL_USER, Role.ADMIN, True)
     return None
@@ -231,7 +266,7 @@ def page_setup(page_id: str) -> PageContext:
             st.warning("Please log in to open this page.")
             st.stop()
         check_page(user.role, page_id)
-        return PageContext(store=store, user=user, project=selected_project(store))
+        return PageContext(store=store, user=user, project=selected_project(store), page_id=page_id)
     except PermissionDenied as exc:
         st.error(f"Not allowed: {md_escape(str(exc))}.")
         st.stop()
@@ -252,6 +287,23 @@ def require_project(ctx: PageContext, hint: str = "") -> str:
         st.info(f"There is no project yet. {hint}".strip())
         st.stop()
     return ctx.project
+
+
+@functools.cache
+def page_texts() -> dict[str, dict[str, str]]:
+    """Page id → what the page says under its title (``about``) and what to do first without a project
+    (``needs``), from annotator/ui/pages.toml."""
+    return tomllib.loads((Path(__file__).parent / "pages.toml").read_text(encoding="utf-8"))
+
+
+def page_header(ctx: PageContext) -> str:
+    """The page's title (annotator.access.PAGES) and what it shows (pages.toml), then the selected project;
+    without one, say so and what to do first, and stop the page."""
+    from ..access import PAGES
+    text = page_texts()[ctx.page_id]
+    st.title(next(spec.title for spec in PAGES if spec.page_id == ctx.page_id))
+    st.caption(text["about"])
+    return require_project(ctx, text["needs"])
 
 
 def show_error_and_stop(exc: AnnotatorError) -> None:
@@ -295,6 +347,25 @@ def project_judgements(ctx: PageContext):
     raise AssertionError("unreachable")
 
 
+def case_picture(case) -> None:
+    """A caption case's photo with its gold boxes (annotator.adjudication.caption_case), or why it cannot be shown."""
+    png, problem = case.image_png()
+    st.image(png, caption=f"{md_escape(case.item_key)} with its gold boxes")
+    if problem:
+        st.caption(f"The photo cannot be shown: {md_escape(problem)}")
+
+
+@st.cache_resource(show_spinner="Resolving the layer…", max_entries=8)
+def _judgement_layer(url: str, project: str, version: tuple, layer: str, _frame):
+    from ..layers import build_layer
+    return build_layer(_frame, layer)
+
+
+def judgement_layer(ctx: PageContext, frame, version: tuple, layer: str):
+    """The layer ``layer`` (a Layer label) built from :func:`project_judgements`' frame, once per data version."""
+    return _judgement_layer(ctx.store.url, require_project(ctx), version, layer, frame)
+
+
 # --------------------------------------------------------------------------- app shell helpers
 
 #: Session key of the cached progress: {(user, project): (Progress, monotonic time)}.
@@ -325,23 +396,43 @@ def md_escape(text: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
 
 
-def log_in(user) -> None:
+def log_in(user, sid: str | None = None) -> None:
     """Mark the session as logged in as ``user``, the account annotator.auth.authenticate returned
-    (the session keeps its claim: id, name and session epoch, and the role for outages)."""
+    (the session keeps its claim: id, name and session epoch, the role for outages, and ``sid``, the store
+    session behind the browser's cookie, annotator.sessions)."""
     from ..auth import SessionClaim
-    st.session_state[USER_KEY] = {**SessionClaim.of(user).to_dict(), "role": Role(user.role).value}
+    st.session_state[USER_KEY] = {**SessionClaim.of(user).to_dict(), "role": Role(user.role).value,
+                                  **({"sid": sid} if sid else {})}
 
 
-def log_out() -> None:
-    """Forget everything this session knew (callback of the logout button)."""
+def _forget_everything() -> None:
     for key in list(st.session_state.keys()):
         del st.session_state[key]
 
 
+def log_out() -> None:
+    """Log out (callback of the logout button): end the store session, so every tab using it ends too, forget
+    everything this tab knew and have the log-in page clear the browser's cookie."""
+    from ..sessions import end_session as end_store_session
+    from .session_cookie import CLEAR_KEY
+    sid = (st.session_state.get(USER_KEY) or {}).get("sid")
+    if sid:
+        try:
+            end_store_session(get_store(), sid)
+        except StoreUnavailable:
+            pass  # the cookie route ends it by the cookie as well
+    _forget_everything()
+    st.session_state[CLEAR_KEY] = True
+
+
 def end_session(message: str) -> None:
-    """Log the session out because its account changed; the log-in form shows ``message``."""
-    log_out()
+    """Log the session out because it ended (account changed, expired, logged out elsewhere); the log-in form
+    shows ``message`` and clears the browser's cookie."""
+    from .session_cookie import CLEAR_KEY, REJECTED_KEY, request_cookie
+    _forget_everything()
     st.session_state[SESSION_ENDED_KEY] = message
+    st.session_state[CLEAR_KEY] = True
+    st.session_state[REJECTED_KEY] = request_cookie()  # the cookie this tab came with names the ended session
 
 
 FIRST_ADMIN_COMMAND = "annotator users add NAME --role admin"
@@ -415,9 +506,17 @@ def menu_pages(role: Role | None, root) -> list[tuple[object, bool]]:
     return [(spec, role is not None and Role(role) in spec.roles) for spec in PAGES if (Path(root) / spec.path).is_file()]
 
 
-def sidebar(store, user: SessionUser) -> str | None:
-    """Project picker, who is logged in, logout and progress; returns the selected project."""
+def sidebar(store, user: SessionUser, page_id: str | None = None) -> str | None:
+    """Project picker, who is logged in, logout and progress; returns the selected project.
+
+    The project and the page (``page_id``) are remembered for the user, so that a reload or the next log-in
+    opens them again; a log-in's cookie is handed over here (annotator.ui.session_cookie)."""
+    from . import session_cookie
     project = project_picker(store)
+    uid = (st.session_state.get(USER_KEY) or {}).get("id")
+    session_cookie.remember_place(store, uid, session_cookie.LAST_PROJECT, project)
+    session_cookie.open_landing_page(page_id)
+    session_cookie.remember_place(store, uid, session_cookie.LAST_PAGE, page_id)
     with st.sidebar:
         prog = progress(store, user, project)
         if prog is not None:
@@ -429,4 +528,5 @@ def sidebar(store, user: SessionUser) -> str | None:
         else:
             st.caption(f"Logged in as **{md_escape(user.name)}** ({user.role.value})")
             st.button("Log out", key="annotator_logout", on_click=log_out, icon=":material/logout:")
+        session_cookie.hand_over()
     return project

@@ -1,10 +1,17 @@
 """The annotate screen: state, callbacks and rendering (pages/annotate.py calls :func:`render`).
 
-Every action is a widget callback, so it runs *before* the script renders:
-"Save & next" stores the revision (one committed transaction), finds the next
+The task panel (choice, type ticks, note and its buttons) is a form: what the
+annotator chooses, ticks and writes stays in the browser, with no server run
+per key, and each button of the form (Save & next, Skip, ← / →, Save draft)
+sends the whole judgement in one message. Save draft stores the panel as the
+user's draft of the caption in the database (annotator.annotation.Queue.save_draft);
+showing a caption again brings a draft newer than its judgement back. Each button is a callback, so it
+runs *before* the script renders: "Save & next" hands the judgement to the
+core (annotation rules, then one committed transaction), finds the next
 caption and loads it into the widgets, and the same run then shows it. The
 widgets have fixed keys (``ann_*``) so the keyboard script can find them by
-their ``st-key-ann_*`` CSS class.
+their ``st-key-ann_*`` CSS class; static/annotate_panel.js shows at once what a
+click implies (a tick chooses Inaccurate, Accurate clears the ticks).
 
 Generated captions and references are untrusted text: they are HTML-escaped
 before they are put into markup, never rendered as Markdown.
@@ -12,20 +19,24 @@ before they are put into markup, never rendered as Markdown.
 
 from __future__ import annotations
 
+import functools
 import html
-import json
 import time
+from pathlib import Path
 
 import streamlit as st
 
 from ..annotation import (
-    MAX_NOTE_LENGTH, STAGE_COARSE, STAGE_FINE, Queue, Task, keyboard_map, load_guidelines, prefetch,
-    task_image, unrelated_hint,
+    CAPTION_FILTERS, MAX_NOTE_LENGTH, STAGE_COARSE, STAGE_FINE, Queue, Task, detector_hints, keyboard_map,
+    load_guidelines,
+    prefetch,
+    labels_as_text, task_image, unrelated_hint_text,
 )
 from ..errors import AnnotatorError, InputError, StoreUnavailable
 from ..model import Label, Role
 from ..taxonomy import taxonomy
 from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress, signed_in
+from .keys import keyboard_script
 
 K_QKEY = "ann_qkey"
 K_QUEUE = "ann_queue"
@@ -37,10 +48,15 @@ K_NOTE = "ann_note"
 K_MSG = "ann_msg"
 K_ERR = "ann_err"
 K_DONE = "ann_all_done"
-K_BOXES = "ann_show_boxes"
-K_REFS = "ann_show_refs"
 K_SIZE = "ann_queue_size"
 K_PREFETCHED = "ann_prefetched_for"
+K_LIST_OPEN = "ann_list_open"
+K_LIST_FILTER = "ann_list_filter"
+K_LIST_OFFSET = "ann_list_offset"
+K_HINTS = "ann_show_hints"
+K_FORM = "ann_panel"
+K_HINTS_WANTED = "ann_hints_wanted"
+LIST_PAGE = 100  # captions per page of the caption list
 SIZE_MAX_AGE = 60.0  # seconds; a queue only changes size when a lead reassigns
 PREFETCH_DELAY = 0.4  # seconds: let this run reach the browser before preparing the next images
 
@@ -102,17 +118,46 @@ def _load(q: Queue, position: int | None) -> None:
     st.session_state[K_POS] = position
     st.session_state[K_TASK] = task
     st.session_state[K_DONE] = False
-    st.session_state[K_LABEL] = cur.label.value if cur is not None and cur.label is not None else None
-    ticked = set(cur.error_types) if cur is not None else set()
+    draft = q.load_draft(task)
+    if draft is not None:  # unfinished work of an earlier visit, newer than any saved judgement: it comes back
+        label, ticked, note = draft.label, set(draft.error_types), draft.note
+    elif cur is not None:
+        label, ticked, note = cur.label.value if cur.label is not None else None, set(cur.error_types), cur.note
+    else:
+        label, ticked, note = None, set(), ""
+    st.session_state[K_LABEL] = label
     for t in taxonomy().types:
         st.session_state[type_key(t.id)] = t.id in ticked
-    st.session_state[K_NOTE] = cur.note if cur is not None else ""
+    st.session_state[K_NOTE] = note
+    if draft is not None:
+        restored = f"Draft from {_when(draft.saved_at)} restored."
+        st.session_state[K_MSG] = f"{st.session_state[K_MSG]} {restored}" if st.session_state.get(K_MSG) else restored
     st.session_state[K_SHOWN] = time.monotonic()
     st.session_state[K_ERR] = None
 
 
+def _when(at) -> str:
+    """A stored time as the page shows it (UTC, to the minute)."""
+    return f"{at:%Y-%m-%d %H:%M} UTC"
+
+
 def _ticked() -> list[str]:
     return [t.id for t in taxonomy().types if st.session_state.get(type_key(t.id))]
+
+
+def _panel() -> tuple[Queue, Task, str | None, list[str]] | None:
+    """The queue, the task shown, and the choice and ticked types the panel sent (for a save or a draft);
+    None when no caption is shown."""
+    task: Task | None = st.session_state.get(K_TASK)
+    if task is None:
+        return None
+    label = st.session_state.get(K_LABEL)
+    types = _ticked() if task.stage != STAGE_COARSE else []
+    if label is None and types:
+        # Ticking a type means inaccurate (the panel shows it so at once; a judgement sent before it did
+        # still means it).
+        label = Label.INACCURATE.value
+    return st.session_state[K_QUEUE], task, label, types
 
 
 def _seconds() -> float:
@@ -135,17 +180,12 @@ def _reporting(callback):
 
 @signed_in
 def _on_save(ctx: PageContext) -> None:
-    q: Queue = st.session_state[K_QUEUE]
-    task: Task | None = st.session_state.get(K_TASK)
-    if task is None:
+    panel = _panel()
+    if panel is None:
         return
-    label = st.session_state.get(K_LABEL)
-    ticked = _ticked() if task.stage != STAGE_COARSE else []
-    if label is None and ticked:
-        # A type ticked just before the click: the tick's own run (which marks the caption inaccurate)
-        # may not have reached the page before Save was pressed. Ticking a type means inaccurate.
-        label = Label.INACCURATE.value
-    types = ticked if label == Label.INACCURATE.value else []
+    q, task, label, types = panel
+    # Whatever else the panel sent goes to the core as it is: validate() refuses what breaks a rule
+    # (an accurate caption with types, say) and says why.
     try:
         result = q.save(task, label, types, st.session_state.get(K_NOTE, ""), _seconds())
     except InputError as exc:
@@ -205,8 +245,8 @@ def _on_skip(ctx: PageContext) -> None:
 def _on_move(step: int) -> None:
     q: Queue = st.session_state[K_QUEUE]
     pos = st.session_state.get(K_POS)
-    if pos is None:  # after the end: step back onto the last caption
-        target = q.neighbour(10**12, -1) if step < 0 else None
+    if pos is None:  # after the end: ← steps back onto the last caption, → starts again at the first
+        target = q.neighbour(10**12, -1) if step < 0 else q.neighbour(-1, 1)
     else:
         target = q.neighbour(pos, step)
     if target is not None:
@@ -224,25 +264,34 @@ def _on_goto_todo() -> None:
         _load(q, target)
 
 
-def _on_label() -> None:
-    # An accurate caption has no error types: untick them so what is shown is what is saved.
-    if st.session_state.get(K_LABEL) == Label.ACCURATE.value:
-        for t in taxonomy().types:
-            st.session_state[type_key(t.id)] = False
+def _on_open_list() -> None:
+    st.session_state[K_LIST_OPEN] = True
+
+
+@_reporting
+@signed_in
+def _on_jump(position: int) -> None:
+    q: Queue = st.session_state[K_QUEUE]
+    st.session_state[K_MSG] = None
+    _load(q, position)
+
+
+@_reporting
+@signed_in
+def _on_draft() -> None:
+    # The form's values are in the session now; store them as the user's draft of this caption.
+    panel = _panel()
+    if panel is None:
+        return
+    q, task, label, types = panel
+    try:
+        draft = q.save_draft(task, label, types, st.session_state.get(K_NOTE, ""))
+    except InputError as exc:
+        st.session_state[K_ERR] = "The draft was not kept: " + exc.detail + "."
+        return
     st.session_state[K_ERR] = None
-
-
-def _on_type(type_id: str) -> None:
-    # Ticking an error type means the caption is inaccurate.
-    if st.session_state.get(type_key(type_id)):
-        st.session_state[K_LABEL] = Label.INACCURATE.value
-    st.session_state[K_ERR] = None
-
-
-def _on_use_unrelated() -> None:
-    for t in taxonomy().types:
-        st.session_state[type_key(t.id)] = t.id == "unrelated"
-    st.session_state[K_LABEL] = Label.INACCURATE.value
+    st.session_state[K_MSG] = (f"Draft kept for this caption at {_when(draft.saved_at)} (not saved as a judgement "
+                               "yet); it comes back when you return to it, even after a reload.")
 
 
 @signed_in
@@ -277,9 +326,10 @@ def reference_html(text: str, mentions, box_order: list[str]) -> str:
         idx = box_order.index(m.box_ids[0]) if m.box_ids and m.box_ids[0] in box_order else -1
         r, g, b = box_colour(idx) if idx >= 0 else (160, 160, 160)
         ids = html.escape(",".join(m.box_ids))
+        refs = html.escape(" ".join(m.box_ids))
         opening[m.start] = opening.get(m.start, "") + (
-            f'<mark style="background: rgba({r},{g},{b},0.35); border-bottom: 3px solid rgb({r},{g},{b}); '
-            f'padding: 0 2px; border-radius: 3px">')
+            f'<mark data-box="{refs}" tabindex="0" style="background: rgba({r},{g},{b},0.35); '
+            f'border-bottom: 3px solid rgb({r},{g},{b}); padding: 0 2px; border-radius: 3px">')
         closing[m.end - 1] = f'<sub style="font-size: 0.7em; opacity: 0.8"> {ids}</sub></mark>' + closing.get(m.end - 1, "")
     out = []
     for i, tok in enumerate(tokens):
@@ -291,12 +341,125 @@ _STYLE = """<style>
 .ann-caption { font-size: 1.45rem; line-height: 1.45; padding: 0.6rem 0.9rem; border-left: 5px solid #1f77b4;
   background: #f4f7fb; border-radius: 4px; white-space: pre-wrap; word-break: break-word; }
 .ann-ref { font-size: 1rem; line-height: 1.7; margin: 0.15rem 0 0.35rem 0; }
+/* Streamlit wraps the container in a box of its own size: that wrapper is what sticks. */
+[data-testid="stLayoutWrapper"]:has(> .st-key-ann_actionbar) { position: sticky; bottom: 0; z-index: 50; }
+.st-key-ann_actionbar { background: var(--st-background-color, #fff);
+  padding: 0.45rem 0 0.55rem 0; border-top: 1px solid rgba(49, 51, 63, 0.2); box-shadow: 0 -6px 10px -8px rgba(0,0,0,0.25);
+  gap: 0.45rem; }
+.st-key-ann_actionbar [data-testid="stAlert"] [data-testid="stAlertContainer"] { padding: 0.45rem 0.8rem; }
+.ann-msg { color: #1b7f3b; font-size: 0.9rem; }
+/* The boxes' labels as text over the picture, which they follow at any size. */
+.st-key-ann_figure { position: relative; }
+.st-key-ann_figure [data-testid="stElementContainer"]:has(.ann-overlay) { position: absolute; left: 0; top: 0;
+  width: 100%; z-index: 2; pointer-events: none; }
+.ann-overlay { position: relative; width: 100%; pointer-events: none; }
+.ann-boxlabel { position: absolute; font: 600 12px/1.35 "Source Sans Pro", sans-serif; padding: 0 4px; border-radius: 2px;
+  white-space: nowrap; pointer-events: auto; cursor: default; box-shadow: 0 0 0 1px rgba(0,0,0,0.55); }
+.ann-boxhl { position: absolute; display: none; border: 3px solid; box-shadow: 0 0 0 2px #fff, 0 0 0 4px rgba(0,0,0,0.6); }
+.ann-boxhl.ann-on { display: block; }
+.ann-boxlabel.ann-on { box-shadow: 0 0 0 2px #000, 0 0 0 4px #fff; z-index: 3; }
+.ann-ref mark.ann-on { outline: 2px solid #000; outline-offset: 1px; }
+.ann-history { width: 100%; border-collapse: collapse; font-size: 0.85rem; table-layout: auto; }
+.ann-history th, .ann-history td { text-align: left; vertical-align: top; padding: 0.25rem 0.4rem;
+  border-bottom: 1px solid rgba(49, 51, 63, 0.15); white-space: normal; overflow-wrap: anywhere; }
+.ann-history th { font-weight: 600; }
+.ann-help-open { font-size: 0.85rem; padding: 0.25rem 0.6rem; border: 1px solid rgba(49, 51, 63, 0.25);
+  border-radius: 0.4rem; background: transparent; cursor: pointer; }
+.ann-help { position: fixed; inset: 0; z-index: 1000100; background: rgba(14, 17, 23, 0.45); display: flex;
+  align-items: flex-start; justify-content: center; padding: 3vh 2vw; }
+.ann-help[hidden] { display: none; }
+.ann-help-panel { background: #fff; color: #1f2330; max-width: 62rem; width: 100%; max-height: 94vh; overflow-y: auto;
+  border-radius: 0.6rem; padding: 0.8rem 1.4rem 1.2rem; box-shadow: 0 10px 30px rgba(0,0,0,0.3); }
+.ann-help-head { display: flex; justify-content: space-between; align-items: center; position: sticky; top: -0.8rem;
+  background: #fff; padding: 0.4rem 0; }
+.ann-help h2 { font-size: 1.3rem; margin: 0; padding: 0; } .ann-help h3 { font-size: 1.1rem; margin: 0.8rem 0 0.3rem; }
+.ann-help h4 { font-size: 1rem; margin: 0.5rem 0 0.1rem; padding: 0; } .ann-help p { margin: 0.1rem 0; }
+.ann-help-keys { display: grid; grid-template-columns: repeat(3, 1fr); gap: 0.1rem 1rem; margin: 0; }
+.ann-help-keys div { display: flex; gap: 0.5rem; } .ann-help-keys dd { margin: 0; }
+.ann-help kbd, .ann-help-open kbd { font-family: monospace; font-size: 0.85em; border: 1px solid #bbb; border-radius: 3px;
+  padding: 0 0.3em; background: #f6f6f6; }
 div[class*="st-key-ann_type_"] label p { font-size: 0.92rem; white-space: normal; overflow: visible;
   text-overflow: clip; }
 div[class*="st-key-ann_type_"] label div { overflow: visible; }
-div[class*="st-key-ann_show_"] label p { white-space: nowrap; }
+.ann-view { display: flex; gap: 1.4rem; margin: 0.2rem 0 0.4rem 0; }
+.ann-view label { display: flex; align-items: center; gap: 0.45rem; cursor: pointer; }
+.ann-view input { width: 1.1rem; height: 1.1rem; accent-color: #ff4b4b; }
+.ann-view p { margin: 0; white-space: nowrap; font-size: 0.95rem; }
+/* Zoom: every layer of the figure (pictures, labels) scaled alike about the pointer, clipped to the figure. */
+body.ann-zoom .st-key-ann_figure { overflow: hidden; cursor: zoom-out; }
+body.ann-zoom .st-key-ann_figure > * { transform: scale(2.5); transform-origin: var(--ann-zx, 50%) var(--ann-zy, 50%); }
+body.ann-no-boxes .st-key-ann_img_boxes, body.ann-no-boxes .ann-overlay,
+body:not(.ann-no-boxes) .st-key-ann_img_plain, body.ann-no-refs .st-key-ann_refs { display: none; }
 [data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-left: 2.2rem; padding-right: 2.2rem; }
 </style>"""
+
+
+def history_html(revisions, tax=None) -> str:
+    """The revisions of one judgement as a table that wraps instead of cutting text: type names (not
+    ids), the judgement in words, the note whole, the time in UTC. All user text escaped."""
+    tax = tax or taxonomy()
+    e = html.escape
+    head = "".join(f"<th scope=\"col\">{h}</th>" for h in
+                   ("Revision", "Judgement", "Error types", "Note", "Seconds", "Saved at (UTC)"))
+    body = []
+    for j in revisions:
+        what = LABEL_TEXT.get(j.label.value, j.label.value) if j.label is not None else "Skipped"
+        names = ", ".join(tax.get(t).name if t in tax.ids else t for t in j.error_types)
+        saved = j.created_at
+        if getattr(saved, "tzinfo", None) is not None:
+            from datetime import timezone
+            saved = saved.astimezone(timezone.utc)
+        when = saved.strftime("%Y-%m-%d %H:%M:%S") if hasattr(saved, "strftime") else str(saved)
+        body.append(f"<tr><td>{j.revision}</td><td>{e(what)}</td><td>{e(names)}</td><td>{e(j.note or '')}</td>"
+                    f"<td>{j.seconds:.1f}</td><td>{e(when)}</td></tr>")
+    return (f'<table class="ann-history" data-testid="ann-history"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def box_overlay_html(item, hidden=()) -> str:
+    """The boxes' labels as text over the picture (placed by annotator.images.place_labels so they do not
+    overlap, in fractions of the picture so they follow its shown size), each with an outline of its box
+    that lights up with the box's mentions in the references (annotator/ui/static/annotate_boxes.js)."""
+    from ..images import box_colour, place_labels
+    places = place_labels(item.boxes, item.width, item.height, hidden=hidden)
+    by_id = {b.box_id: b for b in item.boxes}
+    out = [f'<div class="ann-overlay" data-testid="ann-box-overlay" style="aspect-ratio: {item.width} / {item.height}">']
+    for p in places:
+        b = by_id[p.box_id]
+        r, g, bl = box_colour(p.index)
+        ink = "#000" if 0.2126 * r + 0.7152 * g + 0.0722 * bl > 140 else "#fff"
+        ref = html.escape(p.box_id)
+        out.append(f'<div class="ann-boxhl" data-box="{ref}" style="left:{100 * b.x / item.width:.3f}%;'
+                   f"top:{100 * b.y / item.height:.3f}%;width:{100 * b.w / item.width:.3f}%;"
+                   f'height:{100 * b.h / item.height:.3f}%;border-color:rgb({r},{g},{bl})"></div>')
+        out.append(f'<span class="ann-boxlabel" data-box="{ref}" tabindex="0" style="left:{100 * p.left:.3f}%;'
+                   f'top:{100 * p.top:.3f}%;background:rgb({r},{g},{bl});color:{ink}">{html.escape(p.text)}</span>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def view_toggles_html() -> str:
+    """The Boxes (h), References (t) and Zoom (m) switches: plain inputs the browser acts on by itself
+    (annotate_panel.js), so none of them asks the server. Zoom magnifies the picture 2.5× around the
+    pointer (its labels and outlines with it)."""
+    return ('<div class="ann-view" role="group" aria-label="Show">'
+            '<div class="st-key-ann_show_boxes" data-local-input><label><input type="checkbox" role="switch" checked>'
+            '<p>Boxes <code>h</code></p></label></div>'
+            '<div class="st-key-ann_show_refs" data-local-input><label><input type="checkbox" role="switch" checked>'
+            '<p>References <code>t</code></p></label></div>'
+            '<div class="st-key-ann_zoom" data-local-input><label><input type="checkbox" role="switch">'
+            '<p>Zoom <code>m</code></p></label></div></div>')
+
+
+def unrelated_hint_html(tax=None) -> str:
+    """The "Generally unrelated" reminder, hidden: annotate_panel.js shows it (with the count) while more
+    than ``tax.unrelated_hint_above`` other types are ticked and Generally unrelated is not, and its button
+    leaves Generally unrelated as the only tick. The words are the core's (annotation.unrelated_hint_text)."""
+    tax = tax or taxonomy()
+    text = html.escape(unrelated_hint_text("\x00")).split("\x00")
+    return (f'<div class="ann-unrelated" data-testid="ann-unrelated-hint" data-above="{int(tax.unrelated_hint_above)}"'
+            f' role="status" hidden><span>{text[0]}<span data-count></span>{text[1]}</span> '
+            '<button type="button" data-use-unrelated>Use Generally unrelated</button></div>')
 
 
 def short_name(type_name: str, group: str) -> str:
@@ -307,182 +470,71 @@ def short_name(type_name: str, group: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+KEYS_HELP = (("y", "accurate"), ("n", "inaccurate"), ("1 … g", "the key on a type's label ticks or unticks it"),
+             ("Enter", "save & next"), ("← / →", "previous / next caption"), ("k", "skip (it comes back at the end)"),
+             ("h", "boxes on / off"), ("t", "references on / off"), ("m", "zoom the picture in / out"), ("l", "caption list: filter, jump by number"),
+             ("/", "write in the note"),
+             ("Esc", "leave the note (or close this guide)"), ("Ctrl+Enter", "save from the note"),
+             ("?", "this guide"))
+
+
+def guide_overlay_html(tax=None, guide=None) -> str:
+    """The guide overlay: every key, every error type with its definition, example and the contrasts it is
+    part of, then the contrasts with their worked cases. Hidden until ``?`` or its button opens it; a
+    modal dialog with a heading, reachable and closable by keyboard. All text comes from guidelines/ and
+    is escaped (it is data, never markup)."""
+    tax = tax or taxonomy()
+    guide = guide or load_guidelines(tax=tax)
+    e = html.escape
+    out = ['<button type="button" class="ann-help-open" data-help-open="ann" aria-haspopup="dialog" '
+           'aria-controls="ann-help">Types, contrasts and keys <kbd>?</kbd></button>',
+           '<div id="ann-help" class="ann-help" role="dialog" aria-modal="true" aria-labelledby="ann-help-title" '
+           'tabindex="-1" hidden><div class="ann-help-panel" role="document" tabindex="0">',
+           '<div class="ann-help-head"><h2 id="ann-help-title">Error types, contrasts and keys</h2>'
+           '<button type="button" data-help-close aria-label="Close the guide">Close <kbd>Esc</kbd></button></div>',
+           '<h3>Keys</h3><dl class="ann-help-keys">']
+    out += [f"<div><dt><kbd>{e(k)}</kbd></dt><dd>{e(what)}</dd></div>" for k, what in KEYS_HELP]
+    out.append("</dl>")
+    by_type: dict[str, list] = {}
+    for c in guide.contrasts:
+        for t in c.types:
+            by_type.setdefault(t, []).append(c)
+    for group in tax.groups:
+        out.append(f"<h3>{e(group)}</h3>")
+        for t in tax.by_group(group):
+            out.append(f'<section class="ann-help-type" data-type="{e(t.id)}" aria-label="{e(t.name)}">'
+                       f"<h4>{e(t.name)} <kbd>{e(t.key)}</kbd></h4><p>{e(t.definition)}</p>"
+                       f"<p><em>Example:</em> \u201c{e(t.example_caption)}\u201d — {e(t.example_note)}.</p>")
+            for c in by_type.get(t.id, ()):
+                out.append(f'<p class="ann-help-contrast"><em>Contrast — {e(c.title)}</em> {e(c.rule)}</p>')
+            out.append("</section>")
+    out.append("<h3>Contrasts</h3>")
+    for c in guide.contrasts:
+        out.append(f'<section class="ann-help-contrast-case" aria-label="{e(c.title)}"><h4>{e(c.title)}</h4>'
+                   f"<p>{e(c.rule)}</p><ul>" + "".join(f"<li>{e(x.text(tax))}</li>" for x in c.examples)
+                   + "</ul></section>")
+    out.append("</div></div>")
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _guide_html() -> str:
+    # The guidelines are files shipped with the app: built once per process, not on every key.
+    return guide_overlay_html()
+
+
+#: Hover links between mentions and boxes (a static script; see annotate_boxes.js).
+_BOX_LINKS_JS = (Path(__file__).parent / "static" / "annotate_boxes.js").read_text(encoding="utf-8")
+#: What a click in the panel implies on screen, and the "Generally unrelated" reminder (annotate_panel.js).
+_PANEL_JS = (Path(__file__).parent / "static" / "annotate_panel.js").read_text(encoding="utf-8")
+
+
 def _keyboard_script() -> str:
-    """A small script (run in the page itself) that maps keys to the widgets by their st-key-* class."""
+    """The page's key handler (annotator.ui.keys) on the ``ann_*`` widgets."""
     tax = taxonomy()
-    actions = {}
-    for key, action in keyboard_map(tax).items():
-        actions[key] = action
-    config = json.dumps({"keys": actions, "labels": [Label.ACCURATE.value, Label.INACCURATE.value],
-                         "types": {t.id: type_key(t.id) for t in tax.types}})
-    return """<script>
-(function () {
-  // Keys -> clicks on the widgets (found by their st-key-* class). An action that makes
-  // Streamlit rerun holds the keys typed after it until that run is over and the page shows
-  // its effect, then replays them, so fast typing ("n", "x", Enter, "y", Enter ...) reaches
-  // the server in order and every save carries the values set just before it.
-  const cfg = %s;
-  window.__annotatorKeys = cfg;
-  if (window.__annotatorKeysInstalled) return;
-  window.__annotatorKeysInstalled = true;
-  const doc = document;
-  const q = (sel) => doc.querySelector(sel);
-  const st = { busy: null, queue: [], log: [], runs: 0, running: false, idleSince: Date.now() };
-  window.__annotatorKeyState = st;  // for tests and debugging
-  const QUIET_MS = 80, GIVE_UP_MS = 10000;
-
-  function scriptState() {
-    const app = q('[data-testid="stApp"]');
-    return app ? app.getAttribute('data-test-script-state') : null;
-  }
-  function isIdle(state) { return state !== 'running' && state !== 'rerunRequested' && state !== 'stopRequested'; }
-  // Count the runs as they start, so a short one is not missed between two polls: a run that
-  // started and ended before this callback ran shows only in the records' old values.
-  (function observeRuns() {
-    const app = q('[data-testid="stApp"]');
-    if (!app) { setTimeout(observeRuns, 100); return; }
-    new MutationObserver((records) => {
-      const ended = records.some((r) => !isIdle(r.oldValue));
-      if (isIdle(scriptState())) {
-        if (ended && !st.running) st.runs += 1;
-        st.running = false; st.idleSince = Date.now();
-      } else {
-        if (!st.running) st.runs += 1;
-        st.running = true; st.idleSince = null;
-      }
-    }).observe(app, { attributes: true, attributeFilter: ['data-test-script-state'], attributeOldValue: true });
-  })();
-  function captionText() {
-    const c = q('[data-testid="ann-caption"]');
-    return c ? c.textContent : null;
-  }
-  function alertText() {
-    return Array.from(doc.querySelectorAll('[data-testid="stAlert"]')).map((a) => a.textContent).join('|');
-  }
-  function radios() { return doc.querySelectorAll('.st-key-ann_label input[type="radio"]'); }
-
-  // Each returns {result: 'done' | 'noop' | 'missing', kind, expect}: 'done' clicked (a rerun
-  // follows), 'noop' nothing to change, 'missing' the widget is not on the page right now.
-  function clickButton(key) {
-    const b = q('.st-key-' + key + ' button');
-    if (!b) return { result: 'missing' };
-    if (b.disabled) return { result: 'noop' };
-    const caption = captionText(), alerts = alertText();
-    b.click();
-    return { result: 'done', kind: 'button', expect: () => captionText() !== caption || alertText() !== alerts };
-  }
-  function clickInput(key) {
-    const sel = '.st-key-' + key + ' input';
-    const i = q(sel);
-    if (!i) return { result: 'missing' };
-    if (i.disabled) return { result: 'noop' };
-    const was = i.checked;
-    i.click();
-    return { result: 'done', kind: 'widget', expect: () => { const j = q(sel); return !!j && j.checked !== was; } };
-  }
-  function chooseLabel(index) {
-    const r = radios()[index];
-    if (!r) return { result: 'missing' };
-    if (r.checked) return { result: 'noop' };
-    r.click();
-    return { result: 'done', kind: 'widget', expect: () => { const x = radios()[index]; return !!x && x.checked; } };
-  }
-  function perform(action) {
-    const caption = captionText();
-    const r = act(action);
-    r.caption = caption;
-    return r;
-  }
-  function act(action) {
-    if (action === 'save') return clickButton('ann_save');
-    if (action === 'prev') return clickButton('ann_prev');
-    if (action === 'next') return clickButton('ann_next');
-    if (action === 'skip') return clickButton('ann_skip');
-    if (action === 'accurate') return chooseLabel(0);
-    if (action === 'inaccurate') return chooseLabel(1);
-    if (action === 'boxes') return clickInput('ann_show_boxes');
-    if (action === 'references') return clickInput('ann_show_refs');
-    if (action.startsWith('type:')) return clickInput(cfg.types[action.slice(5)]);
-    return { result: 'noop' };
-  }
-  function release() {
-    st.busy = null;
-    const pending = st.queue; st.queue = [];
-    pending.forEach((a) => handle(a));
-  }
-  function watch() {
-    const b = st.busy;
-    if (!b || !b.expect) return;
-    const now = Date.now(), age = now - b.since;
-    const quiet = isIdle(scriptState()) && st.idleSince !== null && now - st.idleSince >= QUIET_MS;
-    const ran = st.runs > b.runs;
-    let done;
-    if (quiet && captionText() !== b.caption) {
-      // Another caption is on screen (a mouse click saved or moved on meanwhile): what this
-      // key waited for belongs to the previous caption, so hold nothing after it.
-      done = true;
-    } else if (b.kind === 'note') {
-      // Leaving the note field: its run (if the text changed) is over.
-      done = quiet && (ran || age > 600);
-    } else if (b.kind === 'button') {
-      // Finished when its run is over (or the page visibly changed) and the page is quiet.
-      done = quiet && (ran || (b.expect() && age > 400));
-    } else {
-      // A widget: its new state is on the page, and its run is over.
-      done = quiet && b.expect() && (ran || age > 1500);
-    }
-    if (done || age > GIVE_UP_MS) { release(); return; }
-    setTimeout(watch, 15);
-  }
-  function handle(action, tries) {
-    if (st.busy) { st.queue.push(action); return; }
-    const runs = st.runs;
-    const r = perform(action);
-    st.log.push(action + ':' + r.result);
-    if (st.log.length > 50) st.log.shift();
-    if (r.result === 'done') {
-      st.busy = { since: Date.now(), runs: runs, kind: r.kind, expect: r.expect, caption: r.caption };
-      setTimeout(watch, 15);
-    } else if (r.result === 'missing' && (tries || 0) < 40) {
-      // Hold this key (and the ones after it) until the widget is back.
-      st.busy = { since: Date.now(), retry: true };
-      setTimeout(() => { st.busy = null; const rest = st.queue; st.queue = []; handle(action, (tries || 0) + 1);
-                         rest.forEach((a) => handle(a)); }, 50);
-    }
-  }
-  doc.addEventListener('keydown', function (e) {
-    if (!q('.st-key-ann_save')) return;            // only on the annotate page
-    const t = e.target;
-    const typing = t && (t.tagName === 'TEXTAREA' || t.isContentEditable ||
-      (t.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(t.type)));
-    if (typing) {
-      if (e.key === 'Escape') { t.blur(); e.preventDefault(); e.stopPropagation(); }
-      else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-        // Leaving the field commits the note (its own run); the save waits for it.
-        e.preventDefault(); e.stopPropagation(); t.blur();
-        if (!st.busy) {
-          const runs = st.runs;
-          st.busy = { since: Date.now(), runs: runs, kind: 'note', expect: () => false, caption: captionText() };
-          setTimeout(watch, 15);
-        }
-        st.queue.push('save');
-      }
-      return;
-    }
-    if (e.altKey || e.ctrlKey || e.metaKey) return;
-    let action = null;
-    if (e.key === 'Enter') action = e.repeat ? null : 'save';
-    else if (e.key === 'ArrowLeft') action = 'prev';
-    else if (e.key === 'ArrowRight') action = 'next';
-    else if (!e.repeat) action = cfg.keys[e.key.length === 1 ? e.key.toLowerCase() : e.key] || null;
-    if (e.key === 'Enter' || e.key === 'ArrowLeft' || e.key === 'ArrowRight') { e.preventDefault(); e.stopPropagation(); }
-    if (!action) return;
-    // Ours: keep it from Streamlit's own shortcuts (r reruns, c clears caches).
-    e.preventDefault(); e.stopPropagation();
-    handle(action);
-  }, true);
-})();
-</script>""" % config
+    return keyboard_script(prefix="ann", caption_testid="ann-caption", keys=keyboard_map(tax),
+                           labels=[Label.ACCURATE.value, Label.INACCURATE.value],
+                           types={t.id: type_key(t.id) for t in tax.types}, state_name="__annotatorKeyState")
 
 
 # --------------------------------------------------------------------------- page
@@ -520,13 +572,95 @@ def render(ctx: PageContext) -> None:
 
     if task is None:
         _render_all_done(q)
+    else:
+        _render_task(ctx, q, task)
+    st.html(_keyboard_script() + "<script>\n" + _BOX_LINKS_JS + "</script><script>\n" + _PANEL_JS + "</script>",
+            unsafe_allow_javascript=True)
+    if st.session_state.pop(K_LIST_OPEN, False):
+        _caption_list(q)
+    if task is None:
         return
-    _render_task(ctx, q, task)
-    st.html(_keyboard_script(), unsafe_allow_javascript=True)
     if st.session_state.get(K_PREFETCHED) != (q.user, q.project, task.position):
         # While the annotator reads this caption, prepare the images of the next ones.
         st.session_state[K_PREFETCHED] = (q.user, q.project, task.position)
         prefetch(q, task.position, delay=PREFETCH_DELAY)
+
+
+@st.dialog("Your captions", width="large")
+def _caption_list(q: Queue) -> None:
+    """The caption list: filters, a page of captions in queue order, and a jump by number (Enter)."""
+    tax = taxonomy()
+    current = st.session_state.get(K_POS)
+    with st.form("ann_jump_form", border=False, enter_to_submit=True):
+        j1, j2 = st.columns([3, 1], vertical_alignment="bottom")
+        number = j1.text_input("Go to caption number (then Enter)", key="ann_jump_number",
+                               placeholder=f"1 … {_queue_size(q)}")
+        go = j2.form_submit_button("Go ⏎", width="stretch")
+    if go:
+        target = q.position_of((number or "").strip())
+        if target is None:
+            st.error(f"There is no caption number {md_escape((number or '').strip())} in your queue "
+                     f"(1 to {_queue_size(q)}).")
+        else:
+            _on_jump(target)
+            st.rerun()
+    counts = q.listing_counts()
+    status = st.radio("Show", list(CAPTION_FILTERS), key=K_LIST_FILTER, horizontal=True,
+                      format_func=lambda f: f"{CAPTION_FILTERS[f]} ({counts[f]})")
+    total = counts[status]
+    offset = st.session_state.get(K_LIST_OFFSET, {}).get(status)
+    if offset is None:  # first look at this filter: the page holding the current caption (when listed)
+        offset = (current // LIST_PAGE) * LIST_PAGE if status == "all" and current is not None else 0
+    offset = max(0, min(offset, max(0, total - 1) // LIST_PAGE * LIST_PAGE))
+    entries = q.listing(status, offset=offset, limit=LIST_PAGE)
+    if not entries:
+        st.caption("No caption matches this filter.")
+        return
+    rows = [{"No.": e.number, "Item": e.item_key, "Caption": e.caption,
+             "Judgement": e.status.capitalize() + (" (now open)" if e.position == current else ""),
+             "Error types": ", ".join(tax.get(t).name for t in e.error_types if t in tax.ids), "Note": e.note}
+            for e in entries]
+    picked = st.dataframe(rows, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                          key="ann_list_table", height=min(38 + 35 * len(rows), 420),
+                          column_config={"No.": st.column_config.NumberColumn(width="small"),
+                                         "Caption": st.column_config.TextColumn(width="large")})
+    chosen = picked.selection.rows if picked and picked.selection else []
+    if chosen:
+        _on_jump(entries[chosen[0]].position)
+        st.rerun()
+    p1, p2, p3 = st.columns([1, 2, 1], vertical_alignment="center")
+    p2.caption(f"{offset + 1}–{offset + len(entries)} of {total}. Click a row to open that caption.")
+    pages = st.session_state.setdefault(K_LIST_OFFSET, {})
+    if p1.button("← Earlier", key="ann_list_earlier", disabled=offset == 0, width="stretch"):
+        pages[status] = max(0, offset - LIST_PAGE)
+        st.rerun(scope="fragment")
+    if p3.button("Later →", key="ann_list_later", disabled=offset + LIST_PAGE >= total, width="stretch"):
+        pages[status] = offset + LIST_PAGE
+        st.rerun(scope="fragment")
+
+
+def _hints(q: Queue, task: Task, where) -> dict[str, tuple[str, ...]]:
+    """The hints toggle (off unless the annotator switches it on; kept for the session) and the hints it
+    allows for this caption (never any for a caption of the blind double-annotation sample)."""
+    # The choice outlives the widget (absent on the all-done page and in the coarse stage).
+    st.session_state[K_HINTS] = st.session_state.get(K_HINTS_WANTED, False)
+    on = where.toggle("Detector hints", key=K_HINTS, on_change=_on_hints,
+                      help="Words the automatic detectors flag in this caption, shown under the type they point "
+                           "to. A pointer only: judge from the picture. Never shown for captions that two "
+                           "annotators judge blind.")
+    if not on:
+        return {}
+    try:
+        blind = q.in_double_sample(task)
+    except StoreUnavailable:
+        return {}
+    if blind:
+        st.caption("No hints for this caption: two annotators judge it independently.")
+    return detector_hints(task.caption.text, task.item, enabled=True, blind=blind)
+
+
+def _on_hints() -> None:
+    st.session_state[K_HINTS_WANTED] = bool(st.session_state.get(K_HINTS))
 
 
 def _render_nothing_assigned(ctx: PageContext) -> None:
@@ -547,11 +681,25 @@ def _render_nothing_assigned(ctx: PageContext) -> None:
                 "or pick another project in the sidebar.")
 
 
+def _render_message() -> None:
+    """The last message: a refusal as an error (announced at once: role "alert"), a save or skip as a
+    status line in a polite live region, so a screen reader says it without moving the focus."""
+    if st.session_state.get(K_ERR):
+        st.error(md_escape(st.session_state[K_ERR]), icon=":material/error:")
+    elif st.session_state.get(K_MSG):
+        st.html('<div class="ann-msg" role="status" aria-live="polite" data-testid="ann-msg">'
+                '<span aria-hidden="true">✓</span> ' + html.escape(st.session_state[K_MSG]) + "</div>")
+
+
 def _render_all_done(q: Queue) -> None:
     st.success("Every caption in your queue is judged. Thank you! You can still go back and revise.")
-    c1, c2, _ = st.columns([1, 1, 4])
-    c1.button("← Previous", key="ann_prev", on_click=_on_move, args=(-1,))
-    c2.button("Check for new work", key="ann_todo", on_click=_on_goto_todo)
+    _render_message()  # what the last save did (a revision saved on the way back here, say)
+    c1, c2, c3, c4, _ = st.columns([1, 1, 1.2, 1.3, 2])
+    c1.button("← Last", key="ann_prev", on_click=_on_move, args=(-1,), width="stretch")
+    c2.button("First →", key="ann_next", on_click=_on_move, args=(1,), width="stretch")
+    c3.button("Captions `l`", key="ann_list", on_click=_on_open_list, width="stretch")
+    c4.button("Check for new work", key="ann_todo", on_click=_on_goto_todo, width="stretch")
+    st.html('<span data-judge-done="ann" hidden></span>')
 
 
 def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
@@ -560,22 +708,27 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
     left, right = st.columns([5, 7], gap="medium")
 
     with left:
-        t1, t2, t3 = st.columns([1, 1.3, 1.4])
-        st.session_state.setdefault(K_BOXES, True)
-        st.session_state.setdefault(K_REFS, True)
-        show_boxes = t1.toggle("Boxes `h`", key=K_BOXES)
-        show_refs = t2.toggle("References `t`", key=K_REFS)
-        t3.caption(f"Item **{md_escape(item.key)}** · {len(item.boxes)} boxes")
-        jpeg, note = task_image(task, show_boxes)
-        st.image(jpeg, width="stretch", output_format="JPEG")
+        # Boxes and references are shown or hidden in the browser (annotate_panel.js, keys h and t): both
+        # pictures are sent, and the choice holds from caption to caption without asking the server.
+        st.html(view_toggles_html())
+        with st.container(key="ann_figure"):
+            with st.container(key="ann_img_boxes"):
+                jpeg, note = task_image(task, True)
+                st.image(jpeg, width="stretch", output_format="JPEG")
+            with st.container(key="ann_img_plain"):
+                st.image(task_image(task, False)[0], width="stretch", output_format="JPEG")
+            if labels_as_text(task):
+                st.html(box_overlay_html(item))
+        st.caption(f"Item **{md_escape(item.key)}** · {len(item.boxes)} boxes")
         if note:
             st.caption(f":orange[{md_escape(note)}]")
-        if show_refs:
+        with st.container(key="ann_refs"):
             if item.references:
                 order = [b.box_id for b in item.boxes]
                 st.html("".join(reference_html(r.text, r.mentions, order) for r in item.references))
             else:
                 st.caption("This item has no references.")
+        st.html(_guide_html())
 
     with right:
         queue_len = _queue_size(q)
@@ -586,7 +739,10 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
             meta.append(":violet-badge[Second annotation: accurate / inaccurate only]")
         elif task.stage == STAGE_FINE:
             meta.append(":violet-badge[Fine pass: which errors?]")
-        st.markdown(" · ".join(meta))
+        m1, m3, m2 = st.columns([4, 1.6, 1.3], vertical_alignment="center")
+        m1.markdown(" · ".join(meta))
+        m2.button("Captions `l`", key="ann_list", on_click=_on_open_list, width="stretch")
+        hints = _hints(q, task, m3) if task.stage != STAGE_COARSE else {}
         st.html(caption_html(task.caption.text))
         if task.current is not None:
             cur = task.current
@@ -594,59 +750,57 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
             st.caption(f"You judged this caption before ({what}, revision {cur.revision}). "
                        "Saving again keeps the earlier version in the history.")
 
-        st.radio("Task 1 · Is the caption an accurate description of the image?",
-                 [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL, horizontal=True,
-                 format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`",
-                 on_change=_on_label)
+        # The panel is a form: choosing, ticking and writing stay in the browser (no server run per key);
+        # Save & next, Skip, ← / → and Save draft each send the whole judgement in one message, and the
+        # core checks it again (annotation.validate). The couplings a click implies on screen (a tick
+        # chooses Inaccurate, Accurate clears the ticks) are annotate_panel.js's; the save applies them too.
+        with st.form(K_FORM, border=False, enter_to_submit=False):
+            st.radio("Task 1 · Is the caption an accurate description of the image?",
+                     [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL, horizontal=True,
+                     format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
 
-        if task.stage == STAGE_COARSE:
-            st.caption("This caption is double-annotated. Give only the accurate / inaccurate judgement now; "
-                       "if both annotators find it inaccurate it comes back to you for the error types.")
-        else:
-            st.markdown("**Task 2 · Which errors does it make?** Tick every type that applies "
-                        "(ticking one marks the caption inaccurate).")
-            cols = st.columns(len(tax.groups))
-            for col, group in zip(cols, tax.groups):
-                with col:
-                    st.markdown(f"**{group}**")
-                    for t in tax.by_group(group):
-                        st.checkbox(f"{short_name(t.name, group)} `{t.key}`", key=type_key(t.id),
-                                    help=f"**{t.name}**: {t.definition}",
-                                    on_change=_on_type, args=(t.id,))
-            hint = unrelated_hint(_ticked(), tax)
-            if hint:
-                s1, s2 = st.columns([3, 1], vertical_alignment="center")
-                s1.info(md_escape(hint), icon=":material/lightbulb:")
-                s2.button("Use Generally unrelated", key="ann_use_unrelated", on_click=_on_use_unrelated)
+            if task.stage == STAGE_COARSE:
+                st.caption("This caption is double-annotated. Give only the accurate / inaccurate judgement now; "
+                           "if both annotators find it inaccurate it comes back to you for the error types.")
+            else:
+                st.markdown("**Task 2 · Which errors does it make?** Tick every type that applies "
+                            "(ticking one marks the caption inaccurate).")
+                cols = st.columns(len(tax.groups))
+                for col, group in zip(cols, tax.groups):
+                    with col:
+                        st.markdown(f"**{group}**")
+                        for t in tax.by_group(group):
+                            st.checkbox(f"{short_name(t.name, group)} `{t.key}`", key=type_key(t.id),
+                                        help=f"**{t.name}**: {t.definition}")
+                            if t.id in hints:
+                                st.caption("Detector: " + md_escape(", ".join(hints[t.id])))
+                st.html(unrelated_hint_html(tax))
 
-        st.text_input("Note (optional; required for Other) — Esc leaves the field", key=K_NOTE,
-                      max_chars=MAX_NOTE_LENGTH, placeholder="anything the team should know about this caption")
-
-        if st.session_state.get(K_ERR):
-            st.error(md_escape(st.session_state[K_ERR]), icon=":material/error:")
-        elif st.session_state.get(K_MSG):
-            st.caption(f":green[:material/check_circle:] {md_escape(st.session_state[K_MSG])}")
-
-        b1, b2, b3, b4 = st.columns([1, 1, 1, 2])
-        b1.button("← Previous", key="ann_prev", on_click=_on_move, args=(-1,), width="stretch")
-        b2.button("Skip `k`", key="ann_skip", on_click=_on_skip, args=(ctx,), width="stretch")
-        b3.button("Next →", key="ann_next", on_click=_on_move, args=(1,), width="stretch")
-        b4.button("Save & next ⏎", key="ann_save", on_click=_on_save, args=(ctx,), type="primary", width="stretch")
+            # The action bar stays in view (sticky at the bottom of the window) however many types are ticked:
+            # the note, the last message and the buttons, so a refusal is never off screen.
+            with st.container(key="ann_actionbar"):
+                st.text_input("Note `/` (optional; required for Other) — Esc leaves the field", key=K_NOTE,
+                              max_chars=MAX_NOTE_LENGTH,
+                              placeholder="anything the team should know about this caption")
+                _render_message()
+                b1, b2, b3, b5, b4 = st.columns([1, 1, 1, 1.1, 1.9])
+                b1.form_submit_button("← Previous", key="ann_prev", on_click=_on_move, args=(-1,), width="stretch")
+                b2.form_submit_button("Skip `k`", key="ann_skip", on_click=_on_skip, args=(ctx,), width="stretch")
+                b3.form_submit_button("Next →", key="ann_next", on_click=_on_move, args=(1,), width="stretch")
+                b5.form_submit_button("Save draft", key="ann_draft", on_click=_on_draft, width="stretch",
+                                      help="Keep the panel as it is in the database without saving a judgement: "
+                                           "it comes back when you return to this caption, even after a "
+                                           "reload. Save & next or Skip removes it.")
+                b4.form_submit_button("Save & next `⏎`", key="ann_save", on_click=_on_save, args=(ctx,),
+                                      type="primary", width="stretch")
 
         if task.current is not None:
             with st.expander("History of your judgement of this caption"):
                 try:
-                    rows = [{"revision": j.revision, "label": j.label.value if j.label else "skipped",
-                             "error types": ", ".join(j.error_types), "note": j.note, "seconds": round(j.seconds, 1),
-                             "saved at": j.created_at} for j in q.history(task.caption_id)]
+                    revisions = q.history(task.caption_id)
                 except StoreUnavailable:
                     st.caption("The history cannot be read while the database is not answering.")
                 else:
-                    st.dataframe(rows, hide_index=True, width="stretch")
+                    st.html(history_html(revisions, tax))
 
-        with st.expander("Keys and contrasts"):
-            st.markdown("`y` accurate · `n` inaccurate · the key on a label ticks that type · `Enter` save & next · "
-                        "`←` / `→` previous / next · `k` skip · `h` boxes · `t` references · `Esc` leave the note · "
-                        "`Ctrl+Enter` save from the note")
-            for c in load_guidelines().contrasts:
-                st.markdown(f"**{c.title}** {c.rule}")
+

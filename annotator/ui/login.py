@@ -6,23 +6,35 @@ import streamlit as st
 
 from ..auth import authenticate
 from ..errors import AccountLocked, AuthenticationFailed, StoreUnavailable
-from . import SESSION_ENDED_KEY, current_user, first_admin_notice, log_in, md_escape, no_accounts, outage_notice
+from . import session_cookie
+from . import (
+    SESSION_ENDED_KEY, current_user, ensure_shell, first_admin_notice, get_store, log_in, md_escape, no_accounts,
+    outage_notice,
+)
 
 
-def render(store) -> None:
-    """Show the form; on success mark the session logged in and rerun into the app."""
+def render_page() -> None:
+    """The log-in page (pages/login.py): the one page shown before anyone is logged in, so not guarded."""
+    ensure_shell()
+    render(get_store(), open_landing_page=True)
+
+
+def render(store, *, open_landing_page: bool = False) -> None:
+    """Show the form; on success mark the session logged in and rerun into the app (into the page where the
+    user's work is when ``open_landing_page``: the form was not shown for a page asked for by URL)."""
     _, middle, _ = st.columns([1, 1.3, 1])
     with middle:
-        _render(store)
+        _render(store, open_landing_page)
 
 
-def _render(store) -> None:
+def _render(store, open_landing_page: bool) -> None:
     st.title("annotator")
     user = current_user(store)
     if user is not None:
         st.success(f"You are logged in as {md_escape(user.name)}.")
         return
     st.caption("Find out what image-captioning models get wrong.")
+    session_cookie.clear_if_asked()
     ended = st.session_state.get(SESSION_ENDED_KEY)
     if ended:
         st.warning(ended, icon=":material/logout:")
@@ -43,5 +55,11 @@ def _render(store) -> None:
             outage_notice(exc)
         else:
             st.session_state.pop(SESSION_ENDED_KEY, None)
-            log_in(account)
+            try:
+                sid = session_cookie.begin(store, account)
+            except StoreUnavailable as exc:
+                outage_notice(exc)
+                return
+            log_in(account, sid=sid)
+            session_cookie.land(store, account, open_page=open_landing_page)
             st.rerun()

@@ -1,4 +1,4 @@
-"""Browser-test fixtures: a real ``streamlit run app.py`` server and headless Chromium (reusable by everyone).
+"""Browser-test fixtures: a real ``streamlit run serve.py`` server (app.py with its session-cookie routes) and headless Chromium (reusable by everyone).
 
 Fixtures
 --------
@@ -57,7 +57,7 @@ def free_port() -> int:
 
 @dataclass
 class Server:
-    """A running ``streamlit run app.py`` process."""
+    """A running ``streamlit run serve.py`` process."""
 
     port: int
     db_url: str
@@ -104,7 +104,7 @@ def start_server(db_url: str, log_dir: Path, *, port: int | None = None, env: di
     full_env.update(env or {})
     log_path = log_dir / f"streamlit-{port}-{int(time.time() * 1000)}.log"
     out = open(log_path, "w")
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT)

@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from annotator.auth import add_user
 from annotator.correction import caption_corrections
+from annotator.correction.blind import set_project_blind
 from tests.browser.conftest import login, wait_for_app
 from tests.test_correction_store import CAPTIONS, build_demo
 
@@ -19,6 +20,7 @@ PW = "fix one thing at a time"
 def project(server):
     store = server.store()
     ids = build_demo(store)
+    set_project_blind(store, "demo", False)  # the live score change shows while editing
     add_user(store, "carol", "lead", PW)
     yield store, ids
     store.dispose()
@@ -39,7 +41,7 @@ def test_one_correction_moves_the_live_delta(server, project, page):
     expect(page.locator('[data-testid="stText"]').filter(has_text=CAPTIONS[0]).first).to_be_visible()
     expect(metric(page, "Captions changed")).to_contain_text("0")
     bleu = metric(page, "BLEU-4")
-    expect(bleu.locator('[data-testid="stMetricDelta"]')).to_contain_text("+0.00")
+    expect(bleu.locator('[data-testid="stMetricDelta"]')).to_contain_text("±0.00")  # no change yet: grey, unsigned
 
     box = page.get_by_role("textbox", name="Corrected caption")
     box.fill("A boy in a blue shirt is climbing a rock.")
@@ -53,6 +55,7 @@ def test_one_correction_moves_the_live_delta(server, project, page):
     expect(page.get_by_text("correction saved (revision 1)")).to_be_visible()
     expect(metric(page, "Captions changed")).to_contain_text("1")
     delta = bleu.locator('[data-testid="stMetricDelta"]')
+    expect(delta).not_to_contain_text("±0.00")
     expect(delta).not_to_contain_text("+0.00")
     expect(delta).to_contain_text("+")
     (h,) = caption_corrections(store, ids[0], "age")

@@ -24,7 +24,8 @@ from annotator.auth import add_user
 from annotator.model import Role
 from annotator.store.judgements import history
 from tests.apptest_helpers import seed_project
-from tests.browser.conftest import app_server, login  # noqa: F401  (app_server is a fixture)
+from tests.browser.annotate_helpers import resume
+from tests.browser.conftest import app_server  # noqa: F401  (a fixture)
 
 from reliability_browser import (
     PW, ServerGone, caption_number, choose, current_of, new_page, run_in_thread, run_with_browser, save_and_confirm,
@@ -91,7 +92,7 @@ def _killed_mid_loop(browser, server, store, caps, app_server):  # noqa: F811
         assert all(len(history(conn, caps[n])) == 1 for n in stored)
 
     again = app_server(server.db_url, port=server.port)
-    login(page, again.url, "alice", PW, path="/annotate")
+    resume(page, again.url, "alice", PW)  # logs in again only if the stored session does not carry over
     expected = first_todo_number(store, caps)
     assert expected == len(stored)  # the queue is in item order and judged without gaps
     assert caption_number(page) == expected

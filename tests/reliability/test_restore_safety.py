@@ -97,7 +97,7 @@ BAD_FILES = {
     # name: (builder, words the message must contain)
     "only-migrations.db": (lambda g: _only_schema_migrations(g, "only-migrations.db",
                                                              list(range(1, files.NEWEST_VERSION + 1))),
-                           ["lacks table assignments", f"schema version {files.NEWEST_VERSION}"]),
+                           ["lacks table ", "table assignments", f"schema version {files.NEWEST_VERSION}"]),
     "only-migrations-empty.db": (lambda g: _only_schema_migrations(g, "only-migrations-empty.db", []),
                                  ["records no schema version"]),
     "table-dropped.db": (lambda g: _variant(g, "table-dropped.db", "DROP TABLE current_judgements"),
@@ -212,4 +212,7 @@ def test_the_schema_of_each_version_is_replayed_from_the_migrations(store):
     assert actual == newest  # the replay is what a migrated store has, on SQLite and PostgreSQL
     assert "project_settings" not in files.shape_at(1) and "project_settings" in files.shape_at(2)
     assert "table project_settings" in files.missing_from(newest, files.shape_at(1))
-    assert files.missing_from(newest, files.shape_at(files.NEWEST_VERSION - 1)) != []  # each migration adds something
+    # A migration that adds a table shows in the replay of the versions before it; one that adds a column to an
+    # existing table (4, 7, 9) does not, since migration 1 creates today's tables.
+    assert files.missing_from(newest, files.shape_at(7)) == ["table account_changes", "table drafts"]
+    assert files.missing_from(newest, files.shape_at(9)) == ["table drafts"]

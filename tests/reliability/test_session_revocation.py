@@ -81,7 +81,7 @@ def test_demoted_lead_loses_the_lead_pages_at_the_next_click(team):
 def test_new_password_ends_the_session_and_its_save_is_not_stored(team, monkeypatch):
     url = team.url
     at = _logged_in(url, "alice")
-    at.radio(key="ann_label").set_value("accurate").run()
+    at.radio(key="ann_label").set_value("accurate")
     assert _cli(url, "passwd", "alice", "--password-stdin", stdin=NEW_PW + "\n", monkeypatch=monkeypatch) == 0
     at.button(key="ann_save").click().run()
     assert _shows_login_form_with_message(at), texts(at)
@@ -109,7 +109,7 @@ def test_lock_out_by_wrong_guesses_and_unlock_leave_the_open_session_alone(team)
     for _ in range(5):
         attacker = _login(attacker, "ALICE", "guess guess")
     assert "locked" in attacker.error[0].value
-    at.radio(key="ann_label").set_value("accurate").run()
+    at.radio(key="ann_label").set_value("accurate")
     at.button(key="ann_save").click().run()
     assert not at.exception and "annotator_user" in at.session_state
     assert _judgement(team, "alice").label.value == "accurate"

@@ -1,0 +1,50 @@
+"""Read queries behind the team dashboard (annotator.team): the project's assignments, as arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import case, func, select
+
+from . import Store
+from .projects import project_id
+from .schema import assignments, captions, items, users
+
+
+def assignment_version(store: Store, project: str) -> tuple:
+    """(count, newest id, sum of ids) of the project's assignment rows: changes when any is added, moved or removed."""
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        row = conn.execute(select(func.count(), func.coalesce(func.max(assignments.c.id), 0),
+                                  func.coalesce(func.sum(assignments.c.id), 0))
+                           .where(assignments.c.project_id == pid)).one()
+    return (pid, int(row[0]), int(row[1]), int(row[2]))
+
+
+def assignment_frame(store: Store, project: str) -> pd.DataFrame:
+    """One row per assignment of the project: caption_id (int64), user (categorical), is_second (bool,
+    the blind second annotator of a double-annotated caption), is_practice (bool, the caption's item)."""
+    from .analysis_queries import _joined, _ints, _raw_chunks
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        # Columns as comma-joined numbers (a million assignments in one row, no Python tuple per row).
+        q = (select(*[_joined(conn, c) for c in (assignments.c.caption_id, assignments.c.user_id,
+                                                 case((assignments.c.is_second, 1), else_=0))])
+             .where(assignments.c.project_id == pid))
+        row = [r for chunk in _raw_chunks(conn, q) for r in chunk][0]
+        names = dict(conn.execute(select(users.c.id, users.c.name)).all())
+        # The captions of practice items (few), instead of looking every assignment's item up.
+        practice = np.array(conn.execute(select(captions.c.id).join(items, items.c.id == captions.c.item_id)
+                                         .where(items.c.project_id == pid, items.c.is_practice.is_(True)))
+                            .scalars().all(), dtype=np.int64)
+    caption_id, user_id, second = (_ints(v) for v in row)
+    ids, codes = np.unique(user_id, return_inverse=True)
+    found = pd.Index([names[int(u)] for u in ids], dtype=object)
+    order = np.argsort(np.asarray(found, dtype=object), kind="stable")  # categories sorted by name, as before
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    return pd.DataFrame({"caption_id": caption_id,
+                         "user": pd.Categorical.from_codes(rank[codes] if len(ids) else codes,
+                                                           categories=pd.Index(list(found[order]))),
+                         "is_second": second.astype(bool),
+                         "is_practice": np.isin(caption_id, practice) if len(practice) else np.zeros(len(caption_id), bool)})

@@ -1,0 +1,235 @@
+"""The team dashboard: who has done how much, how fast, what waits for the fine pass, and agreement so far.
+
+One :class:`TeamReport` (built by :func:`team_report`) is what the Team page
+shows and ``annotator team`` prints. It is computed from two frames:
+
+* the project's current annotations with skips kept and their timing
+  (annotator.store.analysis_queries.judgement_frame with ``include_skipped``
+  and ``with_timing``, brought up to date by a LiveJudgementFrame, so a
+  refresh reads only what was saved since);
+* the project's assignments (annotator.store.team_queries.assignment_frame).
+
+Per annotator (everyone with an assignment or an annotation in the project):
+
+* **assigned** — assignment rows (captions in their queue);
+* **done** — assigned captions they gave a label, less those waiting for the
+  fine pass (the same count as the Annotate page's progress bar);
+* **skipped** — assigned captions whose current judgement is a skip;
+* **fine pass pending** — double-annotated captions where they are the second
+  annotator, both said inaccurate, and they have not given error types yet;
+* **not started** — assigned − done − skipped − fine pass pending;
+* **median seconds** — median working time of their labelled captions that
+  have one (the current revision's seconds; imported judgements without a
+  time are left out), **captions per hour** — those captions over the sum of
+  their seconds;
+* **last active** — the newest save of any of their judgements, UTC.
+
+Progress over time counts, per UTC day, the assigned captions whose current
+label was saved that day (a caption judged again counts on its newest day).
+Agreement so far is annotator.agreement on the captions two annotators share
+(practice items left out): per pair the captions, observed agreement and
+Cohen's kappa with its bootstrap interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+
+from .agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, agreement_report
+from .model import JudgementKind, Label
+
+__all__ = ["TeamReport", "team_report", "ANNOTATOR_COLUMNS"]
+
+ANNOTATOR_COLUMNS = ["annotator", "assigned", "done", "skipped", "fine pass pending", "not started",
+                     "median seconds", "captions per hour", "last active (UTC)"]
+AGREEMENT_COLUMNS = ["annotator A", "annotator B", "shared captions", "observed agreement", "kappa",
+                     "kappa low", "kappa high"]
+PROGRESS_COLUMNS = ["day", "annotator", "judged", "cumulative"]
+
+
+def _iso(epoch: float | None) -> str | None:
+    if epoch is None or not np.isfinite(epoch):
+        return None
+    return datetime.fromtimestamp(float(epoch), tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _used_names(users: pd.Categorical) -> set[str]:
+    codes = np.asarray(users.codes)
+    return {str(u) for u in users.categories[np.unique(codes[codes >= 0])]}
+
+
+@dataclass(frozen=True)
+class TeamReport:
+    """Every figure of the team dashboard for one project (see the module docstring for definitions)."""
+
+    project: str
+    annotators: pd.DataFrame   # ANNOTATOR_COLUMNS, one row per annotator, by name
+    progress: pd.DataFrame     # PROGRESS_COLUMNS, one row per (day, annotator) with a save that day
+    agreement: pd.DataFrame    # AGREEMENT_COLUMNS, one row per pair sharing at least one caption
+    confidence: float
+    n_resamples: int
+    seed: int
+    alpha: float | None        # Krippendorff's alpha over every annotator (None with fewer than two)
+    alpha_units: int
+
+    @property
+    def totals(self) -> dict:
+        """The team's sums: assigned, done, skipped, fine pass pending, not started."""
+        cols = ["assigned", "done", "skipped", "fine pass pending", "not started"]
+        return {c: int(self.annotators[c].sum()) for c in cols}
+
+    def to_tables(self) -> dict[str, pd.DataFrame]:
+        """The report as named tables (CSV/XLSX/LaTeX exports, one file or sheet each)."""
+        return {"Annotators": self.annotators, "Progress by day": self.progress, "Agreement so far": self.agreement}
+
+    def summary(self) -> dict:
+        """JSON-ready figures (what ``annotator team --json`` prints); missing values are null."""
+        def records(frame: pd.DataFrame) -> list[dict]:
+            return [{k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in r.items()}
+                    for r in frame.astype(object).where(frame.notna(), None).to_dict(orient="records")]
+        return {"project": self.project, "totals": self.totals, "annotators": records(self.annotators),
+                "progress": records(self.progress), "agreement": records(self.agreement),
+                "agreement_interval": {"confidence": self.confidence, "n_resamples": self.n_resamples,
+                                       "seed": self.seed, "method": "percentile bootstrap over captions"},
+                "alpha": self.alpha, "alpha_units": self.alpha_units}
+
+
+def team_report(project: str, frame: pd.DataFrame, assignments: pd.DataFrame, *,
+                confidence: float = DEFAULT_CONFIDENCE, n_resamples: int = DEFAULT_RESAMPLES,
+                seed: int = DEFAULT_SEED) -> TeamReport:
+    """Build the :class:`TeamReport` of ``project``.
+
+    ``frame``: current judgements (annotations; other kinds are ignored) with
+    skips kept and the ``seconds`` and ``saved_at`` columns; ``assignments``:
+    caption_id, user, is_second, is_practice per assignment row.
+    """
+    ann = frame[np.asarray(frame["kind"] == JudgementKind.ANNOTATION.value, bool)] if len(frame) else frame
+    # Users as integer codes over one list of names; (caption, user) pairs as one int64 key each, so the
+    # judgements of the assigned captions are found by a sorted search instead of a merge of text columns.
+    j_users = pd.Categorical(ann["user"]) if len(ann) else pd.Categorical([])
+    a_users = pd.Categorical(assignments["user"]) if len(assignments) else pd.Categorical([])
+    names = sorted(_used_names(j_users) | _used_names(a_users))
+    index = pd.Index(names, dtype=object)
+    k = max(len(names), 1)
+    j_user = index.get_indexer(np.asarray(j_users.categories, dtype=object))[np.asarray(j_users.codes)] \
+        if len(ann) else np.array([], np.int64)
+    a_user = index.get_indexer(np.asarray(a_users.categories, dtype=object))[np.asarray(a_users.codes)] \
+        if len(assignments) else np.array([], np.int64)
+    j_cap = ann["caption_id"].to_numpy(np.int64)
+    a_cap = assignments["caption_id"].to_numpy(np.int64)
+    label_codes = np.asarray(ann["label"].array.codes) if len(ann) else np.array([], np.int8)
+    j_lab = label_codes >= 0
+    j_inacc = np.asarray(ann["label"] == Label.INACCURATE.value, bool)
+    types = ann["error_types"].array if len(ann) else pd.Categorical([])
+    typed_cat = np.asarray([str(t) != "" for t in types.categories], bool)
+    j_typed = typed_cat[np.asarray(types.codes)] & (np.asarray(types.codes) >= 0) if len(ann) else np.array([], bool)
+    j_secs = ann["seconds"].to_numpy(np.float64) if len(ann) else np.array([], np.float64)
+    j_saved = ann["saved_at"].to_numpy(np.float64) if len(ann) else np.array([], np.float64)
+
+    j_key = j_cap * k + j_user
+    order = np.argsort(j_key, kind="stable")
+    sorted_keys = j_key[order]
+
+    def lookup(keys: np.ndarray) -> np.ndarray:
+        """Row of ``ann`` judging each (caption, user) key, -1 where there is none."""
+        if not len(sorted_keys):
+            return np.full(len(keys), -1, np.int64)
+        pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+        return np.where(sorted_keys[pos] == keys, order[pos], -1)
+
+    row = lookup(a_cap * k + a_user)
+    has = row >= 0
+    labelled = has & j_lab[np.maximum(row, 0)]
+    skipped = has & ~labelled
+    a_second = assignments["is_second"].to_numpy(bool)
+    a_practice = assignments["is_practice"].to_numpy(bool)
+
+    # The fine pass: the second annotator's coarse "inaccurate" without types, the first annotator's "inaccurate".
+    first_row = lookup(a_cap[~a_second] * k + a_user[~a_second])
+    first_inacc = np.unique(a_cap[~a_second][(first_row >= 0) & j_inacc[np.maximum(first_row, 0)]])
+    safe = np.maximum(row, 0)
+    waiting = (a_second & ~a_practice & labelled & j_inacc[safe] & ~j_typed[safe] & np.isin(a_cap, first_inacc))
+
+    def per_user(mask: np.ndarray, users: np.ndarray) -> np.ndarray:
+        return np.bincount(users[mask], minlength=k)
+
+    everyone = np.ones(len(a_cap), bool)
+    assigned_n, labelled_n = per_user(everyone, a_user), per_user(labelled, a_user)
+    skipped_n, waiting_n = per_user(skipped, a_user), per_user(waiting, a_user)
+    timed = j_lab & (j_secs > 0)
+    timed_n = np.bincount(j_user[timed], minlength=k)
+    # Exactly rounded sums (math.fsum): the figure does not depend on the order the judgements were read in.
+    by_user = np.argsort(j_user[timed], kind="stable")
+    bounds = np.searchsorted(j_user[timed][by_user], np.arange(k + 1))
+    secs = j_secs[timed][by_user]
+    timed_sum = np.array([math.fsum(secs[bounds[i]:bounds[i + 1]].tolist()) for i in range(k)])
+    medians = pd.Series(j_secs[timed]).groupby(j_user[timed]).median() if timed.any() else pd.Series(dtype=float)
+    last = np.full(k, -np.inf)
+    if len(j_saved):
+        np.maximum.at(last, j_user, j_saved)
+    annotators = pd.DataFrame({
+        "annotator": names,
+        "assigned": assigned_n[:len(names)].astype(int), "done": (labelled_n - waiting_n)[:len(names)].astype(int),
+        "skipped": skipped_n[:len(names)].astype(int), "fine pass pending": waiting_n[:len(names)].astype(int),
+        "not started": (assigned_n - labelled_n - skipped_n)[:len(names)].astype(int),
+        # Missing figures are NaN (an empty cell on the page, null in JSON), never a "None" cell.
+        "median seconds": [float(medians.get(i, np.nan)) for i in range(len(names))],
+        "captions per hour": [float(timed_n[i] / timed_sum[i] * 3600.0) if timed_n[i] else np.nan
+                              for i in range(len(names))],
+        "last active (UTC)": [_iso(last[i]) if np.isfinite(last[i]) else None for i in range(len(names))],
+    }, columns=ANNOTATOR_COLUMNS)
+
+    # Assigned captions judged per UTC day: whole days since the epoch, formatted once per distinct day.
+    day_no = np.floor(j_saved[row[labelled]] / 86400.0).astype(np.int64) if labelled.any() else np.array([], np.int64)
+    if len(day_no):
+        users_l = a_user[labelled]
+        pair, counts = np.unique(day_no * k + users_l, return_counts=True)
+        days, who = pair // k, pair % k
+        daily = (pd.DataFrame({"day": days, "annotator": who, "judged": counts.astype(int)})
+                 .sort_values(["annotator", "day"]))
+        daily["cumulative"] = daily.groupby("annotator")["judged"].cumsum()
+        daily = daily.sort_values(["day", "annotator"]).reset_index(drop=True)
+        labels = {d: datetime.fromtimestamp(int(d) * 86400, tz=timezone.utc).strftime("%Y-%m-%d")
+                  for d in np.unique(days).tolist()}
+        daily["day"] = [labels[d] for d in daily["day"].tolist()]
+        daily["annotator"] = [names[i] for i in daily["annotator"].tolist()]
+        progress = daily[PROGRESS_COLUMNS]
+    else:
+        progress = pd.DataFrame(columns=PROGRESS_COLUMNS)
+
+    coded = ann[ann["label"].notna()] if len(ann) else ann
+    agree_rows, alpha, alpha_units = [], None, 0
+    if len(coded) and coded["user"].nunique() >= 2:
+        report = agreement_report(coded, None, n_resamples=n_resamples, seed=seed, confidence=confidence)
+        alpha, alpha_units = report.alpha, report.alpha_units
+        for p in report.pairs:
+            if p.n:
+                agree_rows.append({"annotator A": p.a, "annotator B": p.b, "shared captions": p.n,
+                                   "observed agreement": p.agreement, "kappa": p.kappa,
+                                   "kappa low": p.kappa_ci[0] if p.kappa_ci else None,
+                                   "kappa high": p.kappa_ci[1] if p.kappa_ci else None})
+    agreement = pd.DataFrame(agree_rows, columns=AGREEMENT_COLUMNS)
+    numbers = ["observed agreement", "kappa", "kappa low", "kappa high"]
+    agreement[numbers] = agreement[numbers].astype(float)
+    return TeamReport(project, annotators, progress, agreement, float(confidence), int(n_resamples), int(seed),
+                      alpha, int(alpha_units))
+
+
+def read_team_report(store, project: str, *, live=None, **options) -> TeamReport:
+    """:func:`team_report` of ``project`` read from the store; ``live`` is a LiveJudgementFrame made with
+    ``kinds=("annotation",), include_skipped=True, with_timing=True`` (a new one, read in full, by default)."""
+    from .store.team_queries import assignment_frame
+    live = live or team_frame(store, project)
+    frame, _ = live.get()
+    return team_report(project, frame, assignment_frame(store, project), **options)
+
+
+def team_frame(store, project: str):
+    """The live frame the team report reads (current annotations, skips kept, with timing)."""
+    from .store.analysis_queries import LiveJudgementFrame
+    return LiveJudgementFrame(store, project, kinds=("annotation",), include_skipped=True, with_timing=True)

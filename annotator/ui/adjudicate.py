@@ -1,0 +1,285 @@
+"""The adjudication page (leads): each disagreement side by side, the final judgement set and saved.
+
+The decision widgets have fixed keys (``adj_*``) so the keyboard script (annotator.ui.keys) finds
+them: ``y``/``n`` label, the taxonomy's keys tick types, Enter decides and moves on, ←/→ move.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+
+import pandas as pd
+import streamlit as st
+
+from .. import ui
+from ..adjudication import (
+    QUEUE_DISAGREEMENTS, QUEUE_STATUSES, adjudicate, adjudication_queue, caption_case, filter_queue,
+    suggested_decision, type_voters, who_said_what,
+)
+from ..annotation import PAGE_KEYS, keyboard_map
+from ..errors import AnnotatorError, CaptionChanged
+from ..model import Label
+from ..store.analysis_queries import annotators_in
+from ..taxonomy import taxonomy
+from .keys import keyboard_script
+from .team_choice import team_picker
+
+esc = ui.md_escape
+ALL_SYSTEMS = "All systems"
+PAGE_SIZE = 200  # captions offered in the jump list at once (the block around the current one)
+
+K_CAPTION = "adj_caption"
+K_LABEL = "adj_label"
+K_NOTE = "adj_note"
+K_LOADED = "adj_loaded"      # caption id whose decision the widgets hold
+K_SUGGESTED = "adj_suggested"  # the pre-filled types of that caption
+K_IDS = "adj_ids"            # the filtered queue's caption ids, as last drawn
+K_SHOWN = "adj_shown_at"
+K_STAMP = "adj_stamp"        # that caption as shown (a save refuses when the id holds another caption by now)
+K_MSG = "adj_msg"
+K_ERR = "adj_err"
+LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccurate"}
+
+_STYLE = """<style>
+.adj-caption { font-size: 1.3rem; line-height: 1.45; padding: 0.5rem 0.8rem; border-left: 5px solid #8e44ad;
+  background: #f6f2fa; border-radius: 4px; white-space: pre-wrap; overflow-wrap: break-word; }
+table.adj-votes { border-collapse: collapse; width: 100%; font-size: 0.92rem; }
+table.adj-votes th, table.adj-votes td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.45rem; text-align: left;
+  vertical-align: top; word-break: normal; overflow-wrap: break-word; hyphens: none; }
+table.adj-votes th { white-space: nowrap; }
+div[class*="st-key-adj_type_"] label p { font-size: 0.9rem; white-space: normal; word-break: normal;
+  overflow-wrap: break-word; overflow: visible; text-overflow: clip; }
+div[class*="st-key-adj_type_"] label div { overflow: visible; }
+</style>"""
+
+
+def type_key(type_id: str) -> str:
+    """Widget key of an error-type checkbox of the decision."""
+    return f"adj_type_{type_id}"
+
+
+@st.cache_resource(show_spinner="Finding disagreements…", max_entries=8)
+def _queue(url: str, project: str, version: tuple, annotators: tuple, system: str | None, _frame):
+    return adjudication_queue(_frame, annotators=list(annotators), system=system, include_types=True)
+
+
+# --------------------------------------------------------------------------- decision state
+
+def _load(case, annotators) -> None:
+    """Put the caption's starting decision (annotator.adjudication.suggested_decision) into the widgets."""
+    start = suggested_decision(case, annotators)
+    st.session_state[K_LABEL] = start.label.value if start.label is not None else None
+    for t in taxonomy().types:
+        st.session_state[type_key(t.id)] = t.id in start.error_types
+    st.session_state[K_NOTE] = start.note
+    st.session_state[K_SUGGESTED] = tuple(start.error_types) or tuple(
+        t for t in taxonomy().ids if t in type_voters(case, annotators))
+    st.session_state[K_LOADED] = case.caption_id
+    st.session_state[K_STAMP] = case.stamp
+    st.session_state[K_SHOWN] = time.monotonic()
+
+
+def _ticked() -> list[str]:
+    return [t.id for t in taxonomy().types if st.session_state.get(type_key(t.id))]
+
+
+def _on_label() -> None:
+    label = st.session_state.get(K_LABEL)
+    if label == Label.ACCURATE.value:
+        # An accurate caption has no error types: untick them so what is shown is what is saved.
+        for t in taxonomy().types:
+            st.session_state[type_key(t.id)] = False
+    elif label == Label.INACCURATE.value and not _ticked():
+        # Back to inaccurate: the annotators' types again, to keep or drop.
+        for t in st.session_state.get(K_SUGGESTED, ()):
+            st.session_state[type_key(t)] = True
+    st.session_state[K_ERR] = None
+
+
+def _on_type(type_id: str) -> None:
+    # Ticking an error type means the caption is inaccurate.
+    if st.session_state.get(type_key(type_id)):
+        st.session_state[K_LABEL] = Label.INACCURATE.value
+    st.session_state[K_ERR] = None
+
+
+def _go_to(caption_id) -> None:
+    st.session_state[K_CAPTION] = caption_id
+    st.session_state.pop(K_LOADED, None)
+    st.session_state[K_ERR] = None
+
+
+def _on_move(step: int) -> None:
+    ids = st.session_state.get(K_IDS) or []
+    cid = st.session_state.get(K_CAPTION)
+    if cid in ids:
+        pos = ids.index(cid) + step
+        if 0 <= pos < len(ids):
+            _go_to(ids[pos])
+            st.session_state[K_MSG] = None
+
+
+@ui.signed_in
+def _on_save(ctx: ui.PageContext) -> None:
+    cid = st.session_state.get(K_LOADED)
+    if cid is None:
+        return
+    label = st.session_state.get(K_LABEL)
+    types = _ticked() if label == Label.INACCURATE.value else []
+    seconds = round(time.monotonic() - st.session_state.get(K_SHOWN, time.monotonic()), 2)
+    try:
+        revision = adjudicate(ctx.store, int(cid), ctx.user.name, ctx.user.role, label, types,
+                              note=st.session_state.get(K_NOTE) or "", seconds=seconds,
+                              create_user=ctx.user.local_mode, stamp=st.session_state.get(K_STAMP))
+    except AnnotatorError as exc:
+        st.session_state[K_ERR] = str(exc)
+        if isinstance(exc, CaptionChanged):
+            st.session_state.pop(K_LOADED, None)  # show the caption the id holds now, from its own start
+        return
+    st.session_state[K_MSG] = f"Caption {cid} adjudicated as {label} (revision {revision})."
+    ids = st.session_state.get(K_IDS) or []
+    later = ids[ids.index(cid) + 1:] if cid in ids else []
+    _go_to(later[0] if later else cid)
+
+
+# --------------------------------------------------------------------------- drawing
+
+def votes_html(table: pd.DataFrame) -> str:
+    """The annotators' judgements side by side as an HTML table (every cell escaped; words wrap whole)."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r) + "</tr>"
+                   for r in table.itertuples(index=False))
+    return f'<table class="adj-votes" data-testid="adj-votes"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+
+def queue_table(queue: pd.DataFrame, annotators) -> pd.DataFrame:
+    """The queue as shown: text cells, an empty cell where an annotator did not judge or nothing is decided."""
+    def text(col) -> list[str]:
+        return ["" if pd.isna(v) else str(v) for v in queue[col]]
+
+    out = {"caption": queue["caption_id"].astype(int).tolist(), "system": text("system"),
+           "disagreement": text("disagreement")}
+    for a in annotators:
+        out[f"{a}: label"] = text(f"label_{a}")
+        out[f"{a}: types"] = text(f"types_{a}")
+    out["decided"] = ["yes" if d else "no" for d in queue["adjudicated"]]
+    out["decision"] = text("adjudicated_label")
+    out["decision types"] = text("adjudicated_types")
+    out["decided by"] = text("adjudicated_by")
+    return pd.DataFrame(out)
+
+
+def _keys_script() -> str:
+    tax = taxonomy()
+    keys = {k: a for k, a in keyboard_map(tax).items() if k not in PAGE_KEYS}
+    return keyboard_script(prefix="adj", caption_testid="adj-caption", keys=keys,
+                           labels=[Label.ACCURATE.value, Label.INACCURATE.value],
+                           types={t.id: type_key(t.id) for t in tax.types}, state_name="__adjudicateKeyState")
+
+
+def render(ctx: ui.PageContext) -> None:
+    """Draw the adjudication page for the lead in ``ctx``."""
+    from .annotate import short_name
+    st.html(_STYLE)
+    st.title("Adjudication")
+    st.caption("Captions the annotators disagree on: different labels, or both inaccurate with different error types. "
+               "Your decision is stored as the adjudicated judgement; the error analysis uses it in its adjudicated "
+               "layer, where it replaces the annotators' judgements of that caption. The form starts from every "
+               "error type an annotator ticked; keep those you agree with.")
+
+    project = ui.require_project(ctx, "Import captions and have them annotated first.")
+    tax = taxonomy()
+    frame, version = ui.project_judgements(ctx)
+
+    annotator_names = annotators_in(frame)
+    if len(annotator_names) < 2:
+        st.info("Nothing to adjudicate: fewer than two annotators have judged captions of this project.")
+        return
+
+    c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+    chosen = team_picker(ctx.store, project, annotator_names, key="adj_annotators", minimum=2, container=c1)
+    systems = ui.project_systems(ctx)
+    system_choice = c2.selectbox("System", [ALL_SYSTEMS] + systems, key="adj_system")
+    kind = c3.selectbox("Disagreement", list(QUEUE_DISAGREEMENTS), format_func=QUEUE_DISAGREEMENTS.get, key="adj_kind")
+    status = c4.selectbox("Status", list(QUEUE_STATUSES), format_func=QUEUE_STATUSES.get, key="adj_show")
+    if len(chosen) < 2:
+        st.warning("Choose at least two annotators.")
+        return
+
+    full = _queue(ctx.store.url, project, version, tuple(chosen),
+                  None if system_choice == ALL_SYSTEMS else system_choice, frame)
+    n_done = int(full["adjudicated"].sum())
+    n_label = int((full["disagreement"] == "label").sum())
+    st.text(f"{len(full)} disagreements: {len(full) - n_done} open, {n_done} adjudicated "
+            f"({n_label} on the label, {len(full) - n_label} on the error types).")
+    queue = filter_queue(full, disagreement=kind, status=status)
+    ids = [int(c) for c in queue["caption_id"]]
+    st.session_state[K_IDS] = ids
+    if not ids:
+        msg = st.session_state.pop(K_MSG, None)
+        if msg:
+            st.success(esc(msg))
+        st.success("Every disagreement here is decided." if status == "undecided" else "No caption to show here.")
+        return
+    if st.session_state.get(K_CAPTION) not in ids:
+        st.session_state[K_CAPTION] = ids[0]
+        st.session_state.pop(K_LOADED, None)
+    pos = ids.index(st.session_state[K_CAPTION])
+    start = pos // PAGE_SIZE * PAGE_SIZE
+    window = queue.iloc[start:start + PAGE_SIZE]
+    describe = {int(r.caption_id): f"caption {int(r.caption_id)} · {r.system} · {r.disagreement} disagreement · "
+                + ("adjudicated" if r.adjudicated else "open") for r in window.itertuples()}
+    j1, j2 = st.columns([4, 1], vertical_alignment="bottom")
+    cid = j1.selectbox("Caption", list(describe), key=K_CAPTION, format_func=describe.get)
+    j2.text(f"{pos + 1} of {len(ids)}")
+
+    try:
+        case = caption_case(ctx.store, project, int(cid))
+    except AnnotatorError as exc:
+        ui.show_error_and_stop(exc)
+    if st.session_state.get(K_LOADED) != case.caption_id:
+        _load(case, chosen)
+
+    left, right = st.columns([2, 3])
+    with left:
+        ui.case_picture(case)
+    with right:
+        st.html(f'<div class="adj-caption" data-testid="adj-caption">{html.escape(case.text)}</div>')
+        st.text(f"System {case.system}, line {case.line_no}, item {case.item_key}"
+                + (" (practice item)" if case.is_practice else ""))
+        st.html(votes_html(who_said_what(case, chosen)))
+        current = case.adjudication
+        if current is not None:
+            st.info(f"Adjudicated by {esc(current.user)} (revision {current.revision}); the form shows that decision.")
+
+        voters = type_voters(case, chosen)
+        st.radio("Decision", [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL,
+                 horizontal=True, on_change=_on_label,
+                 format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
+        st.caption("Error types (ticking one decides inaccurate); after a type, who ticked it.")
+        cols = st.columns(len(tax.groups))
+        for col, group in zip(cols, tax.groups):
+            with col:
+                st.markdown(f"**{group}**")
+                for t in tax.by_group(group):
+                    who = voters.get(t.id, ())
+                    st.checkbox(f"{short_name(t.name, group)} `{t.key}`" + (f" · {esc(', '.join(who))}" if who else ""),
+                                key=type_key(t.id), help=f"**{t.name}**: {t.definition}",
+                                on_change=_on_type, args=(t.id,))
+        st.text_input("Note (optional; required for Other) — Esc leaves the field", key=K_NOTE)
+        if st.session_state.get(K_ERR):
+            st.error(esc(st.session_state[K_ERR]), icon=":material/error:")
+        elif st.session_state.get(K_MSG):
+            st.success(esc(st.session_state[K_MSG]))
+        b1, b2, b3 = st.columns([1, 1, 2])
+        b1.button("← Previous", key="adj_prev", on_click=_on_move, args=(-1,), width="stretch", disabled=pos == 0)
+        b2.button("Next →", key="adj_next", on_click=_on_move, args=(1,), width="stretch",
+                  disabled=pos == len(ids) - 1)
+        b3.button("Decide & next ⏎", key="adj_save", on_click=_on_save, args=(ctx,), type="primary", width="stretch")
+        st.caption("Keys: `y` accurate · `n` inaccurate · a type's key ticks it · `Enter` decide and go to the next · "
+                   "`←` / `→` previous / next · `Esc` leave the note · `Ctrl+Enter` decide from the note")
+    st.html(_keys_script(), unsafe_allow_javascript=True)
+
+    with st.expander("The captions of this list"):
+        st.dataframe(queue_table(window, chosen), hide_index=True)

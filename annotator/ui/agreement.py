@@ -1,0 +1,191 @@
+"""The agreement page (leads): kappa with its interval, error-type agreement, disagreements, practice items."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from .. import ui
+from ..adjudication import caption_case
+from ..agreement import agreement_report
+from ..errors import AnnotatorError
+from ..io.tables import FORMATS
+from ..store.analysis_queries import annotators_in, caption_details, practice_items
+from ..store.projects import set_practice
+from ..taxonomy import taxonomy
+from .downloads import table_download
+from .team_choice import team_picker
+
+
+esc = ui.md_escape
+ALL_SYSTEMS = "All systems"
+PAGE_SIZE = 200
+
+
+@st.cache_resource(show_spinner="Computing agreement…", max_entries=16)
+def _report(url: str, project: str, version: tuple, annotators: tuple, system: str | None, _frame):
+    # Adjudications in the shared frame never count: the report takes annotations only.
+    return agreement_report(_frame, list(annotators), system=system)
+
+
+def _num(x, digits: int = 2) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def render(ctx: ui.PageContext) -> None:
+    """Draw the agreement dashboard for the lead in ``ctx``."""
+    project = ui.page_header(ctx)
+    store = ctx.store
+
+    frame, version = ui.project_judgements(ctx)
+    annotator_names = annotators_in(frame)
+    if len(annotator_names) < 2:
+        st.info("Agreement needs at least two annotators who judged the same captions. "
+                "Assign a double-annotation sample on the Assignment page first.")
+        st.stop()
+
+    c1, c2 = st.columns([3, 1])
+    chosen = team_picker(store, project, annotator_names, key="agr_annotators", minimum=2, container=c1,
+                         help="Every pair among them is compared; alpha and Fleiss' kappa use them all. "
+                              "The same team is chosen on Adjudication, Error analysis and Rescoring.")
+    systems = ui.project_systems(ctx)
+    system_choice = c2.selectbox("System", [ALL_SYSTEMS] + systems, key="agr_system")
+    system = None if system_choice == ALL_SYSTEMS else system_choice
+    if len(chosen) < 2:
+        st.warning("Choose at least two annotators.")
+        st.stop()
+
+    report = _report(store.url, project, version, tuple(chosen), system, frame)
+
+    if report.practice_captions_excluded:
+        st.info(f"{report.practice_captions_excluded} captions of {report.practice_items_excluded} practice items "
+                f"({report.practice_judgements_excluded} judgements) are left out of every figure on this page.")
+    else:
+        st.caption("No practice items among these judgements.")
+
+    # ------------------------------------------------------------------ one pair
+    pair_options = [(p.a, p.b) for p in report.pairs]
+    pair_options += [(b, a) for a, b in pair_options]
+    a, b = st.selectbox("Pair (the first is the reference for error types)", pair_options, key="agr_pair",
+                        format_func=lambda p: f"{p[0]} vs {p[1]}")
+    pair = report.pair(a, b)
+    st.subheader(f"{esc(a)} vs {esc(b)}")
+    if pair.n == 0:
+        st.warning("These two annotators have no caption in common (outside practice items).")
+    else:
+        m = st.columns(4)
+        m[0].metric("Shared captions", pair.n)
+        m[1].metric("Raw agreement", _num(pair.agreement))
+        ci = (f"{report.bootstrap.confidence:.0%} interval {_num(pair.kappa_ci[0])} – {_num(pair.kappa_ci[1])}"
+              if pair.kappa_ci else "no interval")
+        m[2].metric("Cohen's kappa", _num(pair.kappa), help=f"{ci}; percentile bootstrap, "
+                    f"{report.bootstrap.n_resamples} resamples, seed {report.bootstrap.seed}")
+        m[3].metric("Both inaccurate", pair.both_inaccurate)
+        st.text(f"Judged inaccurate: {a} {pair.inaccurate[a]}, {b} {pair.inaccurate[b]}, both {pair.both_inaccurate}; "
+                f"kappa {ci}.")
+        m = st.columns(4)
+        m[0].metric("Type precision", _num(pair.fine.precision), help=f"Share of {esc(b)}'s types that {esc(a)} also ticked")
+        m[1].metric("Type recall", _num(pair.fine.recall), help=f"Share of {esc(a)}'s types that {esc(b)} also ticked")
+        m[2].metric("Type F1", _num(pair.fine.f1))
+        m[3].metric("Macro F1", _num(pair.fine.macro_f1), help="Mean over the types either of them used")
+        if pair.fine_pending:
+            st.caption(f"Error types compared on {pair.fine.n} captions; {pair.fine_pending} captions both found inaccurate "
+                       "are still waiting for one annotator's error types (fine pass) and are not counted yet.")
+
+        cf = pd.DataFrame([{"reference": f"{a}: {ra}", "other": f"{b}: {rb}", "captions": pair.confusion[i][j]}
+                           for i, ra in enumerate(("accurate", "inaccurate")) for j, rb in enumerate(("accurate", "inaccurate"))])
+        heat = alt.Chart(cf).mark_rect().encode(
+            x=alt.X("other:N", title=None), y=alt.Y("reference:N", title=None),
+            color=alt.Color("captions:Q", scale=alt.Scale(scheme="blues"), legend=None),
+            tooltip=["reference", "other", "captions"])
+        text = alt.Chart(cf).mark_text(fontSize=16).encode(x="other:N", y="reference:N", text="captions:Q")
+        left, right = st.columns([1, 2])
+        left.altair_chart((heat + text).properties(height=220, title="Confusion"), width="stretch")
+
+        tf = pair.fine.type_frame()
+        metric = right.radio("Per-type figure", ["f1", "kappa", "precision", "recall"], horizontal=True, key="agr_metric")
+        used = tf[(tf.iloc[:, 3] + tf.iloc[:, 4]) > 0]
+        if used.empty:
+            right.caption("No error types on captions both found inaccurate.")
+        else:
+            bars = alt.Chart(used).mark_bar().encode(
+                x=alt.X(f"{metric}:Q", scale=alt.Scale(domain=[-1 if metric == "kappa" else 0, 1])),
+                y=alt.Y("name:N", sort="-x", title=None), color=alt.Color("group:N"),
+                tooltip=["name", "group", "both", metric])
+            right.altair_chart(bars.properties(title=f"Per-type {metric}", height=max(160, 22 * len(used))),
+                               width="stretch")
+        with st.expander("Per-type figures"):
+            st.dataframe(tf, hide_index=True)
+
+    st.subheader("All annotators")
+    m = st.columns(3)
+    m[0].metric("Krippendorff's alpha", _num(report.alpha), help=f"nominal, over {report.alpha_units} captions with two "
+                "or more judgements (missing judgements allowed)")
+    m[1].metric("Fleiss' kappa", _num(report.fleiss_kappa), help=f"over the {report.fleiss_items} captions judged by all "
+                f"{report.fleiss_m} chosen annotators")
+    m[2].metric("Captions judged by two or more", report.multiply_judged)
+    st.dataframe(report.pairs_frame(), hide_index=True)
+
+    # ------------------------------------------------------------------ disagreements
+    st.subheader("Disagreements")
+    with_types = st.toggle("Include error-type disagreements", value=False, key="agr_with_types")
+    dis = report.disagreements(a, b, types=with_types)
+    if dis.empty:
+        st.caption("No disagreements between these two.")
+    else:
+        st.caption(f"{len(dis)} captions. Resolve them on the Adjudication page.")
+        n_pages = (len(dis) - 1) // PAGE_SIZE + 1
+        page_no = int(st.number_input("Page", 1, n_pages, 1, key="agr_dis_page")) if n_pages > 1 else 1
+        shown = dis.iloc[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]
+        details = caption_details(store, project, shown["caption_id"].tolist())
+        shown = shown.merge(details[["caption_id", "item_key", "text"]], on="caption_id", how="left")
+        st.dataframe(shown.drop(columns=["item_id"]), hide_index=True)
+        opened = st.selectbox("Open a disagreement", shown["caption_id"].tolist(), key="agr_open",
+                              format_func=lambda c: f"caption {c} — {shown.loc[shown.caption_id == c, 'item_key'].iloc[0]}")
+        row = shown[shown.caption_id == opened].iloc[0]
+        left, right = st.columns([3, 2])
+        case = caption_case(store, project, int(opened))
+        with left:
+            ui.case_picture(case)
+        with right:
+            st.text(f"{row['system']}, item {row['item_key']}")
+            st.text(str(row["text"]))
+            rows = [{"annotator": j.user, "label": j.label.value if j.label else "skipped",
+                     "types": ", ".join(taxonomy().get(t).name for t in j.error_types if t in taxonomy().ids),
+                     "note": j.note} for j in case.annotations if j.user in (a, b)]
+            st.dataframe(pd.DataFrame(rows), hide_index=True)
+            if st.button("Mark this item as practice", key="agr_mark_one",
+                         help="Practice items are left out of agreement (use it for guideline examples)."):
+                set_practice(store, project, [row["item_key"]], True)
+                st.session_state["agr_flash"] = f"Item {esc(row['item_key'])} is now a practice item."
+                st.rerun()
+
+    # ------------------------------------------------------------------ practice items
+    with st.expander("Practice items"):
+        st.caption("Items used as guideline or training examples. Their captions are left out of every agreement figure.")
+        current = practice_items(store, project)
+        st.text("Current practice items: " + (", ".join(current) if current else "none"))
+        keys_text = st.text_area("Item keys (one per line)", key="agr_practice_keys")
+        keys = [k.strip() for k in keys_text.splitlines() if k.strip()]
+        c1, c2 = st.columns(2)
+        for button, col, practice in (("agr_practice_set", c1, True), ("agr_practice_unset", c2, False)):
+            title = "Mark as practice" if practice else "Remove the practice mark"
+            if col.button(title, key=button, disabled=not keys):
+                try:
+                    n = set_practice(store, project, keys, practice)
+                except AnnotatorError as exc:
+                    st.error(esc(str(exc)))
+                else:
+                    # Figures above were drawn before the click: run again so they leave these items out.
+                    st.session_state["agr_flash"] = (f"{n} items marked as practice." if practice
+                                                     else f"{n} items are no longer practice items.")
+                    st.rerun()
+        if st.session_state.get("agr_flash"):
+            st.success(st.session_state.pop("agr_flash"))
+
+    # ------------------------------------------------------------------ export
+    st.subheader("Export")
+    fmt = st.selectbox("Format", list(FORMATS), key="agr_format", format_func=lambda f: f"{f} — {FORMATS[f].description}")
+    table_download("Download every agreement table", report, fmt, f"{project}-agreement", key="agr_download",
+                   caption="Inter-annotator agreement")

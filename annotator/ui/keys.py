@@ -1,0 +1,33 @@
+"""Keyboard flow shared by the judging pages (Annotate, Adjudication): keys become clicks on the page's widgets.
+
+A page gives its widgets fixed keys with one prefix (``<prefix>_label`` radio, ``<prefix>_save``,
+``<prefix>_prev``, ``<prefix>_next``, ``<prefix>_skip`` buttons, one checkbox per error type) and shows
+the caption in an element with ``data-testid=<caption_testid>``; :func:`keyboard_script` returns the
+script (annotator/ui/static/judge_keys.js) that maps keys to clicks on them, found by their
+``st-key-*`` class, holding keys typed during a rerun until the page shows its effect. Inputs inside a
+form change in the browser only, so their keys take effect at once; the form's buttons send them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+#: The script; its config goes where _CONFIG_SLOT stands.
+_KEYBOARD_JS = (Path(__file__).parent / "static" / "judge_keys.js").read_text(encoding="utf-8")
+_CONFIG_SLOT = "__ANNOTATOR_KEYS_CONFIG__"
+
+
+def keyboard_script(*, prefix: str, caption_testid: str, keys: dict[str, str], types: dict[str, str],
+                    labels: list[str], state_name: str) -> str:
+    """The page script for ``keys`` (key → action: ``accurate``, ``inaccurate``, ``type:<id>``, ``skip``,
+    ``boxes``, ``references``; Enter saves, ←/→ move) on the widgets named with ``prefix``.
+
+    ``types`` maps a type id to its checkbox key; ``state_name`` is the window property holding the
+    handler's state (tests wait on it). One handler per prefix is installed in the document; it acts
+    only while its page's save button is on screen.
+    """
+    config = json.dumps({"keys": keys, "labels": labels, "types": types, "prefix": prefix,
+                         "captionTestId": caption_testid, "stateName": state_name,
+                         "configName": f"__{prefix}KeyConfig"})
+    return "<script>\n" + _KEYBOARD_JS.replace(_CONFIG_SLOT, config) + "</script>"

@@ -1,0 +1,112 @@
+"""The Team page (leads): per annotator progress and speed, progress over time, agreement so far.
+
+Every figure comes from annotator.team.TeamReport, the object ``annotator team`` prints. The page keeps
+one live frame per project (current annotations with skips and timing); a refresh reads only what was
+saved since the last one.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from .. import ui
+from ..agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..errors import AnnotatorError
+from ..io.tables import FORMATS
+from ..team import team_frame, team_report
+from .downloads import table_download
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _live(url: str, project: str):
+    return team_frame(ui.get_store(), project)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _assignments(url: str, project: str, version: tuple):
+    from ..store.team_queries import assignment_frame
+    return assignment_frame(ui.get_store(), project)
+
+
+@st.cache_resource(show_spinner="Counting…", max_entries=8)
+def _report(url: str, project: str, version: tuple, assignment_version: tuple, _frame, _assignments):
+    return team_report(project, _frame, _assignments, confidence=DEFAULT_CONFIDENCE, n_resamples=DEFAULT_RESAMPLES,
+                       seed=DEFAULT_SEED)
+
+
+def read_report(ctx: ui.PageContext):
+    """The TeamReport of the selected project, brought up to date from the live frame."""
+    from ..store.team_queries import assignment_version
+    project = ui.require_project(ctx, "Import captions and assign them first.")
+    try:
+        frame, version = _live(ctx.store.url, project).get()
+        a_version = assignment_version(ctx.store, project)
+        return _report(ctx.store.url, project, version, a_version, frame,
+                       _assignments(ctx.store.url, project, a_version))
+    except AnnotatorError as exc:
+        ui.show_error_and_stop(exc)
+    raise AssertionError("unreachable")
+
+
+def progress_chart(progress: pd.DataFrame) -> alt.Chart:
+    """Cumulative captions judged per annotator by day: one line each, told apart by colour and point shape."""
+    data = progress.assign(day=pd.to_datetime(progress["day"]))
+    return alt.Chart(data).mark_line(point=alt.OverlayMarkDef(size=70, filled=True)).encode(
+        x=alt.X("day:T", title="day (UTC)", axis=alt.Axis(format="%Y-%m-%d", tickCount="day")),
+        y=alt.Y("cumulative:Q", title="captions judged (cumulative)", axis=alt.Axis(tickMinStep=1)),
+        color=alt.Color("annotator:N", title="annotator"), shape=alt.Shape("annotator:N", title="annotator"),
+        tooltip=[alt.Tooltip("day:T", format="%Y-%m-%d"), "annotator:N", "judged:Q", "cumulative:Q"])
+
+
+def render(ctx: ui.PageContext) -> None:
+    """Draw the Team page."""
+    st.title("Team")
+    st.caption("Who has done how much and how fast, what waits for the fine pass, and how well the annotators agree "
+               "so far. Done counts assigned captions with a label (captions waiting for their fine pass are not "
+               "done yet); speed uses the working time saved with each current judgement (imported judgements "
+               "without one are left out); times are UTC. The same figures: `annotator team --project P`.")
+    report = read_report(ctx)
+    c0, c1, c2, c3, c4 = st.columns(5)
+    totals = report.totals
+    c0.metric("Assigned", f"{totals['assigned']:,}")
+    c1.metric("Done", f"{totals['done']:,}")
+    c2.metric("Skipped", f"{totals['skipped']:,}")
+    c3.metric("Fine pass pending", f"{totals['fine pass pending']:,}")
+    c4.metric("Not started", f"{totals['not started']:,}")
+    st.button("Refresh", key="team_refresh", icon=":material/refresh:",
+              help="Read what was saved since the page was drawn (only the new judgements are read).")
+
+    st.subheader("Per annotator")
+    if report.annotators.empty:
+        st.info("Nobody has captions assigned or judged in this project yet.")
+        return
+    shown = report.annotators.assign(**{"last active (UTC)": report.annotators["last active (UTC)"].fillna("")})
+    st.dataframe(shown, hide_index=True, width="stretch", key="team_annotators", column_config={
+        "median seconds": st.column_config.NumberColumn(format="%.1f"),
+        "captions per hour": st.column_config.NumberColumn(format="%.1f")})
+
+    st.subheader("Progress over time")
+    if report.progress.empty:
+        st.caption("No assigned caption has been judged yet.")
+    else:
+        st.altair_chart(progress_chart(report.progress), width="stretch")
+        st.caption("Assigned captions judged, by the day of their current judgement (a caption judged again counts "
+                   "on its newest day).")
+
+    st.subheader("Agreement so far")
+    if report.agreement.empty:
+        st.caption("No two annotators share a judged caption yet (practice items are left out).")
+    else:
+        st.dataframe(report.agreement, hide_index=True, width="stretch", key="team_agreement", column_config={
+            c: st.column_config.NumberColumn(format="%.3f")
+            for c in ("observed agreement", "kappa", "kappa low", "kappa high")})
+        st.caption(f"Cohen's kappa on the captions each pair shares, with its {report.confidence:.0%} interval "
+                   f"(percentile bootstrap over captions, {report.n_resamples:,} resamples, seed {report.seed}). "
+                   "Practice items are left out. Details on the Agreement page.")
+
+    st.subheader("Export")
+    fmt = st.selectbox("Format", list(FORMATS), key="team_format", format_func=lambda f: f"{f} — {FORMATS[f].description}")
+    table_download("Download the team tables", report, fmt, f"{report.project}-team", key="team_download",
+                   caption=f"Team figures of {report.project}")

@@ -1,0 +1,92 @@
+"""Shared pieces of the annotate page's browser tests: the seeded project, key presses, reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.assignment import assign
+from annotator.auth import add_user
+from annotator.store.judgements import history
+from tests.apptest_helpers import seed_project
+from tests.browser.conftest import WAIT_MS, login, wait_for_app, wait_until_settled
+
+PW = "correct horse battery"
+
+
+def seeded(server, tmp_path, n_items: int = 8):
+    """A project 'demo' of ``n_items`` captions (with images) all assigned to annotator alice."""
+    store = server.store()
+    caps = seed_project(store, "demo", n_items=n_items, image_root=str(tmp_path / "img"), with_images=True)
+    add_user(store, "alice", "annotator", PW)
+    assign(store, "demo", ["alice"], double_fraction=0)
+    return store, caps
+
+
+@pytest.fixture
+def project(server, tmp_path):
+    """(store, caption ids) of an 8-caption project assigned to alice."""
+    store, caps = seeded(server, tmp_path)
+    yield store, caps
+    store.dispose()
+
+
+def sized_page(browser, width: int, height: int):
+    """(context, page) with a window of ``width`` x ``height``; close the context when done."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(WAIT_MS)
+    return context, context.new_page()
+
+
+def caption(page):
+    """The caption on screen."""
+    return page.locator('[data-testid="ann-caption"]')
+
+
+def rows(store, caption_id):
+    """Every stored revision of a caption."""
+    with store.read() as conn:
+        return history(conn, caption_id)
+
+
+def unfocus(page):
+    """Keys go to the page itself, as after opening it (no widget has the focus)."""
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+
+
+def keys_settled(page):
+    """Wait until the page's key handler has nothing in flight, then until Streamlit is idle."""
+    page.wait_for_function("() => !window.__annotatorKeyState || (!window.__annotatorKeyState.busy"
+                           " && window.__annotatorKeyState.queue.length === 0)")
+    wait_for_app(page)
+
+
+def press(page, key):
+    """Press ``key`` and wait until what it started is over."""
+    page.keyboard.press(key)
+    page.wait_for_timeout(30)  # let the handler start before checking that it settled
+    keys_settled(page)
+
+
+@pytest.fixture
+def small_project(server, tmp_path):
+    """(store, caption ids) of a 4-caption project assigned to alice."""
+    store, caps = seeded(server, tmp_path, n_items=4)
+    yield store, caps
+    store.dispose()
+
+
+@pytest.fixture
+def laptop_page(browser):
+    """A page in a 1280 x 720 window, closed after the test."""
+    context, pg = sized_page(browser, 1280, 720)
+    yield pg
+    context.close()
+
+
+def resume(page, base_url: str, name: str, password: str, *, path: str = "/annotate") -> None:
+    """Open ``path`` again and log in only when the app asks (a stored session survives reloads and,
+    while it is valid, a restart of the server)."""
+    page.goto(base_url + path)
+    wait_until_settled(page)
+    if page.get_by_label("User name").count():
+        login(page, base_url, name, password, path=path)

@@ -1,0 +1,92 @@
+"""Adjudication in headless Chromium against a real server: the form is pre-filled, the keyboard decides."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from annotator.auth import set_password
+from annotator.store.analysis_queries import judgement_frame
+from annotator.taxonomy import taxonomy
+from tests.browser.conftest import login, wait_for_app, wait_until_settled
+from tests.test_agreement_store import PROJECT, build_project
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PW = "correct horse battery"
+
+
+@pytest.fixture
+def study(server):
+    store = server.store()
+    ids = build_project(store)
+    set_password(store, "lea", PW)
+    yield store, ids
+    store.dispose()
+
+
+def caption(page):
+    return page.locator('[data-testid="adj-caption"]')
+
+
+def checked_types(page) -> set[str]:
+    return set(page.evaluate("""() => Array.from(document.querySelectorAll('div[class*="st-key-adj_type_"]'))
+        .filter((d) => d.querySelector('input') && d.querySelector('input').checked)
+        .map((d) => Array.from(d.classList).find((c) => c.startsWith('st-key-adj_type_')).slice(16))"""))
+
+
+def press(page, key):
+    page.keyboard.press(key)
+    page.wait_for_timeout(30)
+    page.wait_for_function("() => window.__adjudicateKeyState && !window.__adjudicateKeyState.busy"
+                           " && window.__adjudicateKeyState.queue.length === 0")
+    wait_for_app(page)
+
+
+def decisions(store):
+    f = judgement_frame(store, PROJECT, kinds=("adjudication",))
+    return {(int(r.caption_id), str(r.user)): (str(r.label), str(r.error_types)) for r in f.itertuples()}
+
+
+def test_prefilled_form_and_keyboard_flow(server, study, page):
+    store, ids = study
+    tax = taxonomy()
+    login(page, server.url, "lea", PW, path="/adjudicate")
+    # The first undecided disagreement by caption id: c2, labels differ (ann3 said accurate).
+    expect(caption(page)).to_contain_text("caption A2: a man in a *red* shirt | 2")
+    votes = page.locator('[data-testid="adj-votes"]')
+    expect(votes).to_contain_text("ann3")
+    wait_until_settled(page)
+    expect(page.locator(".st-key-adj_type_clothing_color input")).to_be_checked()
+    assert checked_types(page) == {"clothing_type", "clothing_color"}  # the union, before any choice
+    expect(page.locator('.st-key-adj_label input[type="radio"]').nth(1)).not_to_be_checked()
+
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    press(page, tax.inaccurate_key)
+    expect(page.locator('.st-key-adj_label input[type="radio"]').nth(1)).to_be_checked()
+    press(page, tax.get("clothing_type").key)      # drop one of the annotators' types
+    assert checked_types(page) == {"clothing_color"}
+    press(page, "Enter")                           # decide and go to the next
+    expect(caption(page)).to_contain_text("caption B2: two dogs on grass 2")
+    assert decisions(store)[(ids[2], "lea")] == ("inaccurate", "clothing_color")
+
+    # c12: ann1 inaccurate (scene), ann2 accurate. Typed fast: y then Enter, then on c3 Enter straight away.
+    page.keyboard.press(tax.accurate_key)
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(30)
+    page.wait_for_function("() => !window.__adjudicateKeyState.busy && window.__adjudicateKeyState.queue.length === 0")
+    wait_for_app(page)
+    expect(caption(page)).to_contain_text("caption A3:")
+    assert decisions(store)[(ids[12], "lea")] == ("accurate", "")
+    # c3: all inaccurate, types differ; label and union pre-filled, so Enter alone decides.
+    assert checked_types(page) == {"unrelated", "scene", "number"}
+    press(page, "Enter")
+    expect(caption(page)).to_contain_text("caption B3:")
+    label, types = decisions(store)[(ids[3], "lea")]
+    assert (label, set(types.split())) == ("inaccurate", {"scene", "number", "unrelated"})
+    # Decided captions leave the undecided list: B3 is its first now; the arrows move along it.
+    press(page, "ArrowRight")
+    expect(caption(page)).to_contain_text("caption A5:")
+    press(page, "ArrowLeft")
+    expect(caption(page)).to_contain_text("caption B3:")
+    assert len(decisions(store)) == 6  # the three above and the three the project came with (boss and lea on c4, lea on c1)

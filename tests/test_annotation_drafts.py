@@ -1,0 +1,134 @@
+"""Drafts of judgements in the database: put, get, replace, per user, removed by a save or a skip, and the
+migration that adds them to a version-9 database (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import inspect, select
+
+from annotator.annotation import Queue, check_draft
+from annotator.assignment import assign
+from annotator.auth import add_user
+from annotator.errors import InputError, PermissionDenied
+from annotator.store import schema
+from annotator.store.drafts import get_draft, put_draft
+from annotator.store.judgements import save_judgement
+from annotator.store.migrations import MIGRATIONS, applied_versions
+from tests.apptest_helpers import seed_project
+
+
+@pytest.fixture
+def queues(store):
+    caps = seed_project(store, "p", n_items=4)
+    add_user(store, "ann1", "annotator")
+    add_user(store, "ann2", "annotator")
+    assign(store, "p", ["ann1", "ann2"], double_fraction=1.0)
+    return store, Queue.open(store, "ann1", "annotator", "p"), Queue.open(store, "ann2", "annotator", "p"), caps
+
+
+def _task(q: Queue, caption_id: int):
+    pos = next(p for p in range(q.size()) if q.task(p).caption_id == caption_id)
+    return q.task(pos)
+
+
+def _draft_rows(store) -> int:
+    with store.read() as conn:
+        return len(conn.execute(select(schema.drafts.c.user_id)).all())
+
+
+def test_a_draft_is_stored_replaced_and_given_back(queues):
+    store, q1, _, caps = queues
+    task = _task(q1, caps[0])
+    assert q1.load_draft(task) is None
+    first = q1.save_draft(task, "inaccurate", [], "  the dog is a cat ")  # incomplete: no type yet
+    got = q1.load_draft(_task(q1, caps[0]))
+    assert (got.label, got.error_types, got.note) == ("inaccurate", (), "the dog is a cat")
+    assert got.saved_at == first.saved_at and got.saved_at.utcoffset() == timedelta(0)
+    q1.save_draft(task, None, ["gender", "age"], "")  # replaced, types in taxonomy order, no choice yet
+    got = q1.load_draft(_task(q1, caps[0]))
+    assert (got.label, got.error_types, got.note) == (None, ("age", "gender"), "")
+    assert _draft_rows(store) == 1
+    assert q1.discard_draft(task) and q1.load_draft(task) is None and not q1.discard_draft(task)
+
+
+def test_drafts_are_kept_per_user(queues):
+    store, q1, q2, caps = queues
+    q1.save_draft(_task(q1, caps[0]), "accurate", [], "mine")
+    assert q2.load_draft(_task(q2, caps[0])) is None
+    q2.save_draft(_task(q2, caps[0]), "inaccurate", ["scene"], "theirs")
+    assert q1.load_draft(_task(q1, caps[0])).note == "mine"
+    assert q2.load_draft(_task(q2, caps[0])).error_types == ("scene",)
+    # Saving one user's judgement removes only that user's draft.
+    q2.save(_task(q2, caps[0]), "accurate", [], "theirs")
+    assert q2.load_draft(_task(q2, caps[0])) is None
+    assert q1.load_draft(_task(q1, caps[0])).note == "mine"
+    assert _draft_rows(store) == 1
+
+
+def test_saving_or_skipping_removes_the_draft(queues):
+    store, q1, _, caps = queues
+    q1.save_draft(_task(q1, caps[0]), "inaccurate", [], "half done")
+    q1.save(_task(q1, caps[0]), "inaccurate", ["age"], "done")
+    assert q1.load_draft(_task(q1, caps[0])) is None and _draft_rows(store) == 0
+    q1.save_draft(_task(q1, caps[1]), None, ["age"], "")
+    assert q1.skip(_task(q1, caps[1])) is not None
+    assert q1.load_draft(_task(q1, caps[1])) is None and _draft_rows(store) == 0
+    # A skip of a caption judged already writes no revision, but the draft goes all the same.
+    q1.save_draft(_task(q1, caps[0]), "accurate", [], "second thoughts")
+    assert q1.load_draft(_task(q1, caps[0])).note == "second thoughts"  # newer than the judgement: restored
+    assert q1.skip(_task(q1, caps[0])) is None
+    assert _draft_rows(store) == 0
+
+
+def test_a_judgement_saved_after_the_draft_supersedes_it(queues):
+    store, q1, _, caps = queues
+    put_at = q1.save_draft(_task(q1, caps[0]), "inaccurate", [], "old").saved_at
+    # A judgement stored after the draft by another path (an import, say) leaves the draft row behind.
+    with store.transaction() as conn:
+        put_draft(conn, caps[0], q1.user_id, label="inaccurate", error_types=(), note="old", at=put_at)
+    save_judgement(store, caps[0], q1.user_id, label="accurate", kind="adjudication")  # another kind: kept
+    assert q1.load_draft(_task(q1, caps[0])).note == "old"
+    with store.transaction() as conn:
+        from annotator.store.judgements import insert_judgement
+        insert_judgement(conn, caps[0], q1.user_id, label="accurate", at=put_at + timedelta(seconds=5))
+        put_draft(conn, caps[0], q1.user_id, label="inaccurate", error_types=(), note="old", at=put_at)
+    assert q1.load_draft(_task(q1, caps[0])) is None
+
+
+def test_draft_checks(queues):
+    store, q1, _, caps = queues
+    task = _task(q1, caps[0])
+    assert check_draft(None, [], "") == (None, (), "")
+    assert check_draft("inaccurate", [], "line one\nline two\t.") == ("inaccurate", (), "line one\nline two\t.")
+    for label, types, note, match in [("maybe", [], "", "unknown label"), (None, ["teeth"], "", "unknown error type"),
+                                      (None, [], "a\x1bb", "control character"), (None, [], "x" * 2001, "longer"),
+                                      (None, [], "a\x7fb", "control character")]:
+        with pytest.raises(InputError, match=match):
+            q1.save_draft(task, label, types, note)
+    assert _draft_rows(store) == 0
+    seed_project(store, "other", n_items=1)
+    assign(store, "other", ["ann2"], double_fraction=0)
+    not_mine = Queue.open(store, "ann2", "annotator", "other").task(0)
+    with pytest.raises(PermissionDenied):
+        q1.save_draft(not_mine, "accurate")
+    assert _draft_rows(store) == 0
+
+
+def test_migration_adds_drafts_to_a_version_9_database(queues):
+    store, q1, _, caps = queues
+    with store.transaction() as conn:
+        schema.drafts.drop(conn)
+        conn.execute(schema.schema_migrations.delete().where(schema.schema_migrations.c.version == 10))
+    with store.read() as conn:
+        assert applied_versions(conn)[-1] == 9 and not inspect(conn).has_table("drafts")
+    assert store.migrate() == [10]
+    with store.read() as conn:
+        assert applied_versions(conn) == [v for v, _, _ in MIGRATIONS]
+        assert {c["name"] for c in inspect(conn).get_columns("drafts")} == {
+            "user_id", "caption_id", "label", "error_types", "note", "saved_at"}
+    q1.save_draft(_task(q1, caps[0]), "inaccurate", ["age"], "after the upgrade")
+    with store.read() as conn:
+        assert get_draft(conn, caps[0], q1.user_id)[:3] == ("inaccurate", ("age",), "after the upgrade")
+    assert store.migrate() == []

@@ -1,0 +1,154 @@
+"""The team dashboard's figures equal a hand count on a constructed team (SQLite and PostgreSQL).
+
+The team, project "crew" (one system, captions c0…c7, item img7 a practice item):
+
+* amy, first annotator of c0…c5: c0 inaccurate (gender) 10 s day 1 09:00; c1 accurate 20 s day 1 09:01,
+  saved again 40 s day 2 11:00; c2 inaccurate (scene) 30 s day 1 09:02; c3 skipped day 1 09:03;
+  c4 accurate, imported without a time (0 s), day 2 10:00; c5 not started.
+* bob, blind second annotator of c0…c3 (staged) and first of c6, c7: c0 inaccurate, types not given yet
+  (amy said inaccurate: waiting for the fine pass) 12 s; c1 inaccurate without types (amy said accurate:
+  no fine pass) 8 s; c2 inaccurate (scene, number) 25 s; c3 accurate 15 s — all day 2 12:00…12:03;
+  c6 skipped day 3 08:00; c7 not started.
+* cat, nothing assigned, judged c5 accurate 6 s on day 3 09:30 (an imported judgement).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from annotator.agreement import agreement_report
+from annotator.cli import main
+from annotator.model import Role
+from annotator.store.analysis_queries import judgement_frame
+from annotator.store.assignments import add_assignments
+from annotator.store.judgements import insert_judgement
+from annotator.store.projects import project_id, set_practice
+from annotator.store.users import create_user, user_id
+from annotator.team import read_team_report, team_frame
+from tests.apptest_helpers import seed_project
+
+DAY1 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+DAY2 = DAY1 + timedelta(days=1)
+DAY3 = DAY1 + timedelta(days=2)
+I, A = "inaccurate", "accurate"
+
+
+def build_team(store) -> list[int]:
+    c = seed_project(store, "crew", n_items=8)
+    set_practice(store, "crew", ["img7.jpg"])
+    with store.transaction() as conn:
+        pid = project_id(conn, "crew")
+        uid = {n: create_user(conn, n, Role.ANNOTATOR) for n in ("amy", "bob", "cat")}
+        rows = [{"caption_id": c[i], "user_id": uid["amy"], "position": i, "is_second": False} for i in range(6)]
+        rows += [{"caption_id": c[i], "user_id": uid["bob"], "position": i, "is_second": True} for i in range(4)]
+        rows += [{"caption_id": c[i], "user_id": uid["bob"], "position": p, "is_second": False}
+                 for p, i in ((4, 6), (5, 7))]
+        add_assignments(conn, pid, rows)
+
+        def save(i, who, label, types=(), seconds=0.0, at=DAY1):
+            insert_judgement(conn, c[i], uid[who], label=label, error_types=list(types), seconds=seconds, at=at)
+
+        m = timedelta(minutes=1)
+        save(0, "amy", I, ["gender"], 10, DAY1)
+        save(1, "amy", A, (), 20, DAY1 + m)
+        save(2, "amy", I, ["scene"], 30, DAY1 + 2 * m)
+        save(3, "amy", None, (), 5, DAY1 + 3 * m)
+        save(4, "amy", A, (), 0, DAY2 + timedelta(hours=1))
+        save(1, "amy", A, (), 40, DAY2 + timedelta(hours=2))          # a second revision: its time counts
+        noon = DAY2 + timedelta(hours=3)
+        save(0, "bob", I, (), 12, noon)
+        save(1, "bob", I, (), 8, noon + m)
+        save(2, "bob", I, ["scene", "number"], 25, noon + 2 * m)
+        save(3, "bob", A, (), 15, noon + 3 * m)
+        save(6, "bob", None, (), 3, DAY3 - timedelta(hours=1))
+        save(5, "cat", A, (), 6, DAY3 + timedelta(minutes=30))
+    return c
+
+
+@pytest.fixture
+def team(store):
+    return store, build_team(store)
+
+
+def _rows(report):
+    return {r["annotator"]: r for r in report.annotators.to_dict(orient="records")}
+
+
+def test_figures_equal_a_hand_count(team):
+    store, c = team
+    report = read_team_report(store, "crew", n_resamples=500)
+    rows = _rows(report)
+    assert list(report.annotators["annotator"]) == ["amy", "bob", "cat"]
+    pick = ["assigned", "done", "skipped", "fine pass pending", "not started"]
+    assert {k: rows["amy"][k] for k in pick} == {"assigned": 6, "done": 4, "skipped": 1, "fine pass pending": 0,
+                                                  "not started": 1}
+    assert {k: rows["bob"][k] for k in pick} == {"assigned": 6, "done": 3, "skipped": 1, "fine pass pending": 1,
+                                                  "not started": 1}
+    assert {k: rows["cat"][k] for k in pick} == {"assigned": 0, "done": 0, "skipped": 0, "fine pass pending": 0,
+                                                  "not started": 0}
+    # Timed labelled captions: amy 10, 40 (c1's current revision), 30 (c4 has no time); bob 12, 8, 25, 15.
+    assert rows["amy"]["median seconds"] == pytest.approx(30.0)
+    assert rows["amy"]["captions per hour"] == pytest.approx(3 / 80 * 3600)
+    assert rows["bob"]["median seconds"] == pytest.approx(13.5)
+    assert rows["bob"]["captions per hour"] == pytest.approx(4 / 60 * 3600)
+    assert rows["cat"]["median seconds"] == pytest.approx(6.0)
+    assert rows["amy"]["last active (UTC)"] == "2026-03-02 11:00:00"
+    assert rows["bob"]["last active (UTC)"] == "2026-03-03 08:00:00"   # the skip counts as activity
+    assert rows["cat"]["last active (UTC)"] == "2026-03-03 09:30:00"
+    assert report.totals == {"assigned": 12, "done": 7, "skipped": 2, "fine pass pending": 1, "not started": 2}
+
+    # Assigned captions judged per day (c1 counts on the day of its newest revision).
+    assert report.progress.to_dict(orient="records") == [
+        {"day": "2026-03-01", "annotator": "amy", "judged": 2, "cumulative": 2},
+        {"day": "2026-03-02", "annotator": "amy", "judged": 2, "cumulative": 4},
+        {"day": "2026-03-02", "annotator": "bob", "judged": 4, "cumulative": 4},
+    ]
+
+    # Agreement so far: amy and bob share c0, c1, c2 with labels (c3 amy skipped); cat shares nothing.
+    assert len(report.agreement) == 1
+    pair = report.agreement.iloc[0]
+    assert (pair["annotator A"], pair["annotator B"], pair["shared captions"]) == ("amy", "bob", 3)
+    assert pair["observed agreement"] == pytest.approx(2 / 3)
+    assert pair["kappa"] == pytest.approx(cohen_kappa_score([I, A, I], [I, I, I]))
+    ref = agreement_report(judgement_frame(store, "crew"), ["amy", "bob"], n_resamples=500)
+    assert (pair["kappa low"], pair["kappa high"]) == pytest.approx(ref.first.kappa_ci)
+
+
+def test_live_frame_refresh_reads_only_the_new_save(team):
+    store, c = team
+    live = team_frame(store, "crew")
+    before = _rows(read_team_report(store, "crew", live=live, n_resamples=50))
+    assert (before["bob"]["done"], before["bob"]["fine pass pending"]) == (3, 1)
+    with store.transaction() as conn:
+        bob = user_id(conn, "bob")
+        insert_judgement(conn, c[0], bob, label=I, error_types=["gender"], seconds=20, at=DAY3 + timedelta(hours=2))
+        insert_judgement(conn, c[7], bob, label=A, seconds=4, at=DAY3 + timedelta(hours=3))
+    after = _rows(read_team_report(store, "crew", live=live, n_resamples=50))
+    assert (live.full_reads, live.delta_reads) == (1, 1)
+    assert {k: after["bob"][k] for k in ("done", "fine pass pending", "not started", "skipped")} == {
+        "done": 5, "fine pass pending": 0, "not started": 0, "skipped": 1}
+    assert after["bob"]["median seconds"] == pytest.approx(15.0)      # 4, 8, 15, 20, 25
+    assert after["bob"]["last active (UTC)"] == "2026-03-03 12:00:00"
+    # A skip saved over a judgement leaves the labelled ones.
+    with store.transaction() as conn:
+        insert_judgement(conn, c[3], bob, label=None, seconds=1, at=DAY3 + timedelta(hours=4))
+    again = _rows(read_team_report(store, "crew", live=live, n_resamples=50))
+    assert (again["bob"]["done"], again["bob"]["skipped"]) == (4, 2)
+
+
+def test_cli_prints_the_same_figures(team, capsys):
+    store, _ = team
+    assert main(["--db", store.url, "team", "--project", "crew", "--resamples", "500", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    report = read_team_report(store, "crew", n_resamples=500)
+    assert out["totals"] == report.totals
+    assert out["annotators"][1]["fine pass pending"] == 1 and out["annotators"][2]["assigned"] == 0
+    assert out["annotators"][2]["captions per hour"] == pytest.approx(600.0)
+    assert out["agreement"][0]["kappa"] == pytest.approx(report.agreement.iloc[0]["kappa"])
+    assert main(["--db", store.url, "team", "--project", "crew", "--resamples", "500"]) == 0
+    text = capsys.readouterr().out
+    assert "bob" in text and "fine pass pending 1" in text and "amy vs bob: 3 shared captions" in text
