@@ -70,6 +70,23 @@ def test_types_are_prefilled_with_the_union(sqlite_store, ids):
     assert _adjudications(sqlite_store)[(cid, "lea")] == ("inaccurate", "unrelated")
 
 
+def test_prefill_follows_the_chosen_annotators(sqlite_store, ids):
+    """The pre-fill is the union of the *chosen* annotators' types: choosing others draws the form again."""
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    cid = ids[2]  # ann1: clothing_color; ann2: clothing_type, clothing_color; ann3 accurate
+
+    def ticked():
+        return {c.key.removeprefix("adj_type_") for c in at.checkbox if c.key.startswith("adj_type_") and c.value}
+
+    at.selectbox(key="adj_caption").set_value(cid).run()
+    assert ticked() == {"clothing_type", "clothing_color"}
+    at.multiselect(key="adj_annotators").set_value(["ann1", "ann3"]).run()
+    assert at.selectbox(key="adj_caption").value == cid  # still a disagreement (labels differ)
+    assert ticked() == {"clothing_color"}  # ann2's type is no longer offered
+    at.multiselect(key="adj_annotators").set_value(["ann1", "ann2", "ann3"]).run()
+    assert ticked() == {"clothing_type", "clothing_color"}
+
+
 def test_label_disagreement_choose_inaccurate_keeps_the_types(sqlite_store, ids):
     """The reported failure: choosing inaccurate left the types empty and saving failed."""
     at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()

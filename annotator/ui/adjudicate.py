@@ -33,6 +33,7 @@ K_CAPTION = "adj_caption"
 K_LABEL = "adj_label"
 K_NOTE = "adj_note"
 K_LOADED = "adj_loaded"      # caption id whose decision the widgets hold
+K_LOADED_FOR = "adj_loaded_for"  # the annotators whose votes that pre-fill was made from
 K_SUGGESTED = "adj_suggested"  # the pre-filled types of that caption
 K_IDS = "adj_ids"            # the filtered queue's caption ids, as last drawn
 K_SHOWN = "adj_shown_at"
@@ -76,6 +77,7 @@ def _load(case, annotators) -> None:
     st.session_state[K_SUGGESTED] = tuple(start.error_types) or tuple(
         t for t in taxonomy().ids if t in type_voters(case, annotators))
     st.session_state[K_LOADED] = case.caption_id
+    st.session_state[K_LOADED_FOR] = tuple(annotators)
     st.session_state[K_STAMP] = case.stamp
     st.session_state[K_SHOWN] = time.monotonic()
 
@@ -238,7 +240,8 @@ def render(ctx: ui.PageContext) -> None:
         case = caption_case(ctx.store, project, int(cid))
     except AnnotatorError as exc:
         ui.show_error_and_stop(exc)
-    if st.session_state.get(K_LOADED) != case.caption_id:
+    # A new caption, or another choice of annotators (their votes make the pre-fill), starts the form afresh.
+    if st.session_state.get(K_LOADED) != case.caption_id or st.session_state.get(K_LOADED_FOR) != tuple(chosen):
         _load(case, chosen)
 
     left, right = st.columns([2, 3])

@@ -35,6 +35,18 @@ def checked_types(page) -> set[str]:
         .map((d) => Array.from(d.classList).find((c) => c.startsWith('st-key-adj_type_')).slice(16))"""))
 
 
+def assert_types(page, expected: set[str], timeout: float = 10.0) -> None:
+    """The ticked error types become ``expected`` within ``timeout`` s (Streamlit may still be drawing
+    the other checkboxes when the first one shows); the last set seen is in the failure."""
+    import time
+    deadline = time.monotonic() + timeout
+    seen = checked_types(page)
+    while seen != expected and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+        seen = checked_types(page)
+    assert seen == expected
+
+
 def press(page, key):
     page.keyboard.press(key)
     page.wait_for_timeout(30)
@@ -58,14 +70,14 @@ def test_prefilled_form_and_keyboard_flow(server, study, page):
     expect(votes).to_contain_text("ann3")
     wait_until_settled(page)
     expect(page.locator(".st-key-adj_type_clothing_color input")).to_be_checked()
-    assert checked_types(page) == {"clothing_type", "clothing_color"}  # the union, before any choice
+    assert_types(page, {"clothing_type", "clothing_color"})  # the union, before any choice
     expect(page.locator('.st-key-adj_label input[type="radio"]').nth(1)).not_to_be_checked()
 
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     press(page, tax.inaccurate_key)
     expect(page.locator('.st-key-adj_label input[type="radio"]').nth(1)).to_be_checked()
     press(page, tax.get("clothing_type").key)      # drop one of the annotators' types
-    assert checked_types(page) == {"clothing_color"}
+    assert_types(page, {"clothing_color"})
     press(page, "Enter")                           # decide and go to the next
     expect(caption(page)).to_contain_text("caption B2: two dogs on grass 2")
     assert decisions(store)[(ids[2], "lea")] == ("inaccurate", "clothing_color")
@@ -79,7 +91,7 @@ def test_prefilled_form_and_keyboard_flow(server, study, page):
     expect(caption(page)).to_contain_text("caption A3:")
     assert decisions(store)[(ids[12], "lea")] == ("accurate", "")
     # c3: all inaccurate, types differ; label and union pre-filled, so Enter alone decides.
-    assert checked_types(page) == {"unrelated", "scene", "number"}
+    assert_types(page, {"unrelated", "scene", "number"})
     press(page, "Enter")
     expect(caption(page)).to_contain_text("caption B3:")
     label, types = decisions(store)[(ids[3], "lea")]
