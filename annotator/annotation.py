@@ -575,6 +575,18 @@ def labels_as_text(task: Task) -> bool:
     return bool(task.item.width and task.item.height and task.item.boxes)
 
 
+def pictures_sent(task: Task) -> tuple[bool, ...]:
+    """Which renders of the task's image the page sends, as ``show_boxes`` flags.
+
+    When the page draws the boxes itself (:func:`labels_as_text`: outlines and labels over the
+    picture, shown and hidden in the browser) or there are no boxes, one picture without boxes is
+    enough; otherwise the picture with its boxes drawn in and the one without are both sent, so the
+    boxes can still be switched off without asking the server."""
+    if labels_as_text(task) or not task.item.boxes:
+        return (False,)
+    return (True, False)
+
+
 def prefetch(queue: Queue, position: int, *, delay: float = 0.0) -> threading.Thread:
     """Render, in a background thread, the images of the captions likely to come after ``position``
     (the next one to do and the next in queue order), so "Save & next" finds them ready.
@@ -589,8 +601,8 @@ def prefetch(queue: Queue, position: int, *, delay: float = 0.0) -> threading.Th
                     continue
                 seen.add(pos)
                 task = queue.task(pos)
-                task_image(task)
-                task_image(task, False)  # the page sends the picture without boxes too (key h shows it)
+                for show_boxes in pictures_sent(task):
+                    task_image(task, show_boxes)
         except Exception:  # noqa: BLE001 - a failed prefetch only means a slower next item
             pass
 

@@ -70,3 +70,12 @@ def test_every_control_shows_its_key(demo):
     assert "`k`" in at.button(key="ann_skip").label and "⏎" in at.button(key="ann_save").label
     assert at.button(key="ann_prev").label.startswith("←") and at.button(key="ann_next").label.endswith("→")
     assert any('data-help-open="ann"' in h.value and "<kbd>?</kbd>" in h.value for h in at.html)
+
+
+def test_one_picture_with_the_boxes_drawn_over_it(demo):
+    """The item's size is known: the page sends the plain picture once and outlines and labels the boxes over it."""
+    at = page_test("annotate", demo.url, user="ann1", role="annotator", project="demo", create_user=False).run()
+    assert not at.exception
+    assert len(at.image) == 1
+    (overlay,) = [h.value for h in at.html if 'data-testid="ann-box-overlay"' in h.value]
+    assert overlay.count('class="ann-boxline"') == 2 and overlay.count('class="ann-boxlabel"') == 2

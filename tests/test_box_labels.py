@@ -55,3 +55,31 @@ def test_crowded_items_keep_labels_apart_and_inside(seed):
     clashes = [(a.box_id, b.box_id) for a, b in itertools.combinations(places, 2) if _overlap(a, b)]
     # With up to nine boxes there is always a free place among the candidates on these sizes.
     assert clashes == []
+
+
+def test_one_picture_is_sent_when_the_page_draws_the_boxes():
+    from types import SimpleNamespace
+
+    from annotator.annotation import labels_as_text, pictures_sent
+    boxes = [Box("1", "dog", 20, 30, 120, 90)]
+    drawn_by_page = SimpleNamespace(item=SimpleNamespace(width=320, height=240, boxes=boxes))
+    size_unknown = SimpleNamespace(item=SimpleNamespace(width=None, height=None, boxes=boxes))
+    no_boxes = SimpleNamespace(item=SimpleNamespace(width=320, height=240, boxes=[]))
+    assert labels_as_text(drawn_by_page) and pictures_sent(drawn_by_page) == (False,)
+    # Without the item's size the boxes are drawn into a second picture, so h can still switch them off.
+    assert not labels_as_text(size_unknown) and pictures_sent(size_unknown) == (True, False)
+    assert pictures_sent(no_boxes) == (False,)
+
+
+def test_the_overlay_outlines_every_box_where_the_picture_has_it():
+    import re
+    from types import SimpleNamespace
+
+    from annotator.ui.annotate import box_overlay_html
+    item = SimpleNamespace(width=320, height=240, boxes=[Box("1", "dog", 20, 30, 120, 90),
+                                                         Box("2", "ball", 200, 150, 40, 40)])
+    markup = box_overlay_html(item)
+    lines = re.findall(r'<div class="ann-boxline" data-box="(\d)" style="left:([\d.]+)%;top:([\d.]+)%;'
+                       r'width:([\d.]+)%;height:([\d.]+)%', markup)
+    assert [(b, *map(float, v)) for b, *v in lines] == [("1", 6.25, 12.5, 37.5, 37.5),
+                                                        ("2", 62.5, 62.5, 12.5, 16.667)]  # 3 decimals

@@ -30,7 +30,7 @@ from ..annotation import (
     CAPTION_FILTERS, MAX_NOTE_LENGTH, STAGE_COARSE, STAGE_FINE, Queue, Task, detector_hints, keyboard_map,
     load_guidelines,
     prefetch,
-    labels_as_text, task_image, unrelated_hint_text,
+    labels_as_text, pictures_sent, task_image, unrelated_hint_text,
 )
 from ..errors import AnnotatorError, InputError, StoreUnavailable
 from ..model import Label, Role
@@ -355,6 +355,9 @@ _STYLE = """<style>
 .ann-overlay { position: relative; width: 100%; pointer-events: none; }
 .ann-boxlabel { position: absolute; font: 600 12px/1.35 "Source Sans Pro", sans-serif; padding: 0 4px; border-radius: 2px;
   white-space: nowrap; pointer-events: auto; cursor: default; box-shadow: 0 0 0 1px rgba(0,0,0,0.55); }
+/* A box's outline: its colour inside a thin dark line, so a light colour shows on a light photo. */
+.ann-boxline { position: absolute; box-sizing: border-box; border: 2px solid; outline: 1px solid rgba(0,0,0,0.75);
+  box-shadow: inset 0 0 0 1px rgba(0,0,0,0.75); }
 .ann-boxhl { position: absolute; display: none; border: 3px solid; box-shadow: 0 0 0 2px #fff, 0 0 0 4px rgba(0,0,0,0.6); }
 .ann-boxhl.ann-on { display: block; }
 .ann-boxlabel.ann-on { box-shadow: 0 0 0 2px #000, 0 0 0 4px #fff; z-index: 3; }
@@ -389,7 +392,8 @@ div[class*="st-key-ann_type_"] label div { overflow: visible; }
 body.ann-zoom .st-key-ann_figure { overflow: hidden; cursor: zoom-out; }
 body.ann-zoom .st-key-ann_figure > * { transform: scale(2.5); transform-origin: var(--ann-zx, 50%) var(--ann-zy, 50%); }
 body.ann-no-boxes .st-key-ann_img_boxes, body.ann-no-boxes .ann-overlay,
-body:not(.ann-no-boxes) .st-key-ann_img_plain, body.ann-no-refs .st-key-ann_refs { display: none; }
+body:not(.ann-no-boxes) .st-key-ann_figure:has(.st-key-ann_img_boxes) .st-key-ann_img_plain,
+body.ann-no-refs .st-key-ann_refs { display: none; }
 [data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-left: 2.2rem; padding-right: 2.2rem; }
 </style>"""
 
@@ -417,9 +421,10 @@ def history_html(revisions, tax=None) -> str:
 
 
 def box_overlay_html(item, hidden=()) -> str:
-    """The boxes' labels as text over the picture (placed by annotator.images.place_labels so they do not
-    overlap, in fractions of the picture so they follow its shown size), each with an outline of its box
-    that lights up with the box's mentions in the references (annotator/ui/static/annotate_boxes.js)."""
+    """The boxes over the picture: each box's outline in its colour, and its label as text (placed by
+    annotator.images.place_labels so labels do not overlap), in fractions of the picture so they follow
+    its shown size; a second, stronger outline lights up with the box's mentions in the references
+    (annotator/ui/static/annotate_boxes.js)."""
     from ..images import box_colour, place_labels
     places = place_labels(item.boxes, item.width, item.height, hidden=hidden)
     by_id = {b.box_id: b for b in item.boxes}
@@ -429,9 +434,11 @@ def box_overlay_html(item, hidden=()) -> str:
         r, g, bl = box_colour(p.index)
         ink = "#000" if 0.2126 * r + 0.7152 * g + 0.0722 * bl > 140 else "#fff"
         ref = html.escape(p.box_id)
-        out.append(f'<div class="ann-boxhl" data-box="{ref}" style="left:{100 * b.x / item.width:.3f}%;'
-                   f"top:{100 * b.y / item.height:.3f}%;width:{100 * b.w / item.width:.3f}%;"
-                   f'height:{100 * b.h / item.height:.3f}%;border-color:rgb({r},{g},{bl})"></div>')
+        place = (f"left:{100 * b.x / item.width:.3f}%;top:{100 * b.y / item.height:.3f}%;"
+                 f"width:{100 * b.w / item.width:.3f}%;height:{100 * b.h / item.height:.3f}%;"
+                 f"border-color:rgb({r},{g},{bl})")
+        out.append(f'<div class="ann-boxline" data-box="{ref}" style="{place}"></div>')
+        out.append(f'<div class="ann-boxhl" data-box="{ref}" style="{place}"></div>')
         out.append(f'<span class="ann-boxlabel" data-box="{ref}" tabindex="0" style="left:{100 * p.left:.3f}%;'
                    f'top:{100 * p.top:.3f}%;background:rgb({r},{g},{bl});color:{ink}">{html.escape(p.text)}</span>')
     out.append("</div>")
@@ -708,15 +715,16 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
     left, right = st.columns([5, 7], gap="medium")
 
     with left:
-        # Boxes and references are shown or hidden in the browser (annotate_panel.js, keys h and t): both
-        # pictures are sent, and the choice holds from caption to caption without asking the server.
+        # Boxes and references are shown or hidden in the browser (annotate_panel.js, keys h and t), and
+        # the choice holds from caption to caption without asking the server. Where the item's size is
+        # known the boxes are outlines and labels over one plain picture; otherwise both renders are sent.
         st.html(view_toggles_html())
+        note = None
         with st.container(key="ann_figure"):
-            with st.container(key="ann_img_boxes"):
-                jpeg, note = task_image(task, True)
-                st.image(jpeg, width="stretch", output_format="JPEG")
-            with st.container(key="ann_img_plain"):
-                st.image(task_image(task, False)[0], width="stretch", output_format="JPEG")
+            for show_boxes in pictures_sent(task):
+                with st.container(key="ann_img_boxes" if show_boxes else "ann_img_plain"):
+                    jpeg, note = task_image(task, show_boxes)
+                    st.image(jpeg, width="stretch", output_format="JPEG")
             if labels_as_text(task):
                 st.html(box_overlay_html(item))
         st.caption(f"Item **{md_escape(item.key)}** · {len(item.boxes)} boxes")

@@ -41,13 +41,22 @@ def test_box_labels_follow_the_picture_and_light_up_with_their_mentions(server, 
         box = boxes[i]
         assert img["x"] <= box["x"] and box["x"] + box["width"] <= img["x"] + img["width"] + 0.5
         assert img["y"] <= box["y"] and box["y"] + box["height"] <= img["y"] + img["height"] + 0.5
+    # One picture is sent; the boxes' outlines are drawn over it, at the seeded box (20, 30, 120 x 90 on a
+    # 320 x 240 picture) at the size shown.
+    expect(page.locator(".st-key-ann_figure img")).to_have_count(1)
+    sx, sy = img["width"] / 320, img["height"] / 240
+    line = overlay.locator('.ann-boxline[data-box="1"]')
+    expect(line).to_be_visible()
+    f = line.bounding_box()
+    for got, want in ((f["x"], img["x"] + 20 * sx), (f["y"], img["y"] + 30 * sy), (f["width"], 120 * sx),
+                      (f["height"], 90 * sy)):
+        assert abs(got - want) <= 1.5, (f, img)
     frame = overlay.locator('.ann-boxhl[data-box="1"]')
     expect(frame).to_be_hidden()
     page.locator('.ann-ref mark[data-box="1"]').first.hover()
     expect(frame).to_be_visible()
-    # Its outline is the seeded box (20, 30, 120 x 90 on a 320 x 240 picture) at the size shown.
+    # The highlight stands on the same box.
     f = frame.bounding_box()
-    sx, sy = img["width"] / 320, img["height"] / 240
     for got, want in ((f["x"], img["x"] + 20 * sx), (f["y"], img["y"] + 30 * sy), (f["width"], 120 * sx),
                       (f["height"], 90 * sy)):
         assert abs(got - want) <= 1.5, (f, img)
@@ -64,8 +73,7 @@ def test_box_labels_follow_the_picture_and_light_up_with_their_mentions(server, 
     unfocus(page)
     press(page, "h")
     expect(overlay).to_be_hidden()
-    expect(page.locator(".st-key-ann_img_boxes img")).to_be_hidden()
-    expect(page.locator(".st-key-ann_img_plain img")).to_be_visible()
+    expect(picture).to_be_visible()  # the same picture, now without outlines and labels
     press(page, "t")
     expect(page.locator(".ann-ref").first).to_be_hidden()
     press(page, "h")
@@ -83,11 +91,11 @@ def test_zoom_magnifies_picture_and_labels_together_in_the_browser(server, small
     login(page, server.url, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     figure = page.locator(".st-key-ann_figure")
-    picture = page.locator(".st-key-ann_img_boxes img").first
+    picture = page.locator(".st-key-ann_figure img").first
     label = page.locator('[data-testid="ann-box-overlay"] .ann-boxlabel').first
     expect(label).to_be_visible()
     # measure once the picture has loaded and the overlay stands at its size
-    page.wait_for_function("""() => { const i = document.querySelector('.st-key-ann_img_boxes img');
+    page.wait_for_function("""() => { const i = document.querySelector('.st-key-ann_figure img');
         const o = document.querySelector('[data-testid="ann-box-overlay"]');
         return i && i.complete && i.naturalHeight > 0 && o
             && Math.abs(i.getBoundingClientRect().height - o.getBoundingClientRect().height) < 1.5; }""")
