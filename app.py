@@ -16,6 +16,7 @@ from annotator.errors import StoreUnavailable
 from annotator.ui import login
 
 ROOT = Path(__file__).resolve().parent
+HOME_PAGE = "annotate"  # the page the root URL shows
 
 st.set_page_config(page_title="annotator", page_icon=":material/edit_note:", layout="wide")
 
@@ -57,7 +58,13 @@ sections: dict[str, list] = {}
 for spec, allowed in menu:
     sections.setdefault(spec.section, []).append(
         st.Page(str(ROOT / spec.path), title=spec.title, icon=spec.icon, url_path=spec.page_id,
-                default=spec.page_id == "annotate", visibility="visible" if allowed else "hidden"))
+                visibility="visible" if allowed else "hidden"))
+    if spec.page_id == HOME_PAGE:
+        # The app's root URL runs the annotate page too, from a hidden page of its own: a default page is
+        # reached only at "/", so marking Annotate itself default made a typed or reloaded /annotate open
+        # with "Page not found" once the session was known on the first run.
+        sections[spec.section].append(st.Page(str(ROOT / spec.path), title=spec.title, icon=spec.icon,
+                                              url_path="home", default=True, visibility="hidden"))
 if not sections:
     st.error("No page exists yet.")
     st.stop()
@@ -70,7 +77,7 @@ page = st.navigation(sections, expanded=True)
 if user.local_mode:
     ui.local_mode_banner()
 try:
-    ui.sidebar(store, user, page.url_path or "annotate")
+    ui.sidebar(store, user, page.url_path or HOME_PAGE)
     with ui.shell_run(user):
         page.run()
 except StoreUnavailable as exc:  # a read the page could not do without the database

@@ -114,6 +114,13 @@ def test_reload_new_tab_and_typed_url_keep_the_login_and_the_project(server, tea
     expect_project(tab, "beta")
     expect(tab.get_by_role("button", name="Log in")).to_have_count(0)
 
+    # The annotate page by its own address, with the session known from the first run: no "Page not found"
+    # (the root URL's page is a page of its own, so /annotate is a page like any other).
+    for path in ("/annotate", "/"):
+        open_logged_in(tab, server.url, path)
+        expect(tab.get_by_role("heading", name="Annotate · beta").first).to_be_visible()
+        assert tab.get_by_text("Page not found").count() == 0, path
+
 
 def test_a_demotion_from_the_command_line_ends_the_open_tab_at_its_next_click(server, team, page):
     login(page, server.url, "lea", PW)
