@@ -6,8 +6,8 @@ annotator has all 100,000 captions in their queue and has judged the first
 50,000; 19 other annotators hold the remaining 950,000 judgements.
 
 Server side: the call sequence the page makes for one "Save & next" —
-save the revision, find the next caption, load it, render its image with the
-gold boxes, plus what every rerun of the page reads (project list, queue
+save the revision, find the next caption, load it, render the pictures the
+page sends (annotation.pictures_sent), plus what every rerun of the page reads (project list, queue
 size) — timed over 200 items (median, p95; target median <= 100 ms).
 
 Caption list: the count behind each filter and the first page of 100, on the
@@ -154,7 +154,7 @@ def server_side(url: str, n: int, *, prefetch_images: bool) -> dict:
     waited for, standing in for the seconds an annotator spends on a caption) before the timed
     save; without it the image of every next item is rendered inside the timed sequence.
     """
-    from annotator.annotation import Queue, prefetch, task_image
+    from annotator.annotation import Queue, pictures_sent, prefetch, task_image
     from annotator.images import clear_render_cache
     from annotator.store import open_store
     from annotator.store.projects import project_names
@@ -164,7 +164,8 @@ def server_side(url: str, n: int, *, prefetch_images: bool) -> dict:
     q = Queue.open(store, BENCH_USER, "annotator", PROJECT)
     pos = q.first_todo()
     task = q.task(pos)
-    task_image(task)
+    for boxes in pictures_sent(task):  # what the page sends: one plain picture when it draws the boxes itself
+        task_image(task, boxes)
     totals, parts = [], {"save": [], "next": [], "load": [], "image": [], "rerun reads": []}
     for k in range(n):
         if prefetch_images:
@@ -176,7 +177,8 @@ def server_side(url: str, n: int, *, prefetch_images: bool) -> dict:
         t2 = time.perf_counter()
         task = q.task(pos)
         t3 = time.perf_counter()
-        task_image(task)
+        for boxes in pictures_sent(task):
+            task_image(task, boxes)
         t4 = time.perf_counter()
         project_names(store)
         t5 = time.perf_counter()
