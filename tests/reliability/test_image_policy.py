@@ -157,7 +157,8 @@ def test_existing_project_outside_the_allowed_folders_shows_a_message_not_the_fi
     assert not at.exception, at.exception
     notes = " ".join(visible(c.value) for c in at.caption)
     assert "The photo cannot be shown" in notes and "image root '/etc'" in notes
-    assert len(at.get("image")) == 2  # the boxes on a blank canvas (with the boxes shown, and hidden)
+    assert len(at.get("image")) == 1  # a blank canvas in the photo's place, the page's boxes drawn over it
+    assert any('data-testid="ann-box-overlay"' in h.value for h in at.html)
     project = load_project(sqlite_store, "demo")
     with pytest.raises(InputError, match="image root '/etc'"):
         render_item_png(project.image_root, project.items[0], trusted_root=project.trusted_image_root)
