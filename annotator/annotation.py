@@ -41,6 +41,7 @@ from pathlib import Path
 from .access import REVIEW, require_role
 from .errors import InputError, NotFound, PermissionDenied
 from .model import Judgement, JudgementKind, Label, Role
+from .names import text_problem
 from .taxonomy import GUIDELINES_DIR, Taxonomy, taxonomy
 
 STAGE_FULL = "full"      # both tasks at once
@@ -76,6 +77,10 @@ def validate(label: Label | str | None, error_types=(), *, note: str = "", stage
     label = _parse_label(label)
     types = tax.validate_ids(error_types or ())
     _check_note_length(note or "")
+    # The same rule as drafts and the importers: a note is free text, never a control character.
+    problem = text_problem(note or "")
+    if problem:
+        raise InputError(f"the note cannot contain {problem}")
     if label is Label.ACCURATE:
         if types:
             raise InputError("an accurate caption has no error types; untick them or choose Inaccurate")
@@ -244,7 +249,6 @@ def check_draft(label: Label | str | None, error_types=(), note: str = "", *,
     control characters but tab and line breaks); the rules of a finished judgement (:func:`validate`) do
     not, so a draft may lack a choice or an inaccurate one its types. InputError otherwise.
     """
-    from .names import text_problem
     tax = tax or taxonomy()
     label = None if label is None or label == "" else _parse_label(label).value
     types = tax.validate_ids(error_types or ())

@@ -132,3 +132,17 @@ def test_migration_adds_drafts_to_a_version_9_database(queues):
     with store.read() as conn:
         assert get_draft(conn, caps[0], q1.user_id)[:3] == ("inaccurate", ("age",), "after the upgrade")
     assert store.migrate() == []
+
+
+def test_a_saved_note_follows_the_same_text_rule_as_a_draft(queues):
+    """A judgement's note may hold line breaks and tabs but no control character, as drafts and importers
+    require; the refused save writes nothing."""
+    store, q1, _, caps = queues
+    task = _task(q1, caps[0])
+    for note in ("a\x1b[31mred", "a\x7fb", "a\x00b"):
+        with pytest.raises(InputError, match="the note cannot contain the control character"):
+            q1.save(task, "inaccurate", ["other"], note, 2.0)
+    with store.read() as conn:
+        assert len(conn.execute(select(schema.judgements.c.id)).all()) == 0
+    q1.save(task, "inaccurate", ["other"], "line one\nline two\t.", 2.0)
+    assert q1.task(task.position).current.note == "line one\nline two\t."
