@@ -60,9 +60,14 @@ def _parse_label(label: Label | str) -> Label:
         raise InputError(f"unknown label {label!r}") from None
 
 
-def _check_note_length(note: str) -> None:
+def _check_note(note: str) -> None:
+    """The rule every note follows (judgements, adjudications, drafts, as the importers do): at most
+    MAX_NOTE_LENGTH characters, tabs and line breaks but no other control character."""
     if len(note) > MAX_NOTE_LENGTH:
         raise InputError(f"the note is longer than {MAX_NOTE_LENGTH} characters")
+    problem = text_problem(note)
+    if problem:
+        raise InputError(f"the note cannot contain {problem}")
 
 
 def validate(label: Label | str | None, error_types=(), *, note: str = "", stage: str = STAGE_FULL,
@@ -76,11 +81,7 @@ def validate(label: Label | str | None, error_types=(), *, note: str = "", stage
         raise InputError("choose Accurate or Inaccurate first")
     label = _parse_label(label)
     types = tax.validate_ids(error_types or ())
-    _check_note_length(note or "")
-    # The same rule as drafts and the importers: a note is free text, never a control character.
-    problem = text_problem(note or "")
-    if problem:
-        raise InputError(f"the note cannot contain {problem}")
+    _check_note(note or "")
     if label is Label.ACCURATE:
         if types:
             raise InputError("an accurate caption has no error types; untick them or choose Inaccurate")
@@ -254,10 +255,7 @@ def check_draft(label: Label | str | None, error_types=(), note: str = "", *,
     types = tax.validate_ids(error_types or ())
     if not isinstance(note, str):
         raise InputError(f"the note must be text, got {type(note).__name__}")
-    _check_note_length(note)
-    problem = text_problem(note)
-    if problem:
-        raise InputError(f"the note cannot contain {problem}")
+    _check_note(note)
     return label, tuple(types), note.strip()
 
 
