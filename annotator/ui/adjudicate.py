@@ -22,7 +22,7 @@ from ..errors import AnnotatorError, CaptionChanged
 from ..model import Label
 from ..store.analysis_queries import annotators_in
 from ..taxonomy import taxonomy
-from .keys import keyboard_script
+from .keys import keyboard_script, panel_state_html
 from .team_choice import team_picker
 
 esc = ui.md_escape
@@ -280,6 +280,7 @@ def render(ctx: ui.PageContext) -> None:
         b2.button("Next →", key="adj_next", on_click=_on_move, args=(1,), width="stretch",
                   disabled=pos == len(ids) - 1)
         b3.button("Decide & next ⏎", key="adj_save", on_click=_on_save, args=(ctx,), type="primary", width="stretch")
+        st.html(panel_state_html("adj", K_LABEL, [type_key(t.id) for t in tax.types]))
         st.caption("Keys: `y` accurate · `n` inaccurate · a type's key ticks it · `Enter` decide and go to the next · "
                    "`←` / `→` previous / next · `Esc` leave the note · `Ctrl+Enter` decide from the note")
     st.html(_keys_script(), unsafe_allow_javascript=True)

@@ -36,7 +36,7 @@ from ..errors import AnnotatorError, InputError, StoreUnavailable
 from ..model import Label, Role
 from ..taxonomy import taxonomy
 from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress, signed_in
-from .keys import keyboard_script
+from .keys import keyboard_script, panel_state_html
 
 K_QKEY = "ann_qkey"
 K_QUEUE = "ann_queue"
@@ -801,6 +801,8 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
                                            "reload. Save & next or Skip removes it.")
                 b4.form_submit_button("Save & next `⏎`", key="ann_save", on_click=_on_save, args=(ctx,),
                                       type="primary", width="stretch")
+
+        st.html(panel_state_html("ann", K_LABEL, [type_key(t.id) for t in tax.types]))
 
         if task.current is not None:
             with st.expander("History of your judgement of this caption"):

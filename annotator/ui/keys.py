@@ -31,3 +31,23 @@ def keyboard_script(*, prefix: str, caption_testid: str, keys: dict[str, str], t
                          "captionTestId": caption_testid, "stateName": state_name,
                          "configName": f"__{prefix}KeyConfig"})
     return "<script>\n" + _KEYBOARD_JS.replace(_CONFIG_SLOT, config) + "</script>"
+
+
+def panel_state_html(prefix: str, label_key: str, type_keys) -> str:
+    """A hidden marker to draw after a judging panel: which run of the page drew it (a counter per page
+    session) and the values its widgets were given: the label and the ticked checkboxes.
+
+    Streamlit applies a value the server set on a widget a render or two after the widget is drawn, so a
+    click on it before then is overwritten. The key handler holds keys typed after a save until the marker
+    of the run that save started is on the page and the widgets show its values (judge_keys.js).
+    """
+    import html
+
+    import streamlit as st
+
+    run_key = f"{prefix}_panel_run"
+    st.session_state[run_key] = st.session_state.get(run_key, 0) + 1
+    label = st.session_state.get(label_key) or ""
+    ticked = " ".join(k for k in type_keys if st.session_state.get(k))
+    return (f'<span hidden data-panel-state="{html.escape(prefix)}" data-run="{st.session_state[run_key]}" '
+            f'data-label="{html.escape(str(label))}" data-ticked="{html.escape(ticked)}"></span>')

@@ -43,6 +43,31 @@
     return Array.from(doc.querySelectorAll('[data-testid="stAlert"]')).map((a) => a.textContent).join('|');
   }
   function radios() { return doc.querySelectorAll('.st-key-' + P + '_label input[type="radio"]'); }
+  // The marker the page draws after its panel (annotator.ui.keys.panel_state_html): which run drew it and
+  // the values that run gave the widgets. Streamlit applies such values a render or two after the widgets
+  // appear, overwriting any click made before, so keys typed after a save wait until the widgets show them.
+  function marker() { return q('[data-panel-state="' + P + '"]'); }
+  function markerRun() { const m = marker(); return m ? m.getAttribute('data-run') : null; }
+  function panelShows(m) {
+    const index = cfg.labels.indexOf(m.getAttribute('data-label'));
+    const rs = radios();
+    for (let i = 0; i < rs.length; i++) if (rs[i].checked !== (i === index)) return false;
+    const ticked = new Set((m.getAttribute('data-ticked') || '').split(' ').filter(Boolean));
+    const keys = Object.values(window[cfg.configName].types);
+    for (let k = 0; k < keys.length; k++) {
+      const box = q('.st-key-' + keys[k] + ' input');
+      if (box && box.checked !== ticked.has(keys[k])) return false;
+    }
+    return true;
+  }
+  // Frames during which the panel of the newest run has shown its values (counted while a key waits).
+  function countFrames() {
+    const m = marker();
+    const run = m ? m.getAttribute('data-run') : null;
+    if (!st.settle || st.settle.run !== run) st.settle = { run: run, since: Date.now(), frames: 0 };
+    if (m && panelShows(m)) st.settle.frames += 1; else st.settle.frames = 0;
+    if (st.busy) requestAnimationFrame(countFrames);
+  }
 
   // Each returns {result: 'done' | 'noop' | 'missing', kind, expect}: 'done' clicked (a rerun
   // follows), 'noop' nothing to change, 'missing' the widget is not on the page right now.
@@ -50,9 +75,10 @@
     const b = q('.st-key-' + key + ' button');
     if (!b) return { result: 'missing' };
     if (b.disabled) return { result: 'noop' };
-    const caption = captionText(), alerts = alertText();
+    const caption = captionText(), alerts = alertText(), run = markerRun();
     b.click();
-    return { result: 'done', kind: 'button', expect: () => captionText() !== caption || alertText() !== alerts };
+    return { result: 'done', kind: 'button', run: run,
+             expect: () => captionText() !== caption || alertText() !== alerts };
   }
   // An input inside a form (the annotate panel), or one marked data-local-input (a view switch), changes
   // in the browser only: no run follows, so the key is done at once ('local'); the form's buttons send
@@ -83,13 +109,13 @@
     return r;
   }
   function act(action) {
+    // The all-done page has nothing to save: Enter there does nothing (and holds no later key).
+    if (action === 'save' && q('[data-judge-done="' + P + '"]')) return { result: 'noop' };
     if (action === 'save') return clickButton(P + '_save');
     if (action === 'prev') return clickButton(P + '_prev');
     if (action === 'next') return clickButton(P + '_next');
     if (action === 'skip') return clickButton(P + '_skip');
     if (action === 'list') return clickButton(P + '_list');
-    // The all-done page has nothing to save: Enter there does nothing (and holds no later key).
-    if (action === 'save' && q('[data-judge-done="' + P + '"]')) return { result: 'noop' };
     if (action === 'accurate') return chooseLabel(0);
     if (action === 'inaccurate') return chooseLabel(1);
     if (action === 'boxes') return clickInput(P + '_show_boxes');
@@ -110,7 +136,15 @@
     const quiet = isIdle(scriptState()) && st.idleSince !== null && now - st.idleSince >= QUIET_MS;
     const ran = st.runs > b.runs;
     let done;
-    if (quiet && captionText() !== b.caption) {
+    if (b.kind === 'button' && b.run !== null && b.run !== undefined) {
+      // A page with a panel marker: done once the run the click started has drawn its marker and the
+      // widgets have shown that run's values for two frames (or, should a coupling of the page keep them
+      // from matching, 1.5 s after the marker came). A page without the panel (all done) is done when quiet.
+      const m = marker(), s2 = st.settle;
+      if (!m) done = quiet && (ran || captionText() !== b.caption || age > 400);
+      else if (m.getAttribute('data-run') === b.run) done = false;
+      else done = quiet && !!s2 && s2.run === m.getAttribute('data-run') && (s2.frames >= 2 || now - s2.since > 1500);
+    } else if (quiet && captionText() !== b.caption) {
       // Another caption is on screen (a mouse click saved or moved on meanwhile): what this
       // key waited for belongs to the previous caption, so hold nothing after it.
       done = true;
@@ -134,7 +168,9 @@
     st.log.push(action + ':' + r.result);
     if (st.log.length > 50) st.log.shift();
     if (r.result === 'done') {
-      st.busy = { since: Date.now(), runs: runs, kind: r.kind, expect: r.expect, caption: r.caption };
+      st.busy = { since: Date.now(), runs: runs, kind: r.kind, expect: r.expect, caption: r.caption, run: r.run };
+      st.settle = null;
+      requestAnimationFrame(countFrames);
       setTimeout(watch, 15);
     } else if (r.result === 'missing' && (tries || 0) < 40) {
       // Hold this key (and the ones after it) until the widget is back.
