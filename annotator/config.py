@@ -10,6 +10,9 @@
 ``ANNOTATOR_SESSION_MAX_HOURS``     and this long after the log-in, whatever the use (default 24)
 ``ANNOTATOR_SECRET_KEY``    signs session cookies; unset: a random key kept in the database, shared by every
                             app process on it (see annotator.sessions)
+``ANNOTATOR_FRAME_CACHE``   folder for the dashboards' judgement snapshots, so a restarted server opens them
+                            fast (annotator.store.frame_snapshots); default <data dir>/cache/frames, ``off``
+                            for none
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class Settings:
     session_max_hours: float = 24.0
     secret_key: str | None = None
     warm_metrics: bool = True  # start METEOR's processes in the background once someone who scores logs in
+    frame_cache: Path | None = None  # None: the dashboards keep no judgement snapshots on disk
 
 
 def sqlite_url(path: Path | str) -> str:
@@ -55,7 +59,16 @@ def load_settings(environ: dict | None = None) -> Settings:
                     session_idle_minutes=_positive(env, "ANNOTATOR_SESSION_IDLE_MINUTES", 480.0),
                     session_max_hours=_positive(env, "ANNOTATOR_SESSION_MAX_HOURS", 24.0),
                     secret_key=env.get("ANNOTATOR_SECRET_KEY") or None,
-                    warm_metrics=env.get("ANNOTATOR_WARM_METRICS", "1") not in ("0", "false", "no"))
+                    warm_metrics=env.get("ANNOTATOR_WARM_METRICS", "1") not in ("0", "false", "no"),
+                    frame_cache=_frame_cache(env.get("ANNOTATOR_FRAME_CACHE"), data_dir))
+
+
+def _frame_cache(raw: str | None, data_dir: Path) -> Path | None:
+    if raw is None or not raw.strip():
+        return data_dir / "cache" / "frames"
+    if raw.strip().lower() in ("off", "0", "false", "no", "none"):
+        return None
+    return Path(raw.strip())
 
 
 def _positive(env, name: str, default: float) -> float:

@@ -43,7 +43,8 @@ import pandas as pd
 from .agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, agreement_report
 from .model import JudgementKind, Label
 
-__all__ = ["TeamReport", "team_report", "ANNOTATOR_COLUMNS"]
+__all__ = ["TeamAgreement", "TeamCounts", "TeamReport", "team_agreement", "team_counts", "team_report",
+           "ANNOTATOR_COLUMNS"]
 
 ANNOTATOR_COLUMNS = ["annotator", "assigned", "done", "skipped", "fine pass pending", "not started",
                      "median seconds", "captions per hour", "last active (UTC)"]
@@ -58,9 +59,14 @@ def _iso(epoch: float | None) -> str | None:
     return datetime.fromtimestamp(float(epoch), tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _totals(annotators: pd.DataFrame) -> dict:
+    return {c: int(annotators[c].sum()) for c in ["assigned", "done", "skipped", "fine pass pending", "not started"]}
+
+
 def _used_names(users: pd.Categorical) -> set[str]:
     codes = np.asarray(users.codes)
-    return {str(u) for u in users.categories[np.unique(codes[codes >= 0])]}
+    used = np.bincount(codes[codes >= 0], minlength=len(users.categories)) > 0  # (linear, unlike np.unique)
+    return {str(u) for u in users.categories[used]}
 
 
 @dataclass(frozen=True)
@@ -80,8 +86,7 @@ class TeamReport:
     @property
     def totals(self) -> dict:
         """The team's sums: assigned, done, skipped, fine pass pending, not started."""
-        cols = ["assigned", "done", "skipped", "fine pass pending", "not started"]
-        return {c: int(self.annotators[c].sum()) for c in cols}
+        return _totals(self.annotators)
 
     def to_tables(self) -> dict[str, pd.DataFrame]:
         """The report as named tables (CSV/XLSX/LaTeX exports, one file or sheet each)."""
@@ -99,16 +104,59 @@ class TeamReport:
                 "alpha": self.alpha, "alpha_units": self.alpha_units}
 
 
+@dataclass(frozen=True)
+class TeamCounts:
+    """The counting half of a :class:`TeamReport` (per annotator, progress by day): what the Team page shows
+    first, before the agreement half's bootstrap is done."""
+
+    project: str
+    annotators: pd.DataFrame
+    progress: pd.DataFrame
+
+    @property
+    def totals(self) -> dict:
+        """The team's sums: assigned, done, skipped, fine pass pending, not started."""
+        return _totals(self.annotators)
+
+
+@dataclass(frozen=True)
+class TeamAgreement:
+    """The agreement half of a :class:`TeamReport`: per pair of annotators, and Krippendorff's alpha."""
+
+    agreement: pd.DataFrame
+    confidence: float
+    n_resamples: int
+    seed: int
+    alpha: float | None
+    alpha_units: int
+
+
+def _annotations(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[np.asarray(frame["kind"] == JudgementKind.ANNOTATION.value, bool)] if len(frame) else frame
+
+
 def team_report(project: str, frame: pd.DataFrame, assignments: pd.DataFrame, *,
                 confidence: float = DEFAULT_CONFIDENCE, n_resamples: int = DEFAULT_RESAMPLES,
                 seed: int = DEFAULT_SEED) -> TeamReport:
-    """Build the :class:`TeamReport` of ``project``.
+    """Build the :class:`TeamReport` of ``project``: :func:`team_counts` and :func:`team_agreement` together.
 
     ``frame``: current judgements (annotations; other kinds are ignored) with
     skips kept and the ``seconds`` and ``saved_at`` columns; ``assignments``:
     caption_id, user, is_second, is_practice per assignment row.
     """
-    ann = frame[np.asarray(frame["kind"] == JudgementKind.ANNOTATION.value, bool)] if len(frame) else frame
+    return combine(team_counts(project, frame, assignments),
+                   team_agreement(frame, confidence=confidence, n_resamples=n_resamples, seed=seed))
+
+
+def combine(counts: TeamCounts, agreement: TeamAgreement) -> TeamReport:
+    """The :class:`TeamReport` made of its two halves."""
+    return TeamReport(counts.project, counts.annotators, counts.progress, agreement.agreement, agreement.confidence,
+                      agreement.n_resamples, agreement.seed, agreement.alpha, agreement.alpha_units)
+
+
+def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) -> TeamCounts:
+    """Per annotator and per day figures of ``project`` (arguments as for :func:`team_report`)."""
+    ann = _annotations(frame)
     # Users as integer codes over one list of names; (caption, user) pairs as one int64 key each, so the
     # judgements of the assigned captions are found by a sorted search instead of a merge of text columns.
     j_users = pd.Categorical(ann["user"]) if len(ann) else pd.Categorical([])
@@ -151,9 +199,12 @@ def team_report(project: str, frame: pd.DataFrame, assignments: pd.DataFrame, *,
 
     # The fine pass: the second annotator's coarse "inaccurate" without types, the first annotator's "inaccurate".
     first_row = lookup(a_cap[~a_second] * k + a_user[~a_second])
-    first_inacc = np.unique(a_cap[~a_second][(first_row >= 0) & j_inacc[np.maximum(first_row, 0)]])
+    # Captions whose first annotator said inaccurate, as a table over caption ids (linear, unlike a set look-up).
+    first_inacc = np.zeros(int(a_cap.max()) + 1 if len(a_cap) else 0, bool)
+    first_inacc[a_cap[~a_second][(first_row >= 0) & j_inacc[np.maximum(first_row, 0)]]] = True
     safe = np.maximum(row, 0)
-    waiting = (a_second & ~a_practice & labelled & j_inacc[safe] & ~j_typed[safe] & np.isin(a_cap, first_inacc))
+    waiting = (a_second & ~a_practice & labelled & j_inacc[safe] & ~j_typed[safe]
+               & (first_inacc[a_cap] if len(a_cap) else np.zeros(0, bool)))
 
     def per_user(mask: np.ndarray, users: np.ndarray) -> np.ndarray:
         return np.bincount(users[mask], minlength=k)
@@ -188,7 +239,15 @@ def team_report(project: str, frame: pd.DataFrame, assignments: pd.DataFrame, *,
     day_no = np.floor(j_saved[row[labelled]] / 86400.0).astype(np.int64) if labelled.any() else np.array([], np.int64)
     if len(day_no):
         users_l = a_user[labelled]
-        pair, counts = np.unique(day_no * k + users_l, return_counts=True)
+        # (day, annotator) pairs counted over the few days there are, instead of sorting a million keys.
+        first_day = int(day_no.min())
+        if (int(day_no.max()) - first_day + 1) * k <= 4 * len(day_no) + 1_000_000:
+            per_pair = np.bincount((day_no - first_day) * k + users_l)
+            pair = np.flatnonzero(per_pair)
+            counts = per_pair[pair]
+            pair = pair + first_day * k
+        else:  # save times spread over ages (an import's odd dates): count the distinct pairs instead
+            pair, counts = np.unique(day_no * k + users_l, return_counts=True)
         days, who = pair // k, pair % k
         daily = (pd.DataFrame({"day": days, "annotator": who, "judged": counts.astype(int)})
                  .sort_values(["annotator", "day"]))
@@ -202,6 +261,13 @@ def team_report(project: str, frame: pd.DataFrame, assignments: pd.DataFrame, *,
     else:
         progress = pd.DataFrame(columns=PROGRESS_COLUMNS)
 
+    return TeamCounts(project, annotators, progress)
+
+
+def team_agreement(frame: pd.DataFrame, *, confidence: float = DEFAULT_CONFIDENCE,
+                   n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> TeamAgreement:
+    """Agreement so far between every pair of annotators of ``frame`` (as for :func:`team_report`)."""
+    ann = _annotations(frame)
     coded = ann[ann["label"].notna()] if len(ann) else ann
     agree_rows, alpha, alpha_units = [], None, 0
     if len(coded) and coded["user"].nunique() >= 2:
@@ -216,8 +282,7 @@ def team_report(project: str, frame: pd.DataFrame, assignments: pd.DataFrame, *,
     agreement = pd.DataFrame(agree_rows, columns=AGREEMENT_COLUMNS)
     numbers = ["observed agreement", "kappa", "kappa low", "kappa high"]
     agreement[numbers] = agreement[numbers].astype(float)
-    return TeamReport(project, annotators, progress, agreement, float(confidence), int(n_resamples), int(seed),
-                      alpha, int(alpha_units))
+    return TeamAgreement(agreement, float(confidence), int(n_resamples), int(seed), alpha, int(alpha_units))
 
 
 def read_team_report(store, project: str, *, live=None, **options) -> TeamReport:
@@ -229,7 +294,9 @@ def read_team_report(store, project: str, *, live=None, **options) -> TeamReport
     return team_report(project, frame, assignment_frame(store, project), **options)
 
 
-def team_frame(store, project: str):
-    """The live frame the team report reads (current annotations, skips kept, with timing)."""
+def team_frame(store, project: str, *, snapshots=None):
+    """The live frame the team report reads (current annotations, skips kept, with timing); ``snapshots``
+    as for LiveJudgementFrame."""
     from .store.analysis_queries import LiveJudgementFrame
-    return LiveJudgementFrame(store, project, kinds=("annotation",), include_skipped=True, with_timing=True)
+    return LiveJudgementFrame(store, project, kinds=("annotation",), include_skipped=True, with_timing=True,
+                              snapshots=snapshots)

@@ -17,8 +17,10 @@ Printed separately, each the best of ``--repeat`` runs:
   * cold       — each dashboard from a cold server: a fresh process opens the store, reads what the page
                 reads and computes its first table (Agreement: the report behind the pair's figures;
                 Adjudication: the disagreement queue and its first page; Error analysis: the adjudicated layer
-                and the per-system tables; Team: the live frame, the assignments and the per-annotator table),
-                printed per page with its read and compute parts, the range over ``--cold-runs`` fresh processes.
+                and the per-system tables; Team: the live frame, the assignments and the per-annotator counts),
+                printed per page with its read and compute parts, the range over ``--cold-runs`` fresh processes;
+                once as a server's first start (no frame snapshot) and once as a restarted server (the snapshot
+                its last full read wrote, 1,000 saves since: each such run adds 1,000 revisions to the store).
                 ``--code DIR`` runs those processes on another checkout of annotator (a figure before a change).
 Target: report ≤ 1 s and tables ≤ 1 s (computation, excluding the DB read); each page's first table ≤ 1 s cold.
 
@@ -150,9 +152,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cold-only", action="store_true", help="only the cold figures (the store must exist)")
     ap.add_argument("--code", type=Path, default=ROOT, help="checkout of annotator the cold processes run")
     ap.add_argument("--cold-page", choices=PAGES, help=argparse.SUPPRESS)  # one cold run, in this process
+    ap.add_argument("--snapshots", type=Path, default=None, help=argparse.SUPPRESS)  # its frame snapshot folder
+    ap.add_argument("--make-snapshots", type=Path, default=None, help=argparse.SUPPRESS)  # write them there
     args = ap.parse_args(argv)
     if args.cold_page:
-        return _cold_page(args.cold_page, f"sqlite:///{args.db}")
+        return _cold_page(args.cold_page, f"sqlite:///{args.db}", args.snapshots)
+    if args.make_snapshots:
+        return _make_snapshots(f"sqlite:///{args.db}", args.make_snapshots)
 
     tmp = None
     if args.db is None:
@@ -262,28 +268,88 @@ PAGES = ("agreement", "adjudication", "analysis", "team")
 
 
 def _cold(db_path: Path, *, runs: int, code: Path) -> None:
-    """Each page's first table from a cold server: ``runs`` fresh processes per page (range printed)."""
-    import json
+    """Each page's first table from a cold server: ``runs`` fresh processes per page (range printed), once as
+    a server's very first start (no frame snapshot on disk) and once as a restarted server (the snapshot its
+    last full read wrote, with 1,000 saves made since)."""
+    import os
+    import shutil
+
+    _cold_runs(db_path, runs=runs, code=code, snapshots=None)
+    if not (code / "annotator" / "store" / "frame_snapshots.py").exists():
+        return  # older code: no snapshots
+    folder = Path(tempfile.mkdtemp(prefix="frame-snapshots-"))
+    try:
+        _run_step(db_path, code, ["--make-snapshots", str(folder)])
+        _save_since(f"sqlite:///{db_path}", 1000)
+        _cold_runs(db_path, runs=runs, code=code, snapshots=folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop("ANNOTATOR_FRAME_CACHE", None)
+
+
+def _run_step(db_path: Path, code: Path, extra: list[str]) -> str:
     import os
     import subprocess
-
     env = dict(os.environ, PYTHONPATH=str(code))
+    proc = subprocess.run([sys.executable, __file__, "--db", str(db_path), "--code", str(code), *extra],
+                          capture_output=True, text=True, env=env, cwd=str(code))
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(extra)} failed:\n{proc.stderr}")
+    return proc.stdout
+
+
+def _save_since(url: str, n: int) -> None:
+    """``n`` saves by annotator A on random captions (what a restarted server finds since its snapshot)."""
+    from annotator.store.judgements import save_judgement
+    store = open_store(url)
+    with store.read() as conn:
+        uid = user_id(conn, "ann_a")
+        ids = [r[0] for r in conn.execute(captions.select().with_only_columns(captions.c.id))]
+    rng = np.random.default_rng(11)
+    for k, cid in enumerate(rng.choice(ids, size=n, replace=False).tolist()):
+        save_judgement(store, int(cid), uid, label="inaccurate" if k % 3 else "accurate",
+                       error_types=("scene",) if k % 3 else (), seconds=4.0 + k % 7)
+    store.dispose()
+
+
+def _make_snapshots(url: str, folder: Path) -> int:
+    """What a running server leaves on disk: each dashboard frame read in full and its snapshot written."""
+    from annotator.store.analysis_queries import LiveJudgementFrame
+    from annotator.store.frame_snapshots import folder_for
+    from annotator.team import team_frame
+    store = open_store(url)
+    snapshots = folder_for(url, folder)
+    import threading
+
+    from annotator.store.team_queries import assignment_frame, assignment_version
+    for live in (LiveJudgementFrame(store, PROJECT, kinds=("annotation", "adjudication"), snapshots=snapshots),
+                 team_frame(store, PROJECT, snapshots=snapshots)):
+        live.get()
+        live.wait_for_snapshot()
+    assignment_frame(store, PROJECT, snapshots=snapshots, version=assignment_version(store, PROJECT))
+    for thread in threading.enumerate():
+        if thread.name == "frame-snapshot":
+            thread.join()
+    store.dispose()
+    return 0
+
+
+def _cold_runs(db_path: Path, *, runs: int, code: Path, snapshots: Path | None) -> None:
+    import json
     for page in PAGES:
         results = []
         for _ in range(runs):
-            proc = subprocess.run([sys.executable, __file__, "--db", str(db_path), "--cold-page", page, "--code", str(code)],
-                                  capture_output=True, text=True, env=env, cwd=str(code))
-            if proc.returncode:
-                raise SystemExit(f"cold {page} failed:\n{proc.stderr}")
-            results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            out = _run_step(db_path, code, ["--cold-page", page, *(["--snapshots", str(snapshots)] if snapshots else [])])
+            results.append(json.loads(out.strip().splitlines()[-1]))
         total = [r["read"] + r["compute"] for r in results]
         span = lambda key: f"{min(r[key] for r in results):.2f}–{max(r[key] for r in results):.2f}"  # noqa: E731
-        print(f"cold       {page:<13} first table {min(total):.2f}–{max(total):.2f} s (read {span('read')} s, "
+        start = "restarted (snapshot + 1,000 saves since)" if snapshots else "first start (no snapshot)"
+        print(f"cold       {page:<13} {start}: first table {min(total):.2f}–{max(total):.2f} s (read {span('read')} s, "
               f"compute {span('compute')} s; CPU {span('cpu')} s; {results[0]['what']})  "
               f"{'OK' if min(total) <= TARGET_S else 'OVER TARGET'}")
 
 
-def _cold_page(page: str, url: str) -> int:
+def _cold_page(page: str, url: str, snapshot_folder: Path | None = None) -> int:
     """One cold run of ``page`` in this fresh process: open the store, read what the page reads, compute its
     first table; print the read and compute seconds as JSON (imports of the libraries are not counted: a
     server has them loaded before anyone opens a page)."""
@@ -297,18 +363,31 @@ def _cold_page(page: str, url: str) -> int:
     from annotator.team import team_frame, team_report
     from annotator.team_selection import default_team
 
+    snapshots = None
+    if snapshot_folder is not None:
+        from annotator.store.frame_snapshots import folder_for
+        snapshots = folder_for(url, snapshot_folder)
     t0, c0 = time.perf_counter(), time.process_time()
     store = open_store(url)
     if page == "team":
         from annotator.store.team_queries import assignment_frame, assignment_version
-        frame, _ = team_frame(store, PROJECT).get()
-        assignment_version(store, PROJECT)
-        assigned = assignment_frame(store, PROJECT)
+        live = team_frame(store, PROJECT, snapshots=snapshots)
+        frame, _ = live.get()
+        a_version = assignment_version(store, PROJECT)
+        try:
+            assigned = assignment_frame(store, PROJECT, snapshots=snapshots, version=a_version)
+        except TypeError:  # older code (--code)
+            assigned = assignment_frame(store, PROJECT)
         t1 = time.perf_counter()
-        report = team_report(PROJECT, frame, assigned)
+        try:  # the page's first table: the counts (the agreement half follows it on the page)
+            from annotator.team import team_counts
+            report = team_counts(PROJECT, frame, assigned)
+        except ImportError:  # older code (--code): the page waited for the whole report
+            report = team_report(PROJECT, frame, assigned)
         what = f"{len(report.annotators)} annotators, {report.totals['done']:,} done of {report.totals['assigned']:,}"
     else:
-        frame, _ = LiveJudgementFrame(store, PROJECT, kinds=("annotation", "adjudication")).get()
+        live = LiveJudgementFrame(store, PROJECT, kinds=("annotation", "adjudication"), snapshots=snapshots)
+        frame, _ = live.get()
         t1 = time.perf_counter()
         team = default_team(annotators_in(frame), minimum=2 if page != "analysis" else 1)
         if page == "agreement":
@@ -326,6 +405,8 @@ def _cold_page(page: str, url: str) -> int:
             error_tables(layer)
             what = "; ".join(f"{s}: {t.inaccurate:,} of {t.total:,} inaccurate" for s, t in tables.tables.items())
     t2, c2 = time.perf_counter(), time.process_time()
+    if snapshots is not None and not live.snapshot_loads:
+        raise SystemExit("the cold run did not start from the snapshot")
     store.dispose()
     # CPU time beside the wall time: on a shared machine the wall time also counts waiting for a core.
     print(json.dumps({"read": t1 - t0, "compute": t2 - t1, "cpu": c2 - c0, "what": what}))

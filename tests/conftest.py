@@ -76,8 +76,18 @@ def _fresh_pg_store():
         pytest.skip("ANNOTATOR_TEST_SKIP_PG=1")
     store, schema, _ = _pg_schema_store()
     yield store
+    join_background_readers()
     store.dispose()
     _drop_pg_schema(schema)
+
+
+def join_background_readers(timeout: float = 30.0) -> None:
+    """Wait for the dashboards' background work a test may have started on the store (snapshot writers,
+    parallel reads): dropping the schema under them would deadlock on PostgreSQL."""
+    import threading
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and thread.name.startswith(("frame-snapshot", "frame-read")):
+            thread.join(timeout)
 
 
 @pytest.fixture
@@ -131,6 +141,13 @@ def store_url(store) -> str:
 
 
 _MAIN_MODULE = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def _own_frame_snapshots(tmp_path, monkeypatch):
+    """The dashboards keep judgement snapshots on disk (annotator.store.frame_snapshots): each test keeps its
+    own (also for the app servers it starts), so none starts from another test's files."""
+    monkeypatch.setenv("ANNOTATOR_FRAME_CACHE", str(tmp_path / "frame-snapshots"))
 
 
 @pytest.fixture(autouse=True)

@@ -126,6 +126,21 @@ def test_the_read_gives_what_the_tables_hold(store, options):
             assert set(np.round(got["seconds"], 9)) <= {round(s, 9) for s in SECONDS + [2.5]}
 
 
+@pytest.mark.parametrize("options", OPTIONS[:3] + OPTIONS[5:6], ids=[str(o) for o in OPTIONS[:3] + OPTIONS[5:6]])
+def test_the_read_in_parts_gives_the_same_rows(sqlite_store, options, monkeypatch):
+    # A big SQLite table is read as row-id ranges side by side, joined in order: forced here on a small one.
+    from annotator.store import analysis_queries
+    _build(sqlite_store)
+    monkeypatch.setattr(analysis_queries, "PARALLEL_FROM_ROWS", 1)
+    monkeypatch.setattr(analysis_queries.os, "cpu_count", lambda: 3)
+    with sqlite_store.read() as conn:
+        parts = analysis_queries._table_parts(conn)
+    assert len(parts) == 3 and parts[0][1] + 1 == parts[1][0] and parts[1][1] + 1 == parts[2][0]
+    for project in ("p", "q"):
+        got = judgement_frame(sqlite_store, project, **options)
+        pd.testing.assert_frame_equal(_plain(got), _plain(_expected(sqlite_store, project, **options)))
+
+
 def test_the_read_of_what_changed(store):
     _build(store)
     for project in ("p", "q"):

@@ -9,6 +9,7 @@ import pytest
 from annotator.store.judgements import insert_judgement
 from annotator.store.users import user_id
 from tests.apptest_helpers import page_test, refused
+from tests.conftest import join_background_readers
 from tests.test_team import DAY3, build_team
 
 
@@ -60,3 +61,35 @@ def test_other_roles_are_refused(crew, role):
     store, _ = crew
     at = refused("team", store.url, user="amy", role=role, project="crew")
     assert not at.metric
+
+
+def test_a_restarted_server_opens_the_dashboards_from_their_snapshots(crew, tmp_path, monkeypatch):
+    # The pages keep their frames in ANNOTATOR_FRAME_CACHE; after a restart (the processes' caches emptied)
+    # Team and Agreement read only what was saved since, and show the same figures.
+    import streamlit as st
+
+    from annotator.store import analysis_queries, team_queries
+    store, _ = crew
+    folder = tmp_path / "frames"
+    monkeypatch.setenv("ANNOTATOR_FRAME_CACHE", str(folder))
+    first = page_test("team", store.url, user="lea", role="lead", project="crew").run()
+    agreement = page_test("agreement", store.url, user="lea", role="lead", project="crew").run()
+    assert not first.exception and not agreement.exception
+    join_background_readers()
+    assert len(list(folder.rglob("*.npz"))) == 3  # the team frame, the dashboards' frame, the assignments
+
+    st.cache_resource.clear()  # a new server process
+    full_reads = []
+    real_frame, real_assignments = analysis_queries.judgement_frame, team_queries._read_assignment_frame
+    monkeypatch.setattr(analysis_queries, "judgement_frame", lambda *a, **k: (
+        full_reads.append("judgements") if k.get("changed_after") is None else None) or real_frame(*a, **k))
+    monkeypatch.setattr(team_queries, "_read_assignment_frame",
+                        lambda *a, **k: full_reads.append("assignments") or real_assignments(*a, **k))
+    again = page_test("team", store.url, user="lea", role="lead", project="crew").run()
+    agreement_again = page_test("agreement", store.url, user="lea", role="lead", project="crew").run()
+    assert not again.exception and not agreement_again.exception
+    assert full_reads == []
+    assert _metrics(again) == _metrics(first)
+    pd_equal = [a.value.equals(b.value) for a, b in zip(first.dataframe, again.dataframe)]
+    assert pd_equal and all(pd_equal)
+    assert [m.value for m in agreement_again.metric] == [m.value for m in agreement.metric]

@@ -30,6 +30,7 @@ from annotator.store.projects import project_id, set_practice
 from annotator.store.users import create_user, user_id
 from annotator.team import read_team_report, team_frame
 from tests.apptest_helpers import seed_project
+from tests.conftest import join_background_readers
 
 DAY1 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 DAY2 = DAY1 + timedelta(days=1)
@@ -152,3 +153,65 @@ def test_cli_prints_the_same_figures(team, capsys):
     assert main(["--db", store.url, "team", "--project", "crew", "--resamples", "500"]) == 0
     text = capsys.readouterr().out
     assert "bob" in text and "fine pass pending 1" in text and "amy vs bob: 3 shared captions" in text
+
+
+def test_progress_over_far_apart_days_counts_the_same(team):
+    # Save times centuries apart (an import's odd dates) take the counting path for sparse days; the
+    # figures are those of the dense path: one row per (day, annotator) with a save that day.
+    store, c = team
+    with store.transaction() as conn:
+        bob = user_id(conn, "bob")
+        insert_judgement(conn, c[7], bob, label=A, seconds=4, at=datetime(1900, 1, 2, 3, tzinfo=timezone.utc))
+        insert_judgement(conn, c[6], bob, label=A, seconds=4, at=datetime(2900, 5, 6, 7, tzinfo=timezone.utc))
+    report = read_team_report(store, "crew", n_resamples=50)
+    assert report.progress.to_dict(orient="records") == [
+        {"day": "1900-01-02", "annotator": "bob", "judged": 1, "cumulative": 1},
+        {"day": "2026-03-01", "annotator": "amy", "judged": 2, "cumulative": 2},
+        {"day": "2026-03-02", "annotator": "amy", "judged": 2, "cumulative": 4},
+        {"day": "2026-03-02", "annotator": "bob", "judged": 4, "cumulative": 5},
+        {"day": "2900-05-06", "annotator": "bob", "judged": 1, "cumulative": 6},
+    ]
+
+
+def test_the_assignment_frame_survives_a_restart_and_follows_every_change(team, tmp_path):
+    from annotator.store.frame_snapshots import folder_for
+    from annotator.store.team_queries import assignment_frame, assignment_version
+
+    store, c = team
+    folder = folder_for(store.url, tmp_path / "frames")
+
+    def read():
+        version = assignment_version(store, "crew")
+        frame = assignment_frame(store, "crew", snapshots=folder, version=version)
+        join_background_readers()  # the snapshot written
+        return version, frame
+
+    def plain(frame):
+        return sorted(zip(frame["caption_id"], frame["user"].astype(str), frame["is_second"], frame["is_practice"]))
+
+    v1, first = read()
+    path = folder.path(v1[0], "assignments")
+    assert path.exists()
+    stamp = path.stat().st_mtime_ns
+    v2, again = read()  # a restarted server: the same version, from the file (not written again)
+    assert v2 == v1 and plain(again) == plain(first) and path.stat().st_mtime_ns == stamp
+    assert plain(first) == plain(assignment_frame(store, "crew"))
+
+    set_practice(store, "crew", ["img6.jpg"])  # one more practice item (marks travel in the frame): a new version
+    v3, marked = read()
+    assert v3 != v1
+    assert {cid for cid, _, _, p in plain(marked) if p} == {c[6], c[7]}  # img7 was one already
+    with store.transaction() as conn:  # every assignment replaced by as many others (ids may start again)
+        from sqlalchemy import delete
+
+        from annotator.store.schema import assignments
+        pid = project_id(conn, "crew")
+        cat, amy = user_id(conn, "cat"), user_id(conn, "amy")
+        conn.execute(delete(assignments).where(assignments.c.project_id == pid))
+        add_assignments(conn, pid, [{"caption_id": c[i], "user_id": cat, "position": i, "is_second": False}
+                                    for i in range(8)]
+                        + [{"caption_id": c[i], "user_id": amy, "position": i, "is_second": True} for i in range(4)])
+    v4, replaced = read()
+    assert v4 != v3 and v4[1] == v3[1]  # as many rows as before
+    assert plain(replaced) == plain(assignment_frame(store, "crew"))
+    assert {u for _, u, _, _ in plain(replaced)} == {"cat", "amy"}

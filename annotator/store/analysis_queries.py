@@ -14,13 +14,17 @@ with notes).
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
-from sqlalchemy import BigInteger, Connection, Text, and_, case, cast, extract, func, literal_column, select
+from sqlalchemy import BigInteger, Connection, Text, and_, case, cast, extract, func, literal_column, select, text
 
 from ..model import Box, Judgement, JudgementKind, Label
 from . import Store
@@ -30,6 +34,8 @@ from .schema import boxes, captions, current_judgements, items, judgements, syst
 
 #: Columns of :func:`judgement_frame` (a superset of what annotator.agreement needs).
 FRAME_COLUMNS = ["caption_id", "item_id", "is_practice", "system", "user", "kind", "label", "error_types", "judgement_id"]
+
+log = logging.getLogger(__name__)
 
 _KINDS = [k.value for k in JudgementKind]
 _LABELS = [Label.ACCURATE.value, Label.INACCURATE.value]
@@ -132,7 +138,11 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
             cols += [captions.c.item_id, captions.c.system_id]
             where += [(captions.c.system_id + 0).in_(sys_ids), cj.c.judgement_id > int(changed_after)]
         q = select(*[_joined(conn, c) for c in cols], _joined(conn, untyped, "")).select_from(source).where(*where)
-        row = [r for chunk in _raw_chunks(conn, q) for r in chunk][0]
+        parts = _table_parts(conn) if changed_after is None else []
+        if parts:
+            row = _read_in_parts(store, conn, q, parts)
+        else:
+            row = [r for chunk in _raw_chunks(conn, q) for r in chunk][0]
         dialect = conn.dialect.name
         if with_timing and row[0] is not None:
             # Revisions never change, so their times can be read in a statement of their own.
@@ -176,6 +186,47 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
         frame = frame[keep].reset_index(drop=True)
         frame["error_types"] = frame["error_types"].cat.remove_unused_categories()
     return frame
+
+
+#: A full read of more current judgements than this is split over several connections (SQLite only).
+PARALLEL_FROM_ROWS = 200_000
+MAX_READ_THREADS = 4
+
+
+def _table_parts(conn: Connection) -> list[tuple[int, int]]:
+    """Row-id ranges that split current_judgements into one part per core (at most MAX_READ_THREADS), or []
+    when one read is as good: not SQLite, one core, or a small table. SQLite lets go of Python's lock while it
+    steps through rows, so the parts are read side by side; a range of row ids is a seek in the table."""
+    workers = min(os.cpu_count() or 1, MAX_READ_THREADS)
+    if conn.dialect.name != "sqlite" or workers < 2:
+        return []
+    lo, hi = conn.execute(text("SELECT min(rowid), max(rowid) FROM current_judgements")).one()
+    if lo is None or hi - lo + 1 < PARALLEL_FROM_ROWS:
+        return []
+    step = (hi - lo + workers) // workers
+    return [(a, min(a + step - 1, hi)) for a in range(lo, hi + 1, step)]
+
+
+def _read_in_parts(store: Store, conn: Connection, query, parts: list[tuple[int, int]]) -> tuple:
+    """The one row of comma-joined columns ``query`` gives, read as one query per row-id range of ``parts``
+    (the first on ``conn``, the others each on a connection of its own, in threads) and joined in order."""
+    rowid = literal_column("current_judgements.rowid")
+
+    def read(part, connection):
+        q = query.where(rowid >= part[0], rowid <= part[1])
+        return [r for chunk in _raw_chunks(connection, q) for r in chunk][0]
+
+    def read_apart(part):
+        with store.read() as own:
+            return read(part, own)
+
+    with ThreadPoolExecutor(max_workers=len(parts) - 1, thread_name_prefix="frame-read") as pool:
+        later = [pool.submit(read_apart, part) for part in parts[1:]]
+        rows = [read(parts[0], conn)] + [f.result() for f in later]
+    # Numbers are joined with commas, the last column (texts with their lengths) with nothing.
+    seps = [","] * (len(rows[0]) - 1) + [""]
+    return tuple(None if not any(r[i] for r in rows) else seps[i].join(r[i] for r in rows if r[i])
+                 for i in range(len(rows[0])))
 
 
 def _caption_columns(conn: Connection, sys_ids: list[int]):
@@ -272,8 +323,13 @@ def _epoch_from_joined(joined: str | None, n: int, dialect: str) -> np.ndarray:
             return epoch_seconds(joined.split(","))
     if len(micros) != n:
         raise AssertionError("the columns of the judgement read do not line up")
-    # As epoch_seconds computes it: whole nanoseconds as a float, over 1e9.
-    return (micros * 1000).astype(np.float64) / 1e9
+    # As epoch_seconds computes it: whole nanoseconds as a float, over 1e9; times outside what nanoseconds
+    # hold in 64 bits (before 1677 or after 2262, an import's odd dates) from the microseconds instead.
+    inside = np.abs(micros) < 9_000_000_000_000_000
+    seconds = (np.where(inside, micros, 0) * 1000).astype(np.float64) / 1e9
+    if not inside.all():
+        seconds[~inside] = micros[~inside].astype(np.float64) / 1e6
+    return seconds
 
 
 _STAMP = "0000-00-00 00:00:00.000000,"
@@ -431,44 +487,180 @@ class LiveJudgementFrame:
     version was read but committed after it (possible on PostgreSQL, where ids
     are handed out before commit); the periodic full read bounds what even a
     save stalled for longer could leave out. Safe to share between threads.
+
+    With ``snapshots`` (a frame_snapshots.SnapshotFolder) the frame also survives
+    the process: every full read is written there in the background, and the
+    first :meth:`get` of a new process starts from that file when it still
+    matches the store (frame_snapshots.fingerprint), reading only what was saved
+    since. ``verify_after`` seconds later a full read in the background checks it;
+    should the frames differ, the new one replaces it and the version returned
+    by :meth:`get` changes, so whatever a page derived from the old one is
+    computed again.
     """
 
     def __init__(self, store: Store, project: str, *, kinds=("annotation", "adjudication"),
                  full_every: float = 300.0, lookback: int = 10_000, clock=None, include_skipped: bool = False,
-                 with_timing: bool = False):
+                 with_timing: bool = False, snapshots=None, verify_after: float = 20.0):
         self.store, self.project, self.kinds = store, project, tuple(kinds)
         # Skips kept as rows (label missing) and the timing columns: what the team dashboard reads.
         self.include_skipped, self.with_timing = bool(include_skipped), bool(with_timing)
         self.full_every, self.lookback = float(full_every), int(lookback)
+        self.snapshots, self.verify_after = snapshots, float(verify_after)
         self._clock = clock or time.monotonic
         self._lock = threading.Lock()
         self._frame: pd.DataFrame | None = None
         self._version: tuple | None = None
+        self._generation = 0  # bumped when a background check replaced a frame started from a snapshot
         self._full_at = 0.0
         self.full_reads = 0
         self.delta_reads = 0
+        self.snapshot_loads = 0
+        self._writer: threading.Thread | None = None
+        self.snapshot_mismatches = 0
+
+    @property
+    def snapshot_kind(self) -> str:
+        """The part of the snapshot file name that says which frame this is."""
+        return ("+".join(self.kinds) + ("-skips" if self.include_skipped else "")
+                + ("-timing" if self.with_timing else ""))
 
     def get(self) -> tuple[pd.DataFrame, tuple]:
-        """(frame, data version it reflects); the frame is never modified after it was returned."""
+        """(frame, version it reflects: the data version plus a generation); the frame is never modified
+        after it was returned."""
         with self._lock:
             version = data_version(self.store, self.project)
             if version == self._version:
-                return self._frame, version
+                return self._frame, (*version, self._generation)
             old = self._version
-            incremental = (self._frame is not None and old[0] == version[0] and old[2:] == version[2:]
-                           and version[1] >= old[1] and self._clock() - self._full_at < self.full_every)
-            if incremental:
-                changed = judgement_frame(self.store, self.project, kinds=self.kinds, include_skipped=True,
-                                          changed_after=max(0, old[1] - self.lookback), with_timing=self.with_timing)
-                self._frame = merge_judgement_frames(self._frame, changed, include_skipped=self.include_skipped)
-                self.delta_reads += 1
+            if self._frame is None:
+                if self.snapshots is None or not self._start_from_snapshot(version):
+                    self._full_read()
+            elif (old[0] == version[0] and old[2:] == version[2:] and version[1] >= old[1]
+                  and self._clock() - self._full_at < self.full_every):
+                self._merge_changes_since(old[1])
             else:
-                self._frame = judgement_frame(self.store, self.project, kinds=self.kinds,
-                                              include_skipped=self.include_skipped, with_timing=self.with_timing)
-                self._full_at = self._clock()
-                self.full_reads += 1
+                self._full_read()
             self._version = version
-            return self._frame, version
+            return self._frame, (*version, self._generation)
+
+    def _with_changes_since(self, frame: pd.DataFrame, newest: int) -> pd.DataFrame:
+        """``frame`` (which reflects judgement ids up to ``newest``) with what was saved since merged in."""
+        changed = judgement_frame(self.store, self.project, kinds=self.kinds, include_skipped=True,
+                                  changed_after=max(0, newest - self.lookback), with_timing=self.with_timing)
+        return merge_judgement_frames(frame, changed, include_skipped=self.include_skipped)
+
+    def _merge_changes_since(self, newest: int) -> None:
+        self._frame = self._with_changes_since(self._frame, newest)
+        self.delta_reads += 1
+
+    def _read_everything(self) -> tuple[pd.DataFrame, tuple]:
+        version = data_version(self.store, self.project)
+        return judgement_frame(self.store, self.project, kinds=self.kinds, include_skipped=self.include_skipped,
+                               with_timing=self.with_timing), version
+
+    def _full_read(self) -> None:
+        # The version is taken before the read: what is saved meanwhile is read again by the next refresh.
+        self._frame, version = self._read_everything()
+        self._full_at = self._clock()
+        self.full_reads += 1
+        if self.snapshots is not None:
+            self._save_snapshot_later(self._frame, version)
+
+    def _start_from_snapshot(self, version: tuple) -> bool:
+        from . import frame_snapshots
+        path = self.snapshots.path(version[0], self.snapshot_kind)
+        loaded = frame_snapshots.load(path)
+        if loaded is None:
+            return False
+        frame, meta = loaded
+        expected = _empty_frame(self.with_timing)
+        if list(frame.columns) != list(expected.columns) or any(
+                frame[c].dtype.kind != expected[c].dtype.kind for c in expected.columns
+                if not isinstance(expected[c].dtype, pd.CategoricalDtype)):
+            return False  # written by a version of the code that read other columns
+        newest = int(meta.get("version", [0, -1])[1])
+        if list(meta.get("version", [])) != [version[0], newest, *version[2:]] or newest > version[1]:
+            return False
+        mark = meta.get("fingerprint") or {}
+        with self.store.read() as conn:
+            now = frame_snapshots.fingerprint(conn, version[0], newest, known_users=mark.get("known_users", 0),
+                                              known_systems=mark.get("known_systems", 0))
+        if mark != json_ready(now):
+            return False
+        self._frame = frame
+        self._merge_changes_since(newest)
+        # The periodic full read counts from the snapshot's time; the check below comes much sooner.
+        self._full_at = self._clock()
+        self.snapshot_loads += 1
+        timer = threading.Timer(self.verify_after, self._check_snapshot_start)
+        timer.daemon = True
+        timer.start()
+        return True
+
+    def _check_snapshot_start(self) -> None:
+        """The background check of a frame started from a snapshot: read everything and compare."""
+        try:
+            fresh, version = self._read_everything()
+        except Exception as exc:  # noqa: BLE001 - the next periodic full read tries again
+            log.warning("checking the judgement frame of %s failed: %s", self.project, exc)
+            return
+        with self._lock:
+            if self._version is None or self._version[0] != version[0] or self._version[2:] != version[2:]:
+                return  # the practice marks changed meanwhile: the frame was read in full again anyway
+            # Saves since the check's read: bring it as far as the frame it checks.
+            current = self._with_changes_since(fresh, version[1]) if self._version[1] > version[1] else fresh
+            if not same_judgements(self._frame, current):
+                self.snapshot_mismatches += 1
+                self._generation += 1
+                log.warning("the judgement frame of %s started from a snapshot differed from the store; replaced",
+                            self.project)
+            self._frame, self._full_at = current, self._clock()
+            self.full_reads += 1
+        self._save_snapshot_later(fresh, version)
+
+    def _save_snapshot_later(self, frame: pd.DataFrame, version: tuple) -> None:
+        from . import frame_snapshots
+
+        def meta() -> dict:  # read in the writer's thread, off the page's path
+            with self.store.read() as conn:
+                mark = json_ready(frame_snapshots.fingerprint(conn, version[0], version[1]))
+            return {"project": self.project, "version": list(version), "fingerprint": mark}
+        self._writer = frame_snapshots.save_later(self.snapshots.path(version[0], self.snapshot_kind), frame, meta)
+
+    def wait_for_snapshot(self, timeout: float | None = None) -> None:
+        """Wait until the snapshot being written (if any) is on disk: before a process that read the frame
+        once ends (a benchmark, a test)."""
+        writer = self._writer
+        if writer is not None:
+            writer.join(timeout)
+
+
+def json_ready(value):
+    """``value`` as it reads back from JSON (tuples become lists), for comparing with a stored one."""
+    return json.loads(json.dumps(value))
+
+
+def same_judgements(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    """True when two judgement frames hold the same rows, in whatever order (each current judgement has
+    its own judgement id, so rows are matched by it)."""
+    if len(a) != len(b) or list(a.columns) != list(b.columns):
+        return False
+    order_a = np.argsort(a["judgement_id"].to_numpy(), kind="stable")
+    order_b = np.argsort(b["judgement_id"].to_numpy(), kind="stable")
+    for col in a.columns:
+        x, y = a[col].array, b[col].array
+        if isinstance(x, pd.Categorical) != isinstance(y, pd.Categorical):
+            return False
+        if isinstance(x, pd.Categorical):
+            # Compare the names each row stands for, through one code space.
+            names = pd.Index(x.categories.astype(str)).union(pd.Index(y.categories.astype(str)), sort=False)
+            cx = np.append(names.get_indexer(x.categories.astype(str)), -1)[np.asarray(x.codes)]
+            cy = np.append(names.get_indexer(y.categories.astype(str)), -1)[np.asarray(y.codes)]
+            if not np.array_equal(cx[order_a], cy[order_b]):
+                return False
+        elif not np.array_equal(np.asarray(x)[order_a], np.asarray(y)[order_b], equal_nan=True):
+            return False
+    return True
 
 
 def caption_details(store: Store, project: str, caption_ids) -> pd.DataFrame:

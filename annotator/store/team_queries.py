@@ -12,18 +12,50 @@ from .schema import assignments, captions, items, users
 
 
 def assignment_version(store: Store, project: str) -> tuple:
-    """(count, newest id, sum of ids) of the project's assignment rows: changes when any is added, moved or removed."""
+    """(project id, count, newest id, sums of ids, caption ids, user ids and second marks) of the project's
+    assignment rows, then the count and sum of its practice item ids: changes when any assignment is added,
+    moved or removed, also when a project's assignments are replaced by as many others (ids can start again
+    from 1 after all were deleted), and when practice marks change (the frame carries them)."""
+    a = assignments
     with store.read() as conn:
         pid = project_id(conn, project)
-        row = conn.execute(select(func.count(), func.coalesce(func.max(assignments.c.id), 0),
-                                  func.coalesce(func.sum(assignments.c.id), 0))
-                           .where(assignments.c.project_id == pid)).one()
-    return (pid, int(row[0]), int(row[1]), int(row[2]))
+        row = conn.execute(select(func.count(), func.coalesce(func.max(a.c.id), 0), func.coalesce(func.sum(a.c.id), 0),
+                                  func.coalesce(func.sum(a.c.caption_id), 0), func.coalesce(func.sum(a.c.user_id), 0),
+                                  func.coalesce(func.sum(case((a.c.is_second, a.c.caption_id), else_=0)), 0))
+                           .where(a.c.project_id == pid)).one()
+        practice = conn.execute(select(func.count(), func.coalesce(func.sum(items.c.id), 0))
+                                .where(items.c.project_id == pid, items.c.is_practice.is_(True))).one()
+    return (pid, *(int(v) for v in row), *(int(v) for v in practice))
 
 
-def assignment_frame(store: Store, project: str) -> pd.DataFrame:
+def assignment_frame(store: Store, project: str, *, snapshots=None, version: tuple | None = None) -> pd.DataFrame:
     """One row per assignment of the project: caption_id (int64), user (categorical), is_second (bool,
-    the blind second annotator of a double-annotated caption), is_practice (bool, the caption's item)."""
+    the blind second annotator of a double-annotated caption), is_practice (bool, the caption's item).
+
+    With ``snapshots`` (a frame_snapshots.SnapshotFolder) and the project's :func:`assignment_version`, the
+    frame is taken from the file a read of the same version left there (a restarted server), and a read
+    writes one (in the background). The names of the users are checked against the store's."""
+    if snapshots is None or version is None:
+        return _read_assignment_frame(store, project)
+    from . import frame_snapshots
+    path = snapshots.path(version[0], "assignments")
+    names = _user_names(store)
+    loaded = frame_snapshots.load(path)
+    if loaded is not None:
+        frame, meta = loaded
+        if meta.get("version") == list(version) and meta.get("names") == names:
+            return frame
+    frame = _read_assignment_frame(store, project)
+    frame_snapshots.save_later(path, frame, {"project": project, "version": list(version), "names": names})
+    return frame
+
+
+def _user_names(store: Store) -> list:
+    with store.read() as conn:
+        return [[int(i), str(n)] for i, n in conn.execute(select(users.c.id, users.c.name).order_by(users.c.id))]
+
+
+def _read_assignment_frame(store: Store, project: str) -> pd.DataFrame:
     from .analysis_queries import _joined, _ints, _raw_chunks
     with store.read() as conn:
         pid = project_id(conn, project)

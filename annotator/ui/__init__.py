@@ -325,10 +325,18 @@ def project_systems(ctx: PageContext) -> list[str]:
     raise AssertionError("unreachable")
 
 
+def frame_snapshots(url: str):
+    """Where the dashboards' judgement frames of the database at ``url`` are kept between server starts
+    (None when the settings turn that off)."""
+    from ..store.frame_snapshots import folder_for
+    return folder_for(url, load_settings().frame_cache)
+
+
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _live_judgements(url: str, project: str):
     from ..store.analysis_queries import LiveJudgementFrame
-    return LiveJudgementFrame(_store_for(url), project, kinds=("annotation", "adjudication"))
+    return LiveJudgementFrame(_store_for(url), project, kinds=("annotation", "adjudication"),
+                              snapshots=frame_snapshots(url))
 
 
 def project_judgements(ctx: PageContext):

@@ -15,39 +15,51 @@ from .. import ui
 from ..agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..errors import AnnotatorError
 from ..io.tables import FORMATS
-from ..team import team_frame, team_report
+from ..team import TeamReport, combine, team_agreement, team_counts, team_frame
 from .downloads import table_download
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _live(url: str, project: str):
-    return team_frame(ui.get_store(), project)
+    return team_frame(ui.get_store(), project, snapshots=ui.frame_snapshots(url))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _assignments(url: str, project: str, version: tuple):
     from ..store.team_queries import assignment_frame
-    return assignment_frame(ui.get_store(), project)
+    return assignment_frame(ui.get_store(), project, snapshots=ui.frame_snapshots(url), version=version)
 
 
 @st.cache_resource(show_spinner="Counting…", max_entries=8)
-def _report(url: str, project: str, version: tuple, assignment_version: tuple, _frame, _assignments):
-    return team_report(project, _frame, _assignments, confidence=DEFAULT_CONFIDENCE, n_resamples=DEFAULT_RESAMPLES,
-                       seed=DEFAULT_SEED)
+def _counts(url: str, project: str, version: tuple, assignment_version: tuple, _frame, _assignments):
+    return team_counts(project, _frame, _assignments)
 
 
-def read_report(ctx: ui.PageContext):
-    """The TeamReport of the selected project, brought up to date from the live frame."""
-    from ..store.team_queries import assignment_version
-    project = ui.require_project(ctx, "Import captions and assign them first.")
-    try:
-        frame, version = _live(ctx.store.url, project).get()
-        a_version = assignment_version(ctx.store, project)
-        return _report(ctx.store.url, project, version, a_version, frame,
-                       _assignments(ctx.store.url, project, a_version))
-    except AnnotatorError as exc:
-        ui.show_error_and_stop(exc)
-    raise AssertionError("unreachable")
+@st.cache_resource(show_spinner="Computing agreement so far…", max_entries=8)
+def _agreement(url: str, project: str, version: tuple, _frame):
+    return team_agreement(_frame, confidence=DEFAULT_CONFIDENCE, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED)
+
+
+class TeamFigures:
+    """The selected project's team figures as the page needs them: the counts at once, the agreement half
+    (a bootstrap) only when asked for, so the first table shows before it is computed. Both come from
+    annotator.team, the functions ``annotator team`` runs."""
+
+    def __init__(self, ctx: ui.PageContext):
+        from ..store.team_queries import assignment_version
+        self.url = ctx.store.url
+        self.project = ui.require_project(ctx, "Import captions and assign them first.")
+        try:
+            self.frame, self.version = _live(self.url, self.project).get()
+            a_version = assignment_version(ctx.store, self.project)
+            self.counts = _counts(self.url, self.project, self.version, a_version, self.frame,
+                                  _assignments(self.url, self.project, a_version))
+        except AnnotatorError as exc:
+            ui.show_error_and_stop(exc)
+
+    def report(self) -> TeamReport:
+        """The whole TeamReport (counts and agreement)."""
+        return combine(self.counts, _agreement(self.url, self.project, self.version, self.frame))
 
 
 def progress_chart(progress: pd.DataFrame) -> alt.Chart:
@@ -67,9 +79,10 @@ def render(ctx: ui.PageContext) -> None:
                "so far. Done counts assigned captions with a label (captions waiting for their fine pass are not "
                "done yet); speed uses the working time saved with each current judgement (imported judgements "
                "without one are left out); times are UTC. The same figures: `annotator team --project P`.")
-    report = read_report(ctx)
+    figures = TeamFigures(ctx)
+    counts = figures.counts
     c0, c1, c2, c3, c4 = st.columns(5)
-    totals = report.totals
+    totals = counts.totals
     c0.metric("Assigned", f"{totals['assigned']:,}")
     c1.metric("Done", f"{totals['done']:,}")
     c2.metric("Skipped", f"{totals['skipped']:,}")
@@ -79,23 +92,24 @@ def render(ctx: ui.PageContext) -> None:
               help="Read what was saved since the page was drawn (only the new judgements are read).")
 
     st.subheader("Per annotator")
-    if report.annotators.empty:
+    if counts.annotators.empty:
         st.info("Nobody has captions assigned or judged in this project yet.")
         return
-    shown = report.annotators.assign(**{"last active (UTC)": report.annotators["last active (UTC)"].fillna("")})
+    shown = counts.annotators.assign(**{"last active (UTC)": counts.annotators["last active (UTC)"].fillna("")})
     st.dataframe(shown, hide_index=True, width="stretch", key="team_annotators", column_config={
         "median seconds": st.column_config.NumberColumn(format="%.1f"),
         "captions per hour": st.column_config.NumberColumn(format="%.1f")})
 
     st.subheader("Progress over time")
-    if report.progress.empty:
+    if counts.progress.empty:
         st.caption("No assigned caption has been judged yet.")
     else:
-        st.altair_chart(progress_chart(report.progress), width="stretch")
+        st.altair_chart(progress_chart(counts.progress), width="stretch")
         st.caption("Assigned captions judged, by the day of their current judgement (a caption judged again counts "
                    "on its newest day).")
 
     st.subheader("Agreement so far")
+    report = figures.report()  # the bootstrap runs here, after the tables above are on screen
     if report.agreement.empty:
         st.caption("No two annotators share a judged caption yet (practice items are left out).")
     else:
