@@ -29,6 +29,7 @@ def test_admin_manages_people_and_every_change_is_recorded(sqlite_store):
     password = at.code[0].value
     assert auth.authenticate(store, "dana", password).role.value == "annotator"
     assert any(md_escape("Added dana (annotator).") == s.value for s in at.success)
+    assert at.selectbox(key="ppl_account").value == "dana"   # the new account is the one to change next
     at.run()
     assert not at.code  # shown once only
 

@@ -16,6 +16,7 @@ from ..people import (
 
 K_ONCE = "ppl_once"      # (account, password) to show in the next run only
 K_MSG = "ppl_msg"
+K_ACCOUNT = "ppl_account"
 ROLES = [r.value for r in Role]
 
 
@@ -27,10 +28,13 @@ def _accounts_table(users) -> pd.DataFrame:
                         columns=["name", "role", "can log in", "active", "failed log-ins", "locked until (UTC)"])
 
 
-def _done(message: str, password: tuple[str, str] | None = None) -> None:
+def _done(message: str, password: tuple[str, str] | None = None, select: str | None = None) -> None:
     st.session_state[K_MSG] = message
     if password is not None:
         st.session_state[K_ONCE] = password
+    if select is not None:
+        # The account just added is the one the admin changes next; call only before the account list is drawn.
+        st.session_state[K_ACCOUNT] = select
     st.rerun()
 
 
@@ -74,13 +78,14 @@ def render(ctx: ui.PageContext) -> None:
         if st.form_submit_button("Add with a generated password", type="primary"):
             created = {}
             if _attempt(lambda: created.update(zip(("name", "password"), add_person(ctx.store, name, role, **me)))):
-                _done(f"Added {created['name']} ({role}).", (created["name"], created["password"]))
+                _done(f"Added {created['name']} ({role}).", (created["name"], created["password"]),
+                      select=created["name"])
 
     if not users:
         return
     st.subheader("Change an account")
     names = [u.name for u in users]
-    who = st.selectbox("Account", names, key="ppl_account")
+    who = st.selectbox("Account", names, key=K_ACCOUNT)
     info = next(u for u in users if u.name == who)
     st.text(f"{info.name}: {info.role}, " + ("active" if info.active else "deactivated")
             + (f", {info.failed_logins} failed log-ins" if info.failed_logins else "")

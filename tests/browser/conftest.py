@@ -199,6 +199,28 @@ def wait_until_settled(page, quiet_ms: int = 500, timeout: float = WAIT_MS) -> N
     )
 
 
+def choose_option(page, box, option: str, *, attempts: int = 3) -> None:
+    """Open the select box ``box`` (a locator of its combobox or of the element around it) and click ``option``.
+
+    The box is scrolled into view first: a click on a box below the fold scrolls the page, and a scroll that
+    lands after the list has opened closes it again, so the list is reopened if it is not there."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    box.scroll_into_view_if_needed()
+    wanted = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(attempts):
+        box.click()
+        try:
+            wanted.wait_for(state="visible", timeout=3_000)
+        except PlaywrightTimeoutError:
+            if attempt == attempts - 1:
+                raise
+            page.keyboard.press("Escape")
+            continue
+        wanted.click()
+        return
+
+
 def login(page, base_url: str, name: str, password: str, *, path: str = "/") -> None:
     """Open the app (at ``path``) and log in through the form."""
     page.goto(base_url + path)

@@ -14,7 +14,7 @@ from annotator.auth import add_user
 from annotator.cli import main
 from annotator.sessions import COOKIE_NAME
 from tests.apptest_helpers import seed_project
-from tests.browser.conftest import login, wait_for_app, wait_until_settled
+from tests.browser.conftest import choose_option, login, wait_for_app, wait_until_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -48,8 +48,7 @@ def expect_project(page, name):
 
 
 def choose_project(page, name):
-    project_box(page).click()
-    page.get_by_role("option", name=name, exact=True).click()
+    choose_option(page, project_box(page), name)
     wait_for_app(page)
     expect_project(page, name)
 

@@ -14,7 +14,7 @@ from annotator.auth import add_user
 from annotator.io.catalog import formats
 from annotator.sample import SAMPLE_PROJECT, load_sample
 from annotator.store.projects import table_counts
-from tests.browser.conftest import login, wait_for_app
+from tests.browser.conftest import choose_option, login, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -39,8 +39,8 @@ def _fill(page, fmt, project: str) -> None:
             if value:
                 form.locator('[data-testid="stCheckbox"]').filter(has_text=o.label).locator("label").click()
         elif o.kind == "choice":
-            form.locator('[data-testid="stSelectbox"]').filter(has_text=o.label).click()
-            page.get_by_role("option", name=o.choice_label(value), exact=True).click()
+            choose_option(page, form.locator('[data-testid="stSelectbox"]').filter(has_text=o.label)
+                          .get_by_role("combobox"), o.choice_label(value))
         else:
             form.get_by_label(o.label, exact=True).fill(str(value))
             expect(form.get_by_label(o.label, exact=True)).to_have_value(str(value))
