@@ -180,15 +180,7 @@ def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) ->
     j_saved = ann["saved_at"].to_numpy(np.float64) if len(ann) else np.array([], np.float64)
 
     j_key = j_cap * k + j_user
-    order = np.argsort(j_key, kind="stable")
-    sorted_keys = j_key[order]
-
-    def lookup(keys: np.ndarray) -> np.ndarray:
-        """Row of ``ann`` judging each (caption, user) key, -1 where there is none."""
-        if not len(sorted_keys):
-            return np.full(len(keys), -1, np.int64)
-        pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-        return np.where(sorted_keys[pos] == keys, order[pos], -1)
+    lookup = _key_lookup(j_key, len(a_cap))
 
     row = lookup(a_cap * k + a_user)
     has = row >= 0
@@ -219,7 +211,8 @@ def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) ->
     bounds = np.searchsorted(j_user[timed][by_user], np.arange(k + 1))
     secs = j_secs[timed][by_user]
     timed_sum = np.array([math.fsum(secs[bounds[i]:bounds[i + 1]].tolist()) for i in range(k)])
-    medians = pd.Series(j_secs[timed]).groupby(j_user[timed]).median() if timed.any() else pd.Series(dtype=float)
+    # Each annotator's seconds are one slice of ``secs``: a median per slice (as pandas' groupby median).
+    medians = {i: float(np.median(secs[bounds[i]:bounds[i + 1]])) for i in range(k) if bounds[i + 1] > bounds[i]}
     last = np.full(k, -np.inf)
     if len(j_saved):
         np.maximum.at(last, j_user, j_saved)
@@ -229,7 +222,7 @@ def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) ->
         "skipped": skipped_n[:len(names)].astype(int), "fine pass pending": waiting_n[:len(names)].astype(int),
         "not started": (assigned_n - labelled_n - skipped_n)[:len(names)].astype(int),
         # Missing figures are NaN (an empty cell on the page, null in JSON), never a "None" cell.
-        "median seconds": [float(medians.get(i, np.nan)) for i in range(len(names))],
+        "median seconds": [medians.get(i, np.nan) for i in range(len(names))],
         "captions per hour": [float(timed_n[i] / timed_sum[i] * 3600.0) if timed_n[i] else np.nan
                               for i in range(len(names))],
         "last active (UTC)": [_iso(last[i]) if np.isfinite(last[i]) else None for i in range(len(names))],
@@ -262,6 +255,30 @@ def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) ->
         progress = pd.DataFrame(columns=PROGRESS_COLUMNS)
 
     return TeamCounts(project, annotators, progress)
+
+
+def _key_lookup(keys: np.ndarray, n_queries: int):
+    """A function giving, for each of an array of keys, the position in ``keys`` (unique, non-negative
+    int64) that holds it, or -1. A table indexed by key where the keys are dense enough (one look-up a key),
+    else a sorted search."""
+    if not len(keys):
+        return lambda wanted: np.full(len(wanted), -1, np.int64)
+    top = int(keys.max())
+    if top < 4 * (len(keys) + n_queries) + 1_000_000:
+        table = np.full(top + 1, -1, np.int64)
+        table[keys] = np.arange(len(keys), dtype=np.int64)
+
+        def by_table(wanted: np.ndarray) -> np.ndarray:
+            inside = wanted <= top
+            return np.where(inside, table[np.where(inside, wanted, 0)], -1)
+        return by_table
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+
+    def by_search(wanted: np.ndarray) -> np.ndarray:
+        pos = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
+        return np.where(sorted_keys[pos] == wanted, order[pos], -1)
+    return by_search
 
 
 def team_agreement(frame: pd.DataFrame, *, confidence: float = DEFAULT_CONFIDENCE,

@@ -75,6 +75,7 @@ def _encode(masks: np.ndarray) -> list[str]:
 
 def build(db_path: Path, n_captions: int, seed: int = 7) -> tuple[str, float]:
     """Create the benchmark store; return (url, seconds)."""
+    from annotator.store.assignments import stamp_assignments
     from annotator.store.codec import type_mask
     t0 = time.perf_counter()
     url = f"sqlite:///{db_path}"
@@ -125,6 +126,8 @@ def build(db_path: Path, n_captions: int, seed: int = 7) -> tuple[str, float]:
                 conn.execute(assignments.insert(), [
                     {"project_id": pid, "caption_id": int(cids[i]), "user_id": uid, "position": i, "is_second": second}
                     for i in range(start, min(start + 50_000, n))])
+        # The stamp annotator.store.assignments writes with every change of a project's assignment rows.
+        stamp_assignments(conn, pid)
     store.dispose()
     return url, time.perf_counter() - t0
 

@@ -120,10 +120,10 @@ def test_migration_adds_drafts_to_a_version_9_database(queues):
     store, q1, _, caps = queues
     with store.transaction() as conn:
         schema.drafts.drop(conn)
-        conn.execute(schema.schema_migrations.delete().where(schema.schema_migrations.c.version == 10))
+        conn.execute(schema.schema_migrations.delete().where(schema.schema_migrations.c.version >= 10))
     with store.read() as conn:
         assert applied_versions(conn)[-1] == 9 and not inspect(conn).has_table("drafts")
-    assert store.migrate() == [10]
+    assert store.migrate() == [v for v, _, _ in MIGRATIONS if v >= 10]
     with store.read() as conn:
         assert applied_versions(conn) == [v for v, _, _ in MIGRATIONS]
         assert {c["name"] for c in inspect(conn).get_columns("drafts")} == {

@@ -170,3 +170,26 @@ def test_sqlite_file_created_on_first_use(tmp_path):
     store = open_store(f"sqlite:///{target}")
     assert target.exists()
     store.dispose()
+
+
+def test_practice_items_are_found_through_their_own_index(store):
+    """Migration 11: the practice items of a project come from a partial index (the dashboards' version
+    checks ask for them on every run); the query the store runs uses it on SQLite, and both databases have it."""
+    from sqlalchemy import func, inspect, select
+
+    from annotator.store.analysis_queries import data_version
+    from annotator.store.projects import set_practice
+    from annotator.store.schema import items
+    from tests.apptest_helpers import seed_project
+
+    seed_project(store, "demo", n_items=6)
+    set_practice(store, "demo", ["img1.jpg", "img4.jpg"])
+    with store.read() as conn:
+        assert "ix_items_practice" in {ix["name"] for ix in inspect(conn).get_indexes("items")}
+        q = select(func.count(), func.sum(items.c.id)).where(items.c.project_id == 1, items.c.is_practice.is_(True))
+        if conn.dialect.name == "sqlite":
+            sql = str(q.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
+            plan = " ".join(str(r[-1]) for r in conn.execute(text("EXPLAIN QUERY PLAN " + sql)))
+            assert "ix_items_practice" in plan
+        ids = sorted(conn.execute(select(items.c.id).where(items.c.key.in_(["img1.jpg", "img4.jpg"]))).scalars())
+    assert data_version(store, "demo")[2:] == (2, sum(ids))

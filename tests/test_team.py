@@ -212,6 +212,47 @@ def test_the_assignment_frame_survives_a_restart_and_follows_every_change(team, 
                                     for i in range(8)]
                         + [{"caption_id": c[i], "user_id": amy, "position": i, "is_second": True} for i in range(4)])
     v4, replaced = read()
-    assert v4 != v3 and v4[1] == v3[1]  # as many rows as before
+    assert v4 != v3 and len(replaced) == len(marked)  # as many rows as before, a new stamp
     assert plain(replaced) == plain(assignment_frame(store, "crew"))
     assert {u for _, u, _, _ in plain(replaced)} == {"cat", "amy"}
+
+
+def test_every_assignment_write_gives_a_new_stamp_and_a_store_without_one_is_read_from_its_rows(team):
+    """The assignment version is one look-up of the stamp the writers leave; a project whose assignments carry
+    no stamp (written before stamps existed) gets a version made of its rows, which still tells a change."""
+    from sqlalchemy import delete, func, select
+
+    from annotator.store.assignments import ASSIGNMENT_STAMP, replace_assignments
+    from annotator.store.schema import assignments, project_settings
+    from annotator.store.team_queries import assignment_version
+
+    store, c = team
+    v1 = assignment_version(store, "crew")
+    assert v1[1] == "stamp" and len(v1[2]) == 32
+    with store.transaction() as conn:
+        pid, amy = project_id(conn, "crew"), user_id(conn, "amy")
+        add_assignments(conn, pid, [])  # nothing written: the stamp stays
+    assert assignment_version(store, "crew") == v1
+    with store.transaction() as conn:
+        add_assignments(conn, pid, [{"caption_id": c[7], "user_id": amy, "position": 99, "is_second": False}])
+    v2 = assignment_version(store, "crew")
+    assert v2[1] == "stamp" and v2 != v1
+    with store.transaction() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(
+            select(assignments.c.caption_id, assignments.c.user_id, assignments.c.position, assignments.c.is_second)
+            .where(assignments.c.project_id == pid))]
+        replace_assignments(conn, pid, rows)  # the same rows again: still a change of rows, a new stamp
+    v3 = assignment_version(store, "crew")
+    assert v3 != v2 and v3[1] == "stamp"
+
+    with store.transaction() as conn:  # as a store from before stamps
+        conn.execute(delete(project_settings).where(project_settings.c.project_id == pid,
+                                                    project_settings.c.key == ASSIGNMENT_STAMP))
+        n = conn.execute(select(func.count()).select_from(assignments).where(assignments.c.project_id == pid)).scalar()
+    v4 = assignment_version(store, "crew")
+    assert v4[1] == "rows" and v4[2] == n
+    with store.transaction() as conn:  # moved to another annotator by hand (no stamp written): seen in the rows
+        conn.execute(assignments.update().where(assignments.c.caption_id == c[7], assignments.c.user_id == amy)
+                     .values(user_id=user_id(conn, "cat")))
+    v5 = assignment_version(store, "crew")
+    assert v5[1] == "rows" and v5 != v4

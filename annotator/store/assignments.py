@@ -8,6 +8,8 @@ judgements up by the primary key of ``current_judgements``, so the cost of
 
 from __future__ import annotations
 
+import secrets
+
 from sqlalchemy import Connection, Integer, and_, case, delete, false, func, select, true
 from sqlalchemy.orm import aliased
 
@@ -16,6 +18,22 @@ from .schema import (assignments, captions, current_judgements, items, judgement
 
 _ANN = "annotation"
 _CHUNK = 5000
+
+#: The project_settings key of a project's assignment stamp: a new random token with every change of its
+#: assignment rows, so a reader can tell in one look-up whether the assignments it holds are still current
+#: (annotator.store.team_queries.assignment_version) instead of summing every row.
+ASSIGNMENT_STAMP = "assignments_stamp"
+
+
+def stamp_assignments(conn: Connection, pid: int) -> str:
+    """Give project ``pid``'s assignments a new stamp inside the caller's write transaction; return it.
+
+    Every function here that writes assignment rows calls it. A random token rather than a counter, so two
+    histories that part (a backup restored, then changed again) never carry the same stamp."""
+    from .project_settings import set_setting
+    token = secrets.token_hex(16)
+    set_setting(conn, pid, ASSIGNMENT_STAMP, token)
+    return token
 
 
 def project_captions(conn: Connection, pid: int, system_names: list[str] | None = None) -> list:
@@ -39,6 +57,7 @@ def replace_assignments(conn: Connection, pid: int, rows: list[dict]) -> int:
     payload = [{"project_id": pid, **r} for r in rows]
     for start in range(0, len(payload), _CHUNK):
         conn.execute(assignments.insert(), payload[start:start + _CHUNK])
+    stamp_assignments(conn, pid)
     return len(payload)
 
 
@@ -62,6 +81,8 @@ def add_assignments(conn: Connection, pid: int, rows: list[dict]) -> int:
     payload = [{"project_id": pid, **r} for r in rows]
     for start in range(0, len(payload), _CHUNK):
         conn.execute(assignments.insert(), payload[start:start + _CHUNK])
+    if payload:
+        stamp_assignments(conn, pid)
     return len(payload)
 
 

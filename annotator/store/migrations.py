@@ -124,6 +124,10 @@ def _m0010_drafts(conn: Connection) -> None:
     schema.drafts.create(conn, checkfirst=True)
 
 
+def _m0011_practice_index(conn: Connection) -> None:
+    schema.ix_items_practice.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
         "corrections, assignments, human scores", _m0001_initial),
@@ -139,6 +143,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (9, "current judgements carry their error types as an integer mask and their working time as well",
      _m0009_type_masks),
     (10, "drafts: the annotate panel as saved with Save draft, one per user and caption", _m0010_drafts),
+    (11, "index each project's practice items (read by every dashboard and version check)", _m0011_practice_index),
 ]
 
 
