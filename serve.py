@@ -3,12 +3,21 @@
 Streamlit serves app.py as usual; annotator.ui.session_routes adds the two small HTTP routes that set and
 clear the HttpOnly session cookie, so a log-in survives reloads, new tabs and typed URLs (docs/teams.md).
 `streamlit run app.py` still works, with log-ins that last as long as their tab.
+
+When the server starts it also reads the dashboards' judgement frames of the most active projects in a
+background thread (annotator.live_frames; ANNOTATOR_WARM_DASHBOARDS=0 turns that off).
 """
 
 from pathlib import Path
 
 import streamlit as st
 
+from annotator.config import load_settings
+from annotator.live_frames import warm_up_in_background
 from annotator.ui.session_routes import routes
 
 app = st.App(Path(__file__).resolve().parent / "app.py", routes=routes())
+
+_settings = load_settings()
+if _settings.warm_dashboards:
+    warm_up_in_background(_settings.database_url, snapshot_base=_settings.frame_cache)

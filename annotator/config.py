@@ -13,6 +13,8 @@
 ``ANNOTATOR_FRAME_CACHE``   folder for the dashboards' judgement snapshots, so a restarted server opens them
                             fast (annotator.store.frame_snapshots); default <data dir>/cache/frames, ``off``
                             for none
+``ANNOTATOR_WARM_DASHBOARDS``  0: the server does not read the dashboards' frames of the most active
+                            projects in the background when it starts (annotator.live_frames)
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Settings:
     secret_key: str | None = None
     warm_metrics: bool = True  # start METEOR's processes in the background once someone who scores logs in
     frame_cache: Path | None = None  # None: the dashboards keep no judgement snapshots on disk
+    warm_dashboards: bool = True  # read the most active projects' dashboard frames when the server starts
 
 
 def sqlite_url(path: Path | str) -> str:
@@ -60,7 +63,8 @@ def load_settings(environ: dict | None = None) -> Settings:
                     session_max_hours=_positive(env, "ANNOTATOR_SESSION_MAX_HOURS", 24.0),
                     secret_key=env.get("ANNOTATOR_SECRET_KEY") or None,
                     warm_metrics=env.get("ANNOTATOR_WARM_METRICS", "1") not in ("0", "false", "no"),
-                    frame_cache=_frame_cache(env.get("ANNOTATOR_FRAME_CACHE"), data_dir))
+                    frame_cache=_frame_cache(env.get("ANNOTATOR_FRAME_CACHE"), data_dir),
+                    warm_dashboards=env.get("ANNOTATOR_WARM_DASHBOARDS", "1") not in ("0", "false", "no"))
 
 
 def _frame_cache(raw: str | None, data_dir: Path) -> Path | None:

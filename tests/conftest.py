@@ -86,7 +86,7 @@ def join_background_readers(timeout: float = 30.0) -> None:
     parallel reads): dropping the schema under them would deadlock on PostgreSQL."""
     import threading
     for thread in threading.enumerate():
-        if thread is not threading.current_thread() and thread.name.startswith(("frame-snapshot", "frame-read")):
+        if thread is not threading.current_thread() and thread.name.startswith(("frame-snapshot", "frame-read", "dashboard-warm-up")):
             thread.join(timeout)
 
 

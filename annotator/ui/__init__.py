@@ -332,11 +332,11 @@ def frame_snapshots(url: str):
     return folder_for(url, load_settings().frame_cache)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
 def _live_judgements(url: str, project: str):
-    from ..store.analysis_queries import LiveJudgementFrame
-    return LiveJudgementFrame(_store_for(url), project, kinds=("annotation", "adjudication"),
-                              snapshots=frame_snapshots(url))
+    # The process's one live frame per project (annotator.live_frames), which the warm-up at server start
+    # may have read already.
+    from ..live_frames import dashboard_frame
+    return dashboard_frame(_store_for(url), project, snapshots=frame_snapshots(url))
 
 
 def project_judgements(ctx: PageContext):

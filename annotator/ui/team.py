@@ -15,13 +15,14 @@ from .. import ui
 from ..agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..errors import AnnotatorError
 from ..io.tables import FORMATS
-from ..team import TeamReport, combine, team_agreement, team_counts, team_frame
+from ..team import TeamReport, combine, team_agreement, team_counts
 from .downloads import table_download
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
 def _live(url: str, project: str):
-    return team_frame(ui.get_store(), project, snapshots=ui.frame_snapshots(url))
+    # The process's one Team frame per project (annotator.live_frames; the server's warm-up may have read it).
+    from ..live_frames import team_live_frame
+    return team_live_frame(ui.get_store(), project, snapshots=ui.frame_snapshots(url))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

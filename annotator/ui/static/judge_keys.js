@@ -60,14 +60,28 @@
     }
     return true;
   }
-  // Frames during which the panel of the newest run has shown its values (counted while a key waits).
-  function countFrames() {
+  // Every frame: how long the panel of the newest run has shown that run's values (st.settle), and the
+  // newest run whose panel has shown them for two frames in a row (st.seenRun). Until then a click on the
+  // panel would be overwritten when Streamlit applies those values, so keys wait for it (SETTLE_MS at most,
+  // should a coupling of the page keep the widgets from ever matching the marker).
+  const SETTLE_MS = 3000;
+  (function trackPanel() {
     const m = marker();
     const run = m ? m.getAttribute('data-run') : null;
     if (!st.settle || st.settle.run !== run) st.settle = { run: run, since: Date.now(), frames: 0 };
-    if (m && panelShows(m)) st.settle.frames += 1; else st.settle.frames = 0;
-    if (st.busy) requestAnimationFrame(countFrames);
+    if (m && panelShows(m)) {
+      st.settle.frames += 1;
+      if (st.settle.frames >= 2) st.seenRun = run;
+    } else st.settle.frames = 0;
+    requestAnimationFrame(trackPanel);
+  })();
+  function panelSettled() {
+    const m = marker();
+    if (!m) return true;
+    const run = m.getAttribute('data-run'), s = st.settle;
+    return st.seenRun === run || (!!s && s.run === run && Date.now() - s.since > SETTLE_MS);
   }
+  const changesPanel = (a) => a === 'accurate' || a === 'inaccurate' || a.startsWith('type:');
 
   // Each returns {result: 'done' | 'noop' | 'missing', kind, expect}: 'done' clicked (a rerun
   // follows), 'noop' nothing to change, 'missing' the widget is not on the page right now.
@@ -143,7 +157,7 @@
       const m = marker(), s2 = st.settle;
       if (!m) done = quiet && (ran || captionText() !== b.caption || age > 400);
       else if (m.getAttribute('data-run') === b.run) done = false;
-      else done = quiet && !!s2 && s2.run === m.getAttribute('data-run') && (s2.frames >= 2 || now - s2.since > 1500);
+      else done = quiet && !!s2 && s2.run === m.getAttribute('data-run') && panelSettled();
     } else if (quiet && captionText() !== b.caption) {
       // Another caption is on screen (a mouse click saved or moved on meanwhile): what this
       // key waited for belongs to the previous caption, so hold nothing after it.
@@ -161,22 +175,26 @@
     if (done || age > GIVE_UP_MS) { release(); return; }
     setTimeout(watch, 15);
   }
+  function hold(action, tries, ms) {
+    // Hold this key (and the ones after it) and try it again shortly.
+    st.busy = { since: Date.now(), retry: true };
+    setTimeout(() => { st.busy = null; const rest = st.queue; st.queue = []; handle(action, tries);
+                       rest.forEach((a) => handle(a)); }, ms);
+  }
   function handle(action, tries) {
     if (st.busy) { st.queue.push(action); return; }
+    // A key that changes the panel waits until the panel shows what the newest run gave it (a key typed
+    // right after a caption came, before Streamlit applied its values, was overwritten by them).
+    if (changesPanel(action) && !panelSettled()) { hold(action, tries, 20); return; }
     const runs = st.runs;
     const r = perform(action);
     st.log.push(action + ':' + r.result);
     if (st.log.length > 50) st.log.shift();
     if (r.result === 'done') {
       st.busy = { since: Date.now(), runs: runs, kind: r.kind, expect: r.expect, caption: r.caption, run: r.run };
-      st.settle = null;
-      requestAnimationFrame(countFrames);
       setTimeout(watch, 15);
     } else if (r.result === 'missing' && (tries || 0) < 40) {
-      // Hold this key (and the ones after it) until the widget is back.
-      st.busy = { since: Date.now(), retry: true };
-      setTimeout(() => { st.busy = null; const rest = st.queue; st.queue = []; handle(action, (tries || 0) + 1);
-                         rest.forEach((a) => handle(a)); }, 50);
+      hold(action, (tries || 0) + 1, 50);  // until the widget is back
     }
   }
   // The guide overlay (rendered by the page, hidden until asked for): opened by its key or its
