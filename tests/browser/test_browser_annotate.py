@@ -120,6 +120,32 @@ def test_fast_typing_keeps_every_judgement(server, project, page, cpu_slowdown):
     assert got == [acc, inacc, acc, inacc, acc]  # one revision each, in order
 
 
+def test_keys_typed_before_the_label_choice_is_drawn_wait_for_it(server, project, page):
+    # On a loaded machine the radio buttons of the label came seconds after the caption and the buttons
+    # (Streamlit loads a widget's code the first time one is shown): a "y" typed then was dropped after
+    # 2 s of retries, and the Enter after it saved an empty panel, so every later save went to the wrong
+    # caption. Here the label choice is hidden from the key handler for 2.5 s (its st-key class taken off)
+    # while the keys are typed at once; every save must still carry its own label.
+    store, caps = project
+    login(page, server.url, "alice", PW)
+    expect(caption(page)).to_contain_text("number 0")
+    unfocus(page)
+    page.evaluate("""() => {
+        const box = document.querySelector('.st-key-ann_label');
+        box.classList.remove('st-key-ann_label');
+        setTimeout(() => box.classList.add('st-key-ann_label'), 2500);
+    }""")
+    for key in ["y", "n", "y"]:
+        page.keyboard.press(key)
+        if key == "n":
+            page.keyboard.press("x")  # Activity
+        page.keyboard.press("Enter")
+    expect(caption(page)).to_contain_text("number 3")
+    keys_settled(page)
+    got = [[(j.label, j.error_types) for j in rows(store, c)] for c in caps[:3]]
+    assert got == [[(Label.ACCURATE, ())], [(Label.INACCURATE, ("activity",))], [(Label.ACCURATE, ())]]
+
+
 def test_a_key_then_a_mouse_click_elsewhere_holds_no_later_key(server, project, page):
     # "y", then at once "Next" with the mouse: the caption changes before the label's run is confirmed.
     # The key handler must not keep waiting for the previous caption's radio (it would hold every key

@@ -48,7 +48,12 @@
   // appear, overwriting any click made before, so keys typed after a save wait until the widgets show them.
   function marker() { return q('[data-panel-state="' + P + '"]'); }
   function markerRun() { const m = marker(); return m ? m.getAttribute('data-run') : null; }
+  // The panel is drawn when its label choice is: Streamlit loads a kind of widget's code the first time one
+  // is shown, and on a loaded or slow machine the radio buttons come seconds after the caption and the
+  // buttons (a key, or a save, made before then would be lost).
+  function panelDrawn() { return radios().length === cfg.labels.length; }
   function panelShows(m) {
+    if (!panelDrawn()) return false;
     const index = cfg.labels.indexOf(m.getAttribute('data-label'));
     const rs = radios();
     for (let i = 0; i < rs.length; i++) if (rs[i].checked !== (i === index)) return false;
@@ -125,7 +130,7 @@
   function act(action) {
     // The all-done page has nothing to save: Enter there does nothing (and holds no later key).
     if (action === 'save' && q('[data-judge-done="' + P + '"]')) return { result: 'noop' };
-    if (action === 'save') return clickButton(P + '_save');
+    if (action === 'save') return marker() && !panelDrawn() ? { result: 'missing' } : clickButton(P + '_save');
     if (action === 'prev') return clickButton(P + '_prev');
     if (action === 'next') return clickButton(P + '_next');
     if (action === 'skip') return clickButton(P + '_skip');
@@ -193,8 +198,14 @@
     if (r.result === 'done') {
       st.busy = { since: Date.now(), runs: runs, kind: r.kind, expect: r.expect, caption: r.caption, run: r.run };
       setTimeout(watch, 15);
-    } else if (r.result === 'missing' && (tries || 0) < 40) {
-      hold(action, (tries || 0) + 1, 50);  // until the widget is back
+    } else if (r.result === 'missing') {
+      // Hold it until the widget is there: as long as the page is still drawing (a run under way, or a panel
+      // whose label choice is not drawn yet), then for 2 s of a quiet page (the all-done page has no panel:
+      // the key is dropped), and never longer than GIVE_UP_MS.
+      const t = tries || { quiet: 0, since: Date.now() };
+      const drawing = !isIdle(scriptState()) || (!!marker() && !panelDrawn());
+      const next = { quiet: t.quiet + (drawing ? 0 : 1), since: t.since };
+      if (next.quiet < 40 && Date.now() - t.since < GIVE_UP_MS) hold(action, next, 50);
     }
   }
   // The guide overlay (rendered by the page, hidden until asked for): opened by its key or its
