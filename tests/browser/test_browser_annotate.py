@@ -96,6 +96,15 @@ def test_keyboard_only(server, project, page):
     assert [j.label for j in rows(store, caps[2])] == [None]  # the skip is recorded
 
 
+def type_without_waiting(page, labels: str) -> None:
+    """For each of ``labels`` ("y" or "n"), its key (Activity ticked after "n") and Enter, all at once."""
+    for key in labels:
+        page.keyboard.press(key)
+        if key == "n":
+            page.keyboard.press("x")  # Activity
+        page.keyboard.press("Enter")
+
+
 @pytest.mark.parametrize("cpu_slowdown", [1, 6])
 def test_fast_typing_keeps_every_judgement(server, project, page, cpu_slowdown):
     # Keys pressed without waiting for the page: each save must still carry its own label. Slowed down
@@ -108,11 +117,7 @@ def test_fast_typing_keeps_every_judgement(server, project, page, cpu_slowdown):
     if cpu_slowdown > 1:
         page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": float(cpu_slowdown)})
     unfocus(page)
-    for key in ["y", "n", "y", "n", "y"]:
-        page.keyboard.press(key)
-        if key == "n":
-            page.keyboard.press("x")  # Activity
-        page.keyboard.press("Enter")
+    type_without_waiting(page, "ynyny")
     expect(caption(page)).to_contain_text("number 5")
     keys_settled(page)
     got = [[(j.label, j.error_types) for j in rows(store, c)] for c in caps[:5]]
@@ -135,11 +140,7 @@ def test_keys_typed_before_the_label_choice_is_drawn_wait_for_it(server, project
         box.classList.remove('st-key-ann_label');
         setTimeout(() => box.classList.add('st-key-ann_label'), 2500);
     }""")
-    for key in ["y", "n", "y"]:
-        page.keyboard.press(key)
-        if key == "n":
-            page.keyboard.press("x")  # Activity
-        page.keyboard.press("Enter")
+    type_without_waiting(page, "yny")
     expect(caption(page)).to_contain_text("number 3")
     keys_settled(page)
     got = [[(j.label, j.error_types) for j in rows(store, c)] for c in caps[:3]]
