@@ -61,7 +61,9 @@ def keys_settled(page):
 
 
 def press(page, key):
-    """Press ``key`` and wait until what it started is over."""
+    """Press ``key`` and wait until what it started is over. Waits first for the page's key handler, as a
+    person waits for the page to appear: a key pressed before the handler is on the page reaches nothing."""
+    page.wait_for_function("() => !!window.__annotatorKeyState")
     page.keyboard.press(key)
     page.wait_for_timeout(30)  # let the handler start before checking that it settled
     keys_settled(page)

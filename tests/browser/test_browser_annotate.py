@@ -173,6 +173,7 @@ def test_a_key_then_a_mouse_click_elsewhere_holds_no_later_key(server, project, 
 def test_reload_and_server_crash_lose_nothing(server, project, page, app_server):
     store, caps = project
     login(page, server.url, "alice", PW)
+    expect(caption(page)).to_contain_text("number 0")
     unfocus(page)
     for key in ("y", "y"):
         press(page, key)
