@@ -29,7 +29,7 @@ from sqlalchemy import BigInteger, Connection, Text, and_, case, cast, extract, 
 from ..model import Box, Judgement, JudgementKind, Label
 from . import Store
 from .codec import decode_types, mask_types
-from .projects import project_id, project_image_root
+from .projects import practice_marks, project_id, project_image_root
 from .schema import boxes, captions, current_judgements, items, judgements, systems, users
 
 #: Columns of :func:`judgement_frame` (a superset of what annotator.agreement needs).
@@ -468,9 +468,8 @@ def data_version(store: Store, project: str) -> tuple:
     with store.read() as conn:
         pid = project_id(conn, project)
         newest = conn.execute(select(func.max(judgements.c.id))).scalar()
-        practice = conn.execute(select(func.count(), func.coalesce(func.sum(items.c.id), 0))
-                                .where(items.c.project_id == pid, items.c.is_practice.is_(True))).one()
-    return (pid, newest or 0, int(practice[0]), int(practice[1]))
+        practice = practice_marks(conn, pid)
+    return (pid, newest or 0, *practice)
 
 
 class LiveJudgementFrame:

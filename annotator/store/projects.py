@@ -277,6 +277,14 @@ def captions_of_system(conn: Connection, pid: int, system: str) -> list:
                         .where(captions.c.system_id == sid).order_by(captions.c.line_no)).all()
 
 
+def practice_marks(conn: Connection, pid: int) -> tuple[int, int]:
+    """(count, sum of ids) of project ``pid``'s practice items: what the version checks compare to see a
+    change of practice marks (one walk of the practice index of migration 11)."""
+    row = conn.execute(select(func.count(), func.coalesce(func.sum(items.c.id), 0))
+                       .where(items.c.project_id == pid, items.c.is_practice.is_(True))).one()
+    return int(row[0]), int(row[1])
+
+
 def set_practice(store: Store, project: str, item_keys, practice: bool = True) -> int:
     """Mark items as practice/guideline examples (left out of agreement); return rows changed."""
     keys = list(item_keys)

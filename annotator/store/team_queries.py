@@ -7,7 +7,7 @@ import pandas as pd
 from sqlalchemy import case, func, select
 
 from . import Store
-from .projects import project_id
+from .projects import practice_marks, project_id
 from .schema import assignments, captions, items, users
 
 
@@ -35,9 +35,8 @@ def assignment_version(store: Store, project: str) -> tuple:
                                       func.coalesce(func.sum(case((a.c.is_second, a.c.caption_id), else_=0)), 0))
                                .where(a.c.project_id == pid)).one()
             head = ("rows", *(int(v) for v in row))
-        practice = conn.execute(select(func.count(), func.coalesce(func.sum(items.c.id), 0))
-                                .where(items.c.project_id == pid, items.c.is_practice.is_(True))).one()
-    return (pid, *head, *(int(v) for v in practice))
+        practice = practice_marks(conn, pid)
+    return (pid, *head, *practice)
 
 
 def assignment_frame(store: Store, project: str, *, snapshots=None, version: tuple | None = None) -> pd.DataFrame:
