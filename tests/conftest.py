@@ -112,29 +112,6 @@ def store(request, tmp_path) -> Store:
 
 
 @pytest.fixture
-def refuses(tmp_path):
-    """``refuses(load, name, text, match)``: a file ``name`` holding ``text`` makes ``load(path)`` raise InputError
-    whose message matches ``match``."""
-    from annotator.errors import InputError
-
-    def check(load, name: str, text: str, match: str) -> None:
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        with pytest.raises(InputError, match=match):
-            load(path)
-    return check
-
-
-@pytest.fixture(scope="module")
-def one_meteor_process():
-    """One warm METEOR process for the module (each start loads its tables for several seconds)."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ANNOTATOR_METEOR_PROCESSES", "1")
-    yield
-    mp.undo()
-
-
-@pytest.fixture
 def store_url(store) -> str:
     """The URL of the ``store`` fixture (for CLI and app tests)."""
     return store.url
@@ -159,7 +136,3 @@ def _keep_the_main_module():
     if sys.modules.get("__main__") is not _MAIN_MODULE:
         sys.modules["__main__"] = _MAIN_MODULE
 
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: long-running test (still run by CI)")
-    config.addinivalue_line("markers", "browser: drives headless Chromium")

@@ -9,7 +9,7 @@ from annotator.auth import set_password
 from annotator.store.analysis_queries import judgement_frame
 from annotator.taxonomy import taxonomy
 from tests.browser.conftest import login, wait_for_app, wait_until_settled
-from tests.test_agreement_store import PROJECT, build_project
+from tests.store.test_agreement_store import PROJECT, build_project
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

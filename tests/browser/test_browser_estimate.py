@@ -15,7 +15,7 @@ from annotator.auth import add_user
 from annotator.cli import main
 from tests.browser.conftest import login, wait_for_app
 from tests.browser.test_export_download import _download
-from tests.test_estimate_cli import PROJECT, build_street
+from tests.core.test_estimate_cli import PROJECT, build_street
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ from annotator.auth import add_user
 from annotator.store.judgements import insert_judgement
 from annotator.store.users import user_id
 from tests.browser.conftest import login, wait_for_app, wait_until_settled
-from tests.test_team import DAY3, build_team
+from tests.core.test_team import DAY3, build_team
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -9,7 +9,7 @@ from annotator.auth import add_user
 from annotator.correction import caption_corrections
 from annotator.correction.blind import set_project_blind
 from tests.browser.conftest import login, wait_for_app
-from tests.test_correction_store import CAPTIONS, build_demo
+from tests.store.test_correction_store import CAPTIONS, build_demo
 
 pytestmark = pytest.mark.browser
 

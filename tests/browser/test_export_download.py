@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from annotator.auth import add_user
 from tests.browser.conftest import login, wait_for_app
-from tests.test_agreement_store import PROJECT, build_project
+from tests.store.test_agreement_store import PROJECT, build_project
 
 pytestmark = pytest.mark.browser
 

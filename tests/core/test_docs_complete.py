@@ -1,0 +1,152 @@
+"""Docs that cannot drift: every command, every environment variable and every import format is documented.
+
+The lists are discovered, never copied: commands from the CLI's parser (subcommands
+included), environment variables from the source (every ``ANNOTATOR_*`` name the
+code, the scripts and the test suite read), import formats from the importer
+catalog; docs/formats.md must quote each format's example file, which
+tests/test_io_catalog.py imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from annotator.cli import build_parser
+from annotator.io.catalog import formats
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = "\n".join(p.read_text(encoding="utf-8") for p in DOC_FILES)
+FORMATS_DOC = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+
+_NAME = r"[a-z][a-z0-9-]*(?:\|[a-z][a-z0-9-]*)*"  # a command, or alternatives such as add|list|passwd
+
+
+def command_paths(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command of the CLI as a path of names: ('import',), ('import', 'lines'), ('users', 'add'), …"""
+    paths = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                paths.append((*prefix, name))
+                paths += command_paths(sub, (*prefix, name))
+    return paths
+
+
+def documented_paths(text: str) -> set[tuple[str, ...]]:
+    """Command paths the text shows after ``annotator`` (or ``annotator --db URL``).
+
+    ``annotator users add|list …`` documents ``users add`` and ``users list``;
+    ``annotator init | projects`` documents ``init`` and ``projects``.
+    """
+    found: set[tuple[str, ...]] = set()
+    for match in re.finditer(r"\bannotator (?:--db URL )?([^\n`]*)", text):
+        tokens = match.group(1).split()
+        i = 0
+        while i < len(tokens) and re.fullmatch(_NAME, tokens[i]):
+            names = tokens[i].split("|")
+            found.update((n,) for n in names)
+            if i + 1 < len(tokens) and re.fullmatch(_NAME, tokens[i + 1]):
+                found.update((n, s) for n in names for s in tokens[i + 1].split("|"))
+            # `a … | b …`: an alternative command follows the next lone bar
+            bars = [j for j in range(i + 1, len(tokens)) if tokens[j] == "|"]
+            if not bars:
+                break
+            i = bars[0] + 1
+    return found
+
+
+def _env_reads(tree: ast.AST) -> set[str]:
+    """ANNOTATOR_* names a Python file reads from an environment: ``environ.get("X")``, ``getenv("X")``,
+    ``environ["X"]``, ``"X" in environ`` (also through a variable holding the environment, and ``setenv`` in tests)."""
+    def name(node) -> str | None:
+        ok = isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"ANNOTATOR_[A-Z0-9_]+",
+                                                                                              node.value)
+        return node.value if ok else None
+
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.func, (ast.Attribute, ast.Name)):
+            func = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            if func in ("get", "getenv", "setenv", "delenv", "pop", "setdefault"):
+                found.add(name(node.args[0]))
+        elif isinstance(node, ast.Subscript):
+            found.add(name(node.slice))
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            found.add(name(node.left))
+    return found - {None}
+
+
+def environment_variables() -> set[str]:
+    """Every ANNOTATOR_* variable the code, the scripts, the Makefile and the tests read."""
+    files = [ROOT / "app.py", ROOT / "Makefile", *ROOT.glob("pages/*.py"), *ROOT.glob("annotator/**/*.py"),
+             *ROOT.glob("scripts/*"), *ROOT.glob("bench/*.py"), *ROOT.glob(".ci/*"), *ROOT.glob("tests/**/*.py")]
+    names = set()
+    for path in files:
+        if not path.is_file() or path.name == Path(__file__).name:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".py":
+            names |= _env_reads(ast.parse(text))
+        else:  # shell and make: $ANNOTATOR_X, ${ANNOTATOR_X}, ANNOTATOR_X=…
+            names |= set(re.findall(r"\bANNOTATOR_[A-Z0-9_]*[A-Z0-9]\b", text))
+    return names
+
+
+def test_the_discovery_finds_what_it_should():
+    # The walk and the parser of the docs, on what they must find (a check that fails if either goes blind).
+    paths = command_paths(build_parser())
+    assert {("import",), ("import", "lines"), ("users", "add"), ("human-scores", "import"), ("export",)} <= set(paths)
+    assert documented_paths("annotator users add|list … and `annotator init | projects --json`") == {
+        ("users",), ("users", "add"), ("users", "list"), ("init",), ("projects",)}
+    assert documented_paths("annotator --db URL import lines --project P") >= {("import", "lines")}
+    names = environment_variables()
+    assert {"ANNOTATOR_DATABASE_URL", "ANNOTATOR_IMAGE_ROOTS", "ANNOTATOR_TEST_PG_URL"} <= names
+    assert "ANNOTATOR_COLUMNS" not in names  # a constant in annotator/team.py, not a variable of the environment
+
+
+@pytest.mark.parametrize("path", command_paths(build_parser()), ids=" ".join)
+def test_every_command_is_documented(path):
+    assert path in documented_paths(DOCS), (
+        f"`annotator {' '.join(path)}` is not shown in README.md or docs/*.md (write it as `annotator {' '.join(path)} …`)")
+
+
+@pytest.mark.parametrize("name", sorted(environment_variables()))
+def test_every_environment_variable_is_documented(name):
+    assert re.search(rf"`{name}`", DOCS), f"{name} is read by the code but README.md and docs/*.md do not explain it"
+
+
+def _section(doc: str, fmt_name: str) -> str:
+    """The docs/formats.md section whose heading is about `import <format>` (``Title (`import name`…)``)."""
+    parts = re.split(r"^## ", doc, flags=re.M)
+    hits = [p for p in parts if re.search(rf"\(`import {re.escape(fmt_name)}`", p.splitlines()[0])]
+    assert len(hits) == 1, f"docs/formats.md needs one section headed with `import {fmt_name}`"
+    return hits[0]
+
+
+def _fenced_blocks(text: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"^```[a-z]*\n(.*?)^```", text, flags=re.M | re.S)]
+
+
+@pytest.mark.parametrize("fmt", formats(), ids=lambda f: f.name)
+def test_every_format_has_its_example_in_formats_md(fmt):
+    section = _section(FORMATS_DOC, fmt.name)
+    folder = f"annotator/io/examples/{fmt.name}/"
+    assert folder in section, f"the section of {fmt.name} should name its example folder {folder}"
+    blocks = _fenced_blocks(section)
+    # The example's first file is quoted exactly as it is (the catalog test imports that very file).
+    first = next(iter(fmt.example.paths(fmt.name).values()))
+    first = first[0] if isinstance(first, list) else first
+    if first.is_dir():
+        first = sorted(p for p in first.rglob("*.txt") if p.parent != first)[0]
+    assert first.read_text(encoding="utf-8") in blocks, f"docs/formats.md should quote {first.relative_to(ROOT)}"
+    # And the command that imports it, with the format's required flags.
+    command = next((b for b in blocks if f"import {fmt.name} " in b), "")
+    for option in fmt.options:
+        if option.required and option.flag:
+            assert option.flag in command, f"the {fmt.name} section's command lacks {option.flag}"

@@ -1,0 +1,66 @@
+"""The data page: project list, import (server-side folder form), export, and the role guard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from annotator.sample import load_sample
+from annotator.store.projects import project_names, table_counts
+from tests.apptest_helpers import page_test, refused, texts, visible
+
+FIX = Path(__file__).parent.parent / "fixtures"
+
+
+def test_lists_projects_and_prepares_export(sqlite_store):
+    load_sample(sqlite_store, with_judgements=False)
+    at = page_test("data", sqlite_store.url, user="lea", role="lead", project="sample").run()
+    assert not at.exception
+    df = at.dataframe[0].value
+    assert list(df["project"]) == ["sample"] and int(df["items"].iloc[0]) == 8
+    assert df["systems"].iloc[0] == "sat-attn, nic-beam"
+    at.button(key="data_export_prepare").click().run()
+    assert not at.exception
+    assert not at.error
+    # The download button is only offered once the export is prepared.
+    assert [b.label for b in at.get("download_button")] == ["Download sample.jsonl (8 items)"]
+    assert at.session_state["data_export"][2].decode("utf-8").count("\n") == 9  # header + 8 items
+
+
+def test_flickr30k_import_from_a_server_folder(sqlite_store):
+    at = page_test("data", sqlite_store.url, user="ada", role="admin").run()
+    assert "There is no project yet" in texts(at)
+    at.selectbox(key="data_format").set_value("flickr30k").run()
+    at.text_input(key="data_flickr30k_project").set_value("f30k")
+    at.text_input(key="data_f30k_root").set_value(str(FIX / "flickr30k"))
+    at.button[0].click().run()  # the form's submit button
+    assert not at.exception
+    assert [visible(s.value) for s in at.success] == ["flickr30k import into 'f30k': 2 new items (2 read), 10 references, 7 boxes, 0 captions"]
+    assert project_names(sqlite_store) == ["f30k"]
+
+
+def test_bad_import_shows_the_message_and_stores_nothing(sqlite_store, tmp_path):
+    root = tmp_path / "f"
+    (root / "Sentences").mkdir(parents=True)
+    (root / "Annotations").mkdir()
+    (root / "Sentences" / "7.txt").write_text("[/EN#1/people A man walks .\n", encoding="utf-8")
+    (root / "Annotations" / "7.xml").write_text("<annotation/>", encoding="utf-8")
+    at = page_test("data", sqlite_store.url, user="ada", role="admin").run()
+    before = table_counts(sqlite_store)  # after the page test created the user's account row
+    at.selectbox(key="data_format").set_value("flickr30k").run()
+    at.text_input(key="data_flickr30k_project").set_value("broken")
+    at.text_input(key="data_f30k_root").set_value(str(root))
+    at.button[0].click().run()
+    assert [e.value for e in at.error] and "7.txt, line 1" in visible(at.error[0].value) and "malformed" in at.error[0].value
+    assert table_counts(sqlite_store) == before
+
+
+def test_missing_fields_are_named(sqlite_store):
+    at = page_test("data", sqlite_store.url, user="ada", role="admin").run()
+    at.selectbox(key="data_format").set_value("lines").run()
+    at.button[0].click().run()
+    assert visible(at.error[0].value) == "please fill in: project, system, captions, references"
+
+
+def test_annotators_may_not_open_the_page(sqlite_store):
+    at = refused("data", sqlite_store.url, user="ann", role="annotator")
+    assert not at.dataframe

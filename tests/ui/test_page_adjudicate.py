@@ -1,0 +1,165 @@
+"""AppTest of the adjudication page on the hand-made project."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.store.analysis_queries import judgement_frame
+from annotator.ui import md_escape
+from tests.apptest_helpers import page_test, refused, texts
+from tests.store.test_agreement_store import PROJECT, build_project
+
+
+@pytest.fixture
+def ids(sqlite_store):
+    return build_project(sqlite_store)
+
+
+def _adjudications(store):
+    f = judgement_frame(store, PROJECT, kinds=("adjudication",))
+    return {(int(r.caption_id), str(r.user)): (str(r.label), str(r.error_types)) for r in f.itertuples()}
+
+
+def test_queue_counts_and_side_by_side(sqlite_store, ids):
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    assert not at.exception
+    # Three annotators: label disagreements c2 c4 c5 c9 c12 c19, type disagreements c1 c3 c13 c18; c1, c4 adjudicated.
+    assert "10 disagreements: 8 open, 2 adjudicated (6 on the label, 4 on the error types)." in texts(at)
+    assert len(at.selectbox(key="adj_caption").options) == 8  # undecided first
+    at.selectbox(key="adj_caption").set_value(ids[19]).run()
+    shown = [t.value for t in at.text]
+    assert "System sysB, line 9, item img9 (practice item)" in shown  # the 0-based line, as in every file and export
+    votes = "".join(h.proto.body for h in at.get("html"))
+    assert "caption B9: two dogs on grass 9" in votes
+    # Who said what, side by side, escaped: ann1 accurate, ann2 inaccurate with Other and a note.
+    assert "<td>ann1</td><td>accurate</td><td></td>" in votes
+    assert "<td>ann2</td><td>inaccurate</td><td>Other</td><td>a dog &lt;b&gt;with&lt;/b&gt; *wings*</td>" in votes
+    assert not any("wings" in str(m.value) for m in at.markdown)
+    assert len(at.image) == 1
+
+
+def test_queue_filters(sqlite_store, ids):
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.selectbox(key="adj_kind").set_value("types").run()
+    assert sorted(at.selectbox(key="adj_caption").options) == sorted(
+        f"caption {ids[i]} · {s} · types disagreement · open" for i, s in ((3, "sysA"), (13, "sysB"), (18, "sysB")))
+    at.selectbox(key="adj_kind").set_value("label").run()
+    assert [o.split(" · ")[0] for o in at.selectbox(key="adj_caption").options] == [
+        f"caption {c}" for c in sorted(ids[i] for i in (2, 5, 9, 12, 19))]  # by caption id
+    at.selectbox(key="adj_show").set_value("decided").run()
+    assert at.selectbox(key="adj_caption").options == [f"caption {ids[4]} · sysA · label disagreement · adjudicated"]
+    at.selectbox(key="adj_show").set_value("all").run()
+    assert len(at.selectbox(key="adj_caption").options) == 6
+
+
+def test_types_are_prefilled_with_the_union(sqlite_store, ids):
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    cid = ids[3]  # ann1 and ann3: unrelated; ann2: scene, number — all three inaccurate
+    at.selectbox(key="adj_caption").set_value(cid).run()
+    assert at.radio(key="adj_label").value == "inaccurate"
+    ticked = {c.key.removeprefix("adj_type_") for c in at.checkbox if c.key.startswith("adj_type_") and c.value}
+    assert ticked == {"unrelated", "scene", "number"}
+    labels = {c.key: c.label for c in at.checkbox}
+    assert labels["adj_type_unrelated"].endswith(" · " + md_escape("ann1, ann3"))
+    assert labels["adj_type_scene"].endswith(" · ann2") and " · " not in labels["adj_type_gender"]
+    # Keep only what the lead agrees with, then decide: saved as shown.
+    at.checkbox(key="adj_type_scene").uncheck().run()
+    at.checkbox(key="adj_type_number").uncheck().run()
+    at.button(key="adj_save").click().run()
+    assert not at.exception and not at.error
+    assert _adjudications(sqlite_store)[(cid, "lea")] == ("inaccurate", "unrelated")
+
+
+def test_prefill_follows_the_chosen_annotators(sqlite_store, ids):
+    """The pre-fill is the union of the *chosen* annotators' types: choosing others draws the form again."""
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    cid = ids[2]  # ann1: clothing_color; ann2: clothing_type, clothing_color; ann3 accurate
+
+    def ticked():
+        return {c.key.removeprefix("adj_type_") for c in at.checkbox if c.key.startswith("adj_type_") and c.value}
+
+    at.selectbox(key="adj_caption").set_value(cid).run()
+    assert ticked() == {"clothing_type", "clothing_color"}
+    at.multiselect(key="adj_annotators").set_value(["ann1", "ann3"]).run()
+    assert at.selectbox(key="adj_caption").value == cid  # still a disagreement (labels differ)
+    assert ticked() == {"clothing_color"}  # ann2's type is no longer offered
+    at.multiselect(key="adj_annotators").set_value(["ann1", "ann2", "ann3"]).run()
+    assert ticked() == {"clothing_type", "clothing_color"}
+
+
+def test_label_disagreement_choose_inaccurate_keeps_the_types(sqlite_store, ids):
+    """The reported failure: choosing inaccurate left the types empty and saving failed."""
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    cid = ids[2]  # ann1: clothing_color; ann2: clothing_type, clothing_color; ann3 accurate
+    at.selectbox(key="adj_caption").set_value(cid).run()
+    assert at.radio(key="adj_label").value is None  # the labels differ: the lead decides
+    at.radio(key="adj_label").set_value("accurate").run()
+    assert not [c for c in at.checkbox if c.key.startswith("adj_type_") and c.value]
+    at.radio(key="adj_label").set_value("inaccurate").run()
+    assert {c.key for c in at.checkbox if c.key.startswith("adj_type_") and c.value} == {
+        "adj_type_clothing_type", "adj_type_clothing_color"}
+    at.button(key="adj_save").click().run()
+    assert not at.error
+    assert _adjudications(sqlite_store)[(cid, "lea")] == ("inaccurate", "clothing_type clothing_color")
+
+
+def test_lead_saves_a_decision(sqlite_store, ids):
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.selectbox(key="adj_caption").set_value(ids[12]).run()
+    cid = ids[12]
+    at.radio(key="adj_label").set_value("inaccurate").run()
+    for c in at.checkbox:
+        if c.key.startswith("adj_type_") and c.value:
+            c.uncheck()
+    at.checkbox(key="adj_type_scene").check().run()
+    at.text_input(key="adj_note").input("clearly a kitchen").run()
+    at.button(key="adj_save").click().run()
+    assert not at.exception and not at.error
+    assert _adjudications(sqlite_store)[(cid, "lea")] == ("inaccurate", "scene")
+    assert md_escape(f"Caption {cid} adjudicated as inaccurate (revision 1).") in [s.value for s in at.success]
+    assert "10 disagreements: 7 open, 3 adjudicated (6 on the label, 4 on the error types)." in texts(at)
+    # The queue moved on to the next open caption (by caption id; the systems' ids interleave).
+    still_open = {ids[i] for i in (2, 3, 5, 9, 13, 18, 19)}
+    assert at.selectbox(key="adj_caption").value == min(c for c in still_open if c > cid)
+
+
+def test_rules_are_enforced(sqlite_store, ids):
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    cid = ids[12]
+    at.selectbox(key="adj_caption").set_value(cid).run()
+    at.button(key="adj_save").click().run()
+    assert any("Accurate or Inaccurate" in e.value for e in at.error)
+    at.radio(key="adj_label").set_value("inaccurate").run()
+    at.checkbox(key="adj_type_scene").uncheck().run()
+    at.button(key="adj_save").click().run()
+    assert any("at least one error type" in e.value for e in at.error)
+    assert (cid, "lea") not in _adjudications(sqlite_store)
+    assert at.selectbox(key="adj_caption").value == cid  # nothing saved, nothing moved
+
+
+def test_show_adjudicated_prefills_the_form(sqlite_store, ids):
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.selectbox(key="adj_show").set_value("decided").run()
+    assert at.selectbox(key="adj_caption").options == [f"caption {ids[1]} · sysA · types disagreement · adjudicated",
+                                                       f"caption {ids[4]} · sysA · label disagreement · adjudicated"]
+    at.selectbox(key="adj_caption").set_value(ids[4]).run()
+    assert at.radio(key="adj_label").value == "inaccurate"
+    assert {c.key for c in at.checkbox if c.key.startswith("adj_type_") and c.value} == {"adj_type_color"}
+    assert any("Adjudicated by lea (revision 1)" in i.value for i in at.info)
+
+
+def test_queue_table_shows_no_none(sqlite_store, ids):
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.selectbox(key="adj_show").set_value("all").run()
+    table = at.dataframe[0].value
+    assert len(table) == 10
+    assert not table.isna().any().any()
+    assert "None" not in set(table.astype(str).to_numpy().ravel())
+    row = table[table["caption"] == ids[12]].iloc[0]
+    assert (row["ann3: label"], row["decided"], row["decision"]) == ("", "no", "")
+
+
+@pytest.mark.parametrize("role", ["annotator", "analyst"])
+def test_other_roles_are_refused(sqlite_store, ids, role):
+    at = refused("adjudicate", sqlite_store.url, user="ann1", role=role, project=PROJECT)
+    assert not at.radio

@@ -1,0 +1,84 @@
+"""AppTest of the agreement dashboard on the hand-made project."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.store.analysis_queries import practice_items
+from tests.apptest_helpers import page_test, refused, texts, visible
+from tests.store.test_agreement_store import PROJECT, build_project
+
+
+def ids_of(store) -> list[int]:
+    from annotator.store.projects import load_project
+    project = load_project(store, PROJECT)
+    by_key = {(c.system, it.key): c.caption_id for it in project.items for c in it.captions}
+    return [by_key[("sysA", f"img{i}")] for i in range(10)] + [by_key[("sysB", f"img{i}")] for i in range(10)]
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.fixture
+def project_store(sqlite_store):
+    build_project(sqlite_store)
+    return sqlite_store
+
+
+def test_lead_sees_the_figures_of_a_pair(project_store):
+    at = page_test("agreement", project_store.url, user="lea", role="lead", project=PROJECT).run()
+    assert not at.exception
+    at.multiselect(key="agr_annotators").set_value(["ann1", "ann2"]).run()
+    m = _metrics(at)
+    assert m["Shared captions"] == "18" and m["Cohen's kappa"] == "0.64" and m["Raw agreement"] == "0.83"
+    assert m["Type precision"] == "0.69" and m["Type recall"] == "0.75" and m["Both inaccurate"] == "10"
+    assert "2 captions of 1 practice items (4 judgements) are left out" in texts(at)
+    assert "Judged inaccurate: ann1 12, ann2 11, both 10" in texts(at)
+    # The other annotator as reference swaps precision and recall.
+    at.selectbox(key="agr_pair").set_value(("ann2", "ann1")).run()
+    m = _metrics(at)
+    assert m["Type precision"] == "0.75" and m["Type recall"] == "0.69"
+    assert len(at.get("download_button")) == 1
+
+
+def test_disagreement_opens_with_caption_as_plain_text(project_store):
+    at = page_test("agreement", project_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.multiselect(key="agr_annotators").set_value(["ann1", "ann2"]).run()
+    opened = at.selectbox(key="agr_open")
+    assert len(opened.options) == 3  # label disagreements outside practice: c4, c5, c12
+    at.toggle(key="agr_with_types").set_value(True).run()
+    assert len(at.selectbox(key="agr_open").options) == 8
+    ids = ids_of(project_store)
+    assert at.selectbox(key="agr_open").value == ids[12]  # lowest caption id first; it stays open
+    at.selectbox(key="agr_open").set_value(ids[1]).run()  # a type disagreement
+    shown = [t.value for t in at.text]
+    assert "caption A1: a man in a *red* shirt | 1" in shown
+    assert not any("*red*" in str(md.value) for md in at.markdown)
+    assert len(at.image) == 1
+
+
+def test_marking_practice_items_changes_the_figures(project_store):
+    at = page_test("agreement", project_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.multiselect(key="agr_annotators").set_value(["ann1", "ann2"]).run()
+    at.text_area(key="agr_practice_keys").input("img0\nimg1").run()
+    at.button(key="agr_practice_set").click().run()
+    assert not at.exception
+    assert practice_items(project_store, PROJECT) == ["img0", "img1", "img9"]
+    assert _metrics(at)["Shared captions"] == "14"
+    assert "2 items marked as practice." in texts(at)
+    at.text_area(key="agr_practice_keys").input("img1\nnope").run()
+    at.button(key="agr_practice_unset").click().run()
+    assert any("no item 'nope'" in visible(e.value) for e in at.error)
+    assert practice_items(project_store, PROJECT) == ["img0", "img1", "img9"]
+
+
+@pytest.mark.parametrize("role", ["annotator", "analyst"])
+def test_other_roles_are_refused(project_store, role):
+    at = refused("agreement", project_store.url, user="someone", role=role, project=PROJECT)
+    assert not at.metric
+
+
+def test_needs_two_annotators(sqlite_store):
+    at = page_test("agreement", sqlite_store.url, user="lea", role="lead").run()
+    assert "There is no project yet" in texts(at)

@@ -1,0 +1,58 @@
+"""AppTest of the error-analysis page on the hand-made project."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.apptest_helpers import page_test, texts
+from tests.store.test_agreement_store import PROJECT, build_project
+
+
+@pytest.fixture
+def project_store(sqlite_store):
+    build_project(sqlite_store)
+    return sqlite_store
+
+
+def _frames(at):
+    return [d.value for d in at.dataframe]
+
+
+def test_adjudicated_layer_side_by_side(project_store):
+    at = page_test("analysis", project_store.url, user="ana", role="analyst", project=PROJECT).run()
+    assert not at.exception
+    assert "5 captions are left out" in texts(at)
+    assert "3 inaccurate captions have no known error types" in texts(at)
+    errors = _frames(at)[0]
+    assert list(errors.columns)[:3] == ["errors", "sysA", "sysB"]
+    # Adjudicated typed captions: sysA c0, c1 (2 types), c4, c8; sysB c10, c15, c16.
+    assert errors["sysA"].tolist() == [3, 1, 0, 0] and errors["sysB"].tolist() == [3, 0, 0, 0]
+    assert len(at.get("download_button")) == 5
+
+
+def test_one_annotator_one_system_and_examples(project_store):
+    at = page_test("analysis", project_store.url, user="ana", role="analyst", project=PROJECT).run()
+    at.selectbox(key="ana_layer").set_value("annotator:ann1").run()
+    at.multiselect(key="ana_systems").set_value(["sysA"]).run()
+    assert not at.exception
+    m = {x.label: x.value for x in at.metric}
+    assert m["Captions judged"] == "10" and m["Inaccurate"] == "70%"
+    errors = _frames(at)[0]
+    assert errors["descriptions"].tolist() == [6, 1, 0, 0]
+    types = _frames(at)[1].set_index("type")
+    assert types.loc["gender", "count"] == 2 and types.loc["subject_wrong", "count"] == 0
+    at.selectbox(key="ana_ex_type").set_value("gender").run()
+    ex = _frames(at)[-1]
+    assert ex["item_key"].tolist() == ["img0", "img1"]
+    assert ex["text"].tolist()[0] == "caption A0: a man in a *red* shirt | 0"
+    assert not any("*red*" in str(md.value) for md in at.markdown)
+    assert "caption A0: a man in a *red* shirt | 0" in [t.value for t in at.text]
+    at.toggle(key="ana_no_practice").set_value(True).run()
+    assert {x.label: x.value for x in at.metric}["Captions judged"] == "9"
+
+
+@pytest.mark.parametrize("role,allowed", [("lead", True), ("admin", True), ("annotator", False)])
+def test_roles(project_store, role, allowed):
+    at = page_test("analysis", project_store.url, user="someone", role=role, project=PROJECT).run()
+    refused = any("Not allowed" in e.value for e in at.error)
+    assert refused is (not allowed)

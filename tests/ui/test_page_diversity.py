@@ -1,0 +1,81 @@
+"""The lexical-diversity page (AppTest): tables equal the core's numbers; roles; empty states."""
+
+from __future__ import annotations
+
+import pytest
+from apptest_helpers import page_test, refused, texts
+from tests.core.test_diversity_helpers import HUMAN_CAPTIONS, SPARSE_A, SPARSE_B
+
+from annotator import diversity as D
+from annotator.io.importers import import_human_scores
+from annotator.model import Caption, Item, Project, Reference
+from annotator.store.projects import write_project
+
+
+def seed(store, *, human=True):
+    items = [Item(key=f"im{i:02d}.jpg", references=[Reference(HUMAN_CAPTIONS[i])],
+                  captions=[Caption("A", SPARSE_A[i]), Caption("B", SPARSE_B[i])]) for i in range(20)]
+    with store.transaction() as conn:
+        write_project(conn, Project("div", items=items))
+    if human:
+        rows = "".join(f"{s},{i},{(i * 3 + len(s)) % 5}\n" for s in ("A", "B") for i in range(20))
+        import_human_scores(store, "div", ("system,line,quality\n" + rows).encode())
+
+
+def frame_by_title(at, first_col):
+    for df in at.dataframe:
+        if df.value.columns[0] == first_col:
+            return df.value
+    raise AssertionError(f"no table starting with {first_col!r}")
+
+
+def test_analyst_sees_measures_gap_and_correlations(sqlite_store):
+    seed(sqlite_store)
+    at = page_test("diversity", sqlite_store.url, user="ana", role="analyst", project="div").run()
+    assert not at.exception
+    assert not at.error
+    want = D.project_diversity(sqlite_store, "div")
+    measures = frame_by_title(at, "Corpus").set_index("Corpus")
+    assert list(measures.index) == ["references", "A", "B"]
+    assert measures.loc["A", "HD-D"] == pytest.approx(want.systems["A"].measures["hdd"])
+    assert measures.loc["references", "MTLD"] == pytest.approx(want.references.measures["mtld"])
+    assert measures.loc["B", "LDR (ld)"] == pytest.approx(want.systems["B"].ld)
+    gap = frame_by_title(at, "System").set_index("System")
+    assert gap.loc["A", "Lg"] == pytest.approx(want.systems["A"].lexical_gap)
+    page_text = texts(at)
+    assert "Correlation with human judgements" in page_text
+    corr = [df.value for df in at.dataframe if "Spearman · Standard" in df.value.columns]
+    assert corr, "the correlation table is missing"
+    table = corr[0]
+    assert "ld" in table.index and "Lg" in table.index and "BLEU-4" in table.index
+    assert table.loc["ld", "Spearman · Standard"] == pytest.approx(table.loc["Lg", "Spearman · Standard"])
+    assert len(at.get("download_button")) == 2
+    # analysts cannot import
+    assert not [e for e in at.expander if e.label == "Import human scores"]
+
+
+def test_changing_the_ratio_measure(sqlite_store):
+    seed(sqlite_store, human=False)
+    at = page_test("diversity", sqlite_store.url, user="lea", role="lead", project="div").run()
+    at.selectbox(key="div_measure").set_value("mtld").run()
+    assert not at.exception
+    gap = frame_by_title(at, "System").set_index("System")
+    want = D.project_diversity(sqlite_store, "div", gap=D.GapSettings(measure="mtld"))
+    assert "MTLD" in gap.columns
+    assert gap.loc["A", "ld"] == pytest.approx(want.systems["A"].ld)
+    # leads get the import form; without human scores there is an explanation instead of a table
+    assert [e for e in at.expander if e.label == "Import human scores"]
+    assert "No human scores are stored" in texts(at)
+
+
+def test_annotators_are_refused(sqlite_store):
+    seed(sqlite_store, human=False)
+    at = refused("diversity", sqlite_store.url, user="ann", role="annotator", project="div")
+    assert not at.exception
+    assert not at.dataframe
+
+
+def test_no_project(sqlite_store):
+    at = page_test("diversity", sqlite_store.url, user="ana", role="analyst").run()
+    assert not at.exception
+    assert "There is no project yet" in texts(at)
