@@ -34,7 +34,7 @@ from annotator.store import Store, open_store  # noqa: E402
 # (annotator.images.check_image_root) for this process and the servers it starts. Tests of that policy set
 # ANNOTATOR_IMAGE_ROOTS themselves.
 # A lead's log-in starts METEOR's processes in the background (one pool per server process); the suite's many app
-# servers and AppTests leave that off, and tests/test_metric_warm_up_at_start.py checks it with it on.
+# servers and AppTests leave that off, and tests/core/test_metric_warm_up_at_start.py checks it with it on.
 os.environ.setdefault("ANNOTATOR_WARM_METRICS", "0")
 os.environ.setdefault("ANNOTATOR_IMAGE_ROOTS", os.pathsep.join([tempfile.gettempdir(), str(ROOT / "data")]))
 

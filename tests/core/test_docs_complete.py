@@ -4,7 +4,7 @@ The lists are discovered, never copied: commands from the CLI's parser (subcomma
 included), environment variables from the source (every ``ANNOTATOR_*`` name the
 code, the scripts and the test suite read), import formats from the importer
 catalog; docs/formats.md must quote each format's example file, which
-tests/test_io_catalog.py imports.
+tests/io/test_io_catalog.py imports.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Security at the core level: secrets stay secret, the app is local unless deployed, brute force is stopped.
 
 Hashing, uniform messages and the sequential lock-out policy are tested in
-tests/test_auth.py; here the angle is the deployed system: raw database
+tests/core/test_auth.py; here the angle is the deployed system: raw database
 bytes, error messages and logs with a database password in the URL, the
 shipped Streamlit configuration, and log-in attempts made in parallel (as
 several browser sessions or app processes would make them).

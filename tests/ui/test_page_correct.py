@@ -19,7 +19,7 @@ def no_java(monkeypatch, tmp_path):
 
 def _page(store, *, user="lead", role="lead", blind=False):
     # These tests watch the references and the live score change while editing: blind correction off
-    # (tests/test_correction_blind.py covers the blind mode, the default).
+    # (tests/core/test_correction_blind.py covers the blind mode, the default).
     set_project_blind(store, "demo", blind)
     at = page_test("correct", store.url, user=user, role=role, project="demo")
     return at.run()

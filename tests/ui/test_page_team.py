@@ -1,4 +1,4 @@
-"""AppTest of the Team page on the constructed team of tests/test_team.py: the page shows the report's figures."""
+"""AppTest of the Team page on the constructed team of tests/core/test_team.py: the page shows the report's figures."""
 
 from __future__ import annotations
 
