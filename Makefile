@@ -1,7 +1,9 @@
-# The two commands of the README:
+# The commands of the README:
 #   make run   install the app's dependencies and start it on the sample project
 #   make test  install everything (Python packages, Chromium, Java check, PostgreSQL up) and run the whole suite
-# Both are idempotent; re-running skips what is already installed.
+#   make check the inner loop before every commit: core, store on SQLite, io, AppTest pages (no browser, no
+#              PostgreSQL, no process kills)
+# They are idempotent; re-running skips what is already installed.
 # Both install the exact versions in requirements.lock (pip constraints); `make lock` re-resolves it from
 # requirements.txt + requirements-dev.txt (the loose lists people edit) in a fresh venv.
 
@@ -9,8 +11,14 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
+# pytest-xdist workers. Many tests wait on PostgreSQL, subprocesses or a server, so one more than the 2 cores pays.
+# Browser tests and `serial` ones (process kills, many writers at once) share one xdist group: one worker runs them
+# one after another while the others run the rest (tests/conftest.py).
+WORKERS ?= 3
+# Both runs end with their slowest tests and their wall time.
+TIMED  := bash scripts/timed.sh
 
-.PHONY: run test install install-dev lock system-deps postgres bench clean-db
+.PHONY: run test check install install-dev lock system-deps postgres bench clean-db
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +52,11 @@ run: install
 	$(VENV)/bin/streamlit run serve.py --server.port $(PORT)
 
 test: install-dev system-deps postgres
-	$(PY) -m pytest $(PYTEST_ARGS)
+	@$(TIMED) "make test" $(PY) -m pytest -n $(WORKERS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
+
+check: install-dev
+	@ANNOTATOR_TEST_SKIP_PG=1 $(TIMED) "make check" $(PY) -m pytest -q -n $(WORKERS) --dist loadgroup --durations=15 \
+		-m "not browser and not serial and not postgresql" tests/core tests/store tests/io tests/ui $(PYTEST_ARGS)
 
 bench: install-dev
 	@for b in bench/*_bench.py; do echo "== $$b"; $(PY) $$b || exit 1; done

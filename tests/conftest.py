@@ -28,7 +28,15 @@ _tests_package = types.ModuleType("tests")
 _tests_package.__path__ = [str(ROOT / "tests")]
 sys.modules["tests"] = _tests_package
 
+from hypothesis import settings as hypothesis_settings  # noqa: E402
+
 from annotator.store import Store, open_store  # noqa: E402
+from tests.property_helpers import BASE_EXAMPLES  # noqa: E402
+from tests.xdist_groups import group_serial_tests  # noqa: E402
+
+# Hypothesis profiles (tests/property_helpers.py): the default runs each property's stated count; `deep`, for a
+# nightly run (`pytest --hypothesis-profile deep`), ten times as many.
+hypothesis_settings.register_profile("deep", max_examples=10 * BASE_EXAMPLES)
 
 # The test run plays the administrator: the temporary folders tests keep their images in are allowed image roots
 # (annotator.images.check_image_root) for this process and the servers it starts. Tests of that policy set
@@ -104,9 +112,9 @@ def pg_store() -> Store:
         yield store
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)])
 def store(request, tmp_path) -> Store:
-    """A fresh store, on SQLite and on PostgreSQL."""
+    """A fresh store, on SQLite and on PostgreSQL (that variant marked ``postgresql``: ``make check`` leaves it out)."""
     with _fresh_sqlite_store(tmp_path) if request.param == "sqlite" else _fresh_pg_store() as s:
         yield s
 
@@ -136,3 +144,24 @@ def _keep_the_main_module():
     if sys.modules.get("__main__") is not _MAIN_MODULE:
         sys.modules["__main__"] = _MAIN_MODULE
 
+
+def pytest_collection_modifyitems(config, items):
+    group_serial_tests(config, items)
+
+
+#: user_properties key of the lines of measured figures tests report (the reliability_report fixture of
+#: tests/reliability/conftest.py): collected here, where the xdist controller sees every test's report.
+FIGURES_PROPERTY = "reliability figure"
+_FIGURES: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        _FIGURES.extend(value for key, value in report.user_properties if key == FIGURES_PROPERTY)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _FIGURES:
+        terminalreporter.section("reliability figures")
+        for line in _FIGURES:
+            terminalreporter.write_line(line)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from sklearn.metrics import cohen_kappa_score, precision_recall_fscore_support
 from statsmodels.stats.inter_rater import fleiss_kappa
 
@@ -17,6 +18,7 @@ from annotator.agreement import agreement_report, cohen_kappa_from_table, fleiss
 from annotator.errors import InputError
 from annotator.layers import masks_to_ids, type_bitmasks
 from annotator.taxonomy import ERROR_TYPE_IDS
+from tests.property_helpers import examples
 
 LABELS = ("accurate", "inaccurate")
 
@@ -105,7 +107,7 @@ def test_confidence_level_widens_interval():
 
 # ------------------------------------------------------------------ kappa against scikit-learn
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(LABELS + (None,)), st.sampled_from(LABELS + (None,))), min_size=1, max_size=60))
 def test_kappa_equals_sklearn_on_shared_captions(pairs):
     f = binary_frame({"x": [p[0] for p in pairs], "y": [p[1] for p in pairs]})

@@ -12,6 +12,7 @@ from annotator.errors import GuardViolation, InputError
 from annotator.layers import ADJUDICATED, Layer
 from annotator.layers import optional_layer as parse_layer  # corrections take None/blank as "no layer"
 from annotator.taxonomy import ERROR_TYPE_IDS, taxonomy
+from tests.property_helpers import examples
 
 
 def ok(t, a, b, **kw):
@@ -290,19 +291,20 @@ def test_every_correctable_type_has_a_guard():
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
+
 _words = st.sampled_from(["a", "an", "the", "man", "woman", "boy", "girl", "blue", "red", "shirt", "jacket", "runs",
                           "on", "grass", ".", ",", "<b>", "&", "dog's", "t-shirt", "Blue", "MAN"])
 _texts = st.lists(_words, min_size=1, max_size=12).map(" ".join)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_texts, st.sampled_from([t.id for t in taxonomy().types if t.correctable]))
 def test_unchanged_text_always_passes(text, etype):
     r = check_correction(etype, text, text.upper())
     assert r.ok and r.changed_words == 0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_texts, _texts)
 def test_diff_is_escaped_and_covers_both_texts(a, b):
     out = diff_html(a, b)
@@ -313,7 +315,7 @@ def test_diff_is_escaped_and_covers_both_texts(a, b):
     assert [t.text for t in tokenize(" ".join(s.new for s in segs if s.new))] == [t.text for t in tokenize(b)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_texts, _texts)
 def test_merge_of_one_type_is_that_correction(a, b):
     m = merge_corrections(a, {"activity": b})

@@ -6,11 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+
 from annotator.correspondence import (
     caption_mentions, check_box_ids, escape, format_markup, has_markup, mentioned_box_ids, parse_markup,
 )
 from annotator.errors import InputError
 from annotator.model import Box, Caption, Item, Mention, Reference
+from tests.property_helpers import examples
 
 
 def test_parse_simple_caption():
@@ -118,7 +120,7 @@ def _text_and_mentions(draw):
     return text, tuple(mentions)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_text_and_mentions())
 def test_round_trip_plain_to_markup_and_back(case):
     text, mentions = case

@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from test_diversity_helpers import (
     HUMAN_CAPTIONS, SPARSE_A, SPARSE_B, naive_hdd, naive_mattr, naive_mtld, uniform_tokens, zipf_tokens,
 )
 
 from annotator import diversity as D
 from annotator.tokenize import TokenCorpus, tokenize_corpus
+from tests.property_helpers import examples
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -222,7 +224,7 @@ def test_factor_lengths_around_the_fast_loop_limit(length):
 token_lists = st.lists(st.sampled_from("abcdefghijklmnopqrst"[:12]), min_size=1, max_size=120)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(token_lists, st.sampled_from([0.5, 0.72, 0.9]), st.booleans(), st.sampled_from([1, 3, 10]), st.booleans(),
        st.sampled_from(["length", "zero"]), st.sampled_from(["ratio", "mean_length"]))
 def test_mtld_matches_the_definition(toks, thr, strict, min_len, last, no_factor, aggregate):
@@ -232,7 +234,7 @@ def test_mtld_matches_the_definition(toks, thr, strict, min_len, last, no_factor
     assert D.mtld(toks, opts) == pytest.approx(expected, rel=1e-12)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(token_lists, st.integers(1, 60))
 def test_mattr_and_hdd_match_the_definition(toks, w):
     assert D.mattr(toks, w) == pytest.approx(naive_mattr(toks, w), rel=1e-12)
@@ -241,7 +243,7 @@ def test_mattr_and_hdd_match_the_definition(toks, w):
         assert D.hdd(toks) == pytest.approx(lr(toks).hdd(42), rel=1e-10)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(token_lists)
 def test_mtld_matches_lexicalrichness_property(toks):
     assert D.mtld(toks) == pytest.approx(lr(toks).mtld(0.72), rel=1e-12)

@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from test_diversity_helpers import naive_mtld, uniform_tokens, zipf_tokens
 
 from annotator import diversity as D
 from annotator.diversity import mtld_variants as M
+from tests.property_helpers import examples
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -52,7 +54,7 @@ def texts(draw):
     return [f"t{i}" for i in draw(st.lists(st.integers(0, vocab - 1), min_size=1, max_size=400))]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(texts(), options, st.integers(1, 60), st.integers(1, 60), st.integers(2, 48))
 def test_lockstep_matches_the_definition(toks, opts, chunk, overlap, cap):
     # Tiny chunks, overlaps and automata: many chains, chains that never meet, chains that die on factors

@@ -22,6 +22,7 @@ from annotator.layers import (
     type_counts,
 )
 from annotator.taxonomy import ERROR_TYPE_IDS
+from tests.property_helpers import examples
 from tests.store.test_correction_store import build_demo
 
 I, A = "inaccurate", "accurate"
@@ -86,7 +87,7 @@ def test_layer_values_labels_and_titles():
         Layer.annotator("  ")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(min_size=1, max_size=20).filter(lambda s: s.strip()))
 def test_every_annotator_name_survives_the_written_form(name):
     layer = Layer.annotator(name)

@@ -6,7 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+
 from annotator.metrics._tokens import caption_tokens, ref_tokens
+from tests.property_helpers import examples
 
 # Characters that stress the byte-level splitter: ASCII whitespace str.split() knows (incl. \x1c-\x1f, the
 # joiner), non-ASCII whitespace (forces the fallback path), long tokens (> 7 bytes) and multi-byte UTF-8.
@@ -25,7 +27,7 @@ def _split_ids(texts):
     return vocab, ids, counts
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(TEXT, min_size=1, max_size=12))
 def test_reference_tokens_equal_str_split(texts):
     vocab, ids, counts = _split_ids(texts)
@@ -36,7 +38,7 @@ def test_reference_tokens_equal_str_split(texts):
     assert got_counts.tolist() == counts
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(TEXT, min_size=1, max_size=8), st.lists(TEXT, min_size=1, max_size=8))
 def test_caption_tokens_use_the_reference_vocabulary(refs, caps):
     vocab, _, _ = _split_ids(refs)

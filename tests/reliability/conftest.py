@@ -1,24 +1,18 @@
 """Reliability tests: a closing "reliability figures" section with what the load tests measured.
 
-Tests add a line through the ``reliability_report`` fixture; the lines are printed after the run, with or
-without ``-s``.
+Tests add a line through the ``reliability_report`` fixture; the line travels with the test's report (also from
+an xdist worker), and tests/conftest.py prints the lines after the run, with or without ``-s``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-_LINES: list[str] = []
+#: The user_properties key tests/conftest.py collects the lines under.
+FIGURES_PROPERTY = "reliability figure"
 
 
 @pytest.fixture
-def reliability_report():
+def reliability_report(request):
     """A function taking one line of measured figures for the end-of-run summary."""
-    return _LINES.append
-
-
-def pytest_terminal_summary(terminalreporter):
-    if _LINES:
-        terminalreporter.section("reliability figures")
-        for line in _LINES:
-            terminalreporter.write_line(line)
+    return lambda line: request.node.user_properties.append((FIGURES_PROPERTY, line))

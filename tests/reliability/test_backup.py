@@ -20,7 +20,7 @@ from annotator.store import open_store
 from annotator.store.judgements import save_judgement
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.serial, pytest.mark.timeout(300)]
 
 
 def _start_writers(ctx, url, uids, cids, log_dir, names, tag):

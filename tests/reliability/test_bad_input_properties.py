@@ -33,6 +33,7 @@ from annotator.io import (
     import_coco, import_corrections, import_flickr30k, import_jsonl, import_judgements, import_lines,
 )
 from annotator.store.projects import table_counts
+from tests.property_helpers import examples
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 _names = itertools.count()
@@ -40,7 +41,7 @@ _names = itertools.count()
 
 def _examples(store, n_sqlite: int) -> settings:
     # PostgreSQL round trips are slower; it mainly has to show the same contract holds there.
-    n = n_sqlite if store.is_sqlite else max(15, n_sqlite // 3)
+    n = examples(n_sqlite if store.is_sqlite else max(15, n_sqlite // 3))
     return settings(max_examples=n, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 

@@ -20,7 +20,7 @@ import reliability_helpers as H
 from annotator.store import open_store
 from annotator.store.projects import table_counts
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.serial, pytest.mark.timeout(300)]
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from annotator.errors import StoreUnavailable
 from annotator.store import open_store
 from annotator.store.judgements import save_judgement
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.serial, pytest.mark.timeout(300)]
 
 
 @pytest.fixture(scope="module")

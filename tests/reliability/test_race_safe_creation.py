@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 import reliability_helpers as H
 from annotator.store.schema import captions, items, judgements, projects, refs, systems, users
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.serial, pytest.mark.timeout(300)]
 
 N_PROC = 6
 N_ITEMS = 12

@@ -1,0 +1,32 @@
+"""The one xdist group of the suite: browser tests and ``serial`` tests run one at a time, on one worker.
+
+``make test`` runs pytest-xdist with ``--dist loadgroup``; tests/conftest.py calls :func:`group_serial_tests` from
+its collection hook. Kept apart from the conftest (no store, no app imports) so a test can load it alone.
+"""
+
+from __future__ import annotations
+
+#: The pytest-xdist group of the tests that run one at a time (``make test`` runs with ``--dist loadgroup``).
+SERIAL_GROUP = "serial"
+
+
+def group_serial_tests(config, items) -> None:
+    """Browser tests (a server and Chromium each) and ``serial`` tests (they kill processes or start many at once)
+    share one xdist group: one worker runs them one after another while the others run everything else."""
+    if not getattr(config.option, "loadgroup", False):  # set in pytest-xdist workers under --dist loadgroup
+        return
+    for item in items:
+        if item.get_closest_marker("browser") or item.get_closest_marker("serial"):
+            _join_xdist_group(item, SERIAL_GROUP)
+
+
+def _join_xdist_group(item, group: str) -> None:
+    """What pytest-xdist does for an ``xdist_group`` mark: its scheduler groups tests by an "@group" suffix of the
+    node id. Its own hook sets ``item._nodeid``, which pytest 9 no longer reads (it keeps a structured ``_id``):
+    with pytest 9.2 and xdist 3.8.0, tests marked xdist_group were spread over the workers."""
+    nodeid = f"{item.nodeid}@{group}"
+    if hasattr(item, "_id"):
+        from _pytest.nodeid import coerce_node_id
+        item._id = coerce_node_id(nodeid)
+    else:
+        item._nodeid = nodeid
