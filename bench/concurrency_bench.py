@@ -2,7 +2,8 @@
 
 Prints saves per second and save latency (median, p95, p99, max) for each
 backend, after checking that every acknowledged save is stored (revisions
-1..n per key, current pointer at the highest). Usage:
+1..n per key, current pointer at the highest). The default size, 20 processes × 500 saves, is the full size of
+tests/reliability/test_concurrency.py's 8 × 50 twin in the suite. Usage:
 
     python bench/concurrency_bench.py [--procs 20] [--saves 500] [--pg URL | --no-pg]
 """
