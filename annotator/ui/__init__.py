@@ -116,10 +116,16 @@ def client_address() -> tuple[str | None, dict[str, str]]:
     return (peer if isinstance(peer, str) else None), st.context.headers.to_dict()
 
 
+def server_port() -> int:
+    """The port this server listens on (Streamlit's ``server.port``)."""
+    return int(st.get_option("server.port"))
+
+
 def request_is_local() -> bool:
-    """True when this session's browser connects straight from the server's machine (annotator.access.is_local_client)."""
+    """True when this session's browser connects straight from the server's machine and asked for it by a
+    loopback name and this server's port (annotator.access.is_local_client)."""
     from ..access import is_local_client
-    return is_local_client(*client_address())
+    return is_local_client(*client_address(), port=server_port())
 
 
 def local_mode(store) -> bool:
