@@ -542,5 +542,7 @@ def sidebar(store, user: SessionUser, page_id: str | None = None) -> str | None:
         else:
             st.caption(f"Logged in as **{md_escape(user.name)}** ({user.role.value})")
             st.button("Log out", key="annotator_logout", on_click=log_out, icon=":material/logout:")
+            from .password import sidebar_entry
+            sidebar_entry(store, user)
         session_cookie.hand_over()
     return project
