@@ -140,3 +140,29 @@ def test_first_admin_logs_in_from_afar(no_accounts, monkeypatch):
     at.form_submit_button[0].click()
     at.run()
     assert at.session_state["annotator_user"]["role"] == "admin" and "Logged in as" in texts(at)
+
+
+@pytest.mark.parametrize("scope_type, origin, passed", [
+    ("websocket", "http://127.0.0.1:8501", True), ("websocket", None, True),
+    ("websocket", "http://localhost:3000", False), ("websocket", "http://evil.example", False),
+    ("http", "http://localhost:3000", True),   # plain requests are Streamlit's and the cookie routes' to judge
+])
+def test_origin_guard_closes_foreign_websockets(scope_type, origin, passed):
+    import asyncio
+
+    from annotator.ui.origin_guard import POLICY_VIOLATION, OriginGuard
+    reached, sent = [], []
+
+    async def app(scope, receive, send):
+        reached.append(scope["type"])
+
+    async def receive():
+        return {"type": "websocket.connect"}
+
+    async def send(message):
+        sent.append(message)
+
+    headers = [(b"host", b"127.0.0.1:8501")] + ([(b"origin", origin.encode())] if origin else [])
+    asyncio.run(OriginGuard(app)({"type": scope_type, "headers": headers, "path": "/_stcore/stream"}, receive, send))
+    assert (reached == [scope_type]) is passed
+    assert sent == ([] if passed else [{"type": "websocket.close", "code": POLICY_VIOLATION}])
