@@ -151,7 +151,7 @@ def authenticate(store, name: str, password: str, *, now: datetime | None = None
             if _HASHER.check_needs_rehash(row.password_hash):
                 update_user(conn, row.name, password_hash=_HASHER.hash(password))
         return User(name=row.name, role=Role(row.role), password_hash=None, user_id=row.id,
-                    session_epoch=int(row.session_epoch))
+                    session_epoch=int(row.session_epoch), must_change_password=bool(row.must_change_password))
     # Log the fact, never the name typed (it may be a password typed in the wrong field).
     log.info("failed log-in (%d in a row)", failures)
     if locked_until is not None:
@@ -161,13 +161,15 @@ def authenticate(store, name: str, password: str, *, now: datetime | None = None
     raise AuthenticationFailed(FAILED_MESSAGE)
 
 
-def add_user(store, name: str, role: Role | str, password: str | None = None, *, actor: str | None = None) -> User:
-    """Create an account; with a password it can log in (InputError if the name is taken).
+def add_user(store, name: str, role: Role | str, password: str | None = None, *, actor: str | None = None,
+             must_change: bool = False) -> User:
+    """Create an account; with a password it can log in (InputError if the name is taken). ``must_change``:
+    the password was generated for the person, who sets their own at the first log-in.
 
     This and the other account changes below are recorded (annotator.store.audit) in their own
     transaction: ``actor`` is the logged-in user who made it, None for the command line."""
     from .store.audit import record_account_change
-    from .store.users import create_user, normalise_user_name
+    from .store.users import create_user, normalise_user_name, update_user
     try:
         role = Role(role)
     except ValueError:
@@ -176,21 +178,44 @@ def add_user(store, name: str, role: Role | str, password: str | None = None, *,
     password_hash = hash_password(password) if password is not None else None
     with store.transaction() as conn:
         uid = create_user(conn, name, role, password_hash)
+        if must_change and password is not None:
+            update_user(conn, name, must_change_password=True)
         record_account_change(conn, actor, "created", name,
                               f"role {role.value}, " + ("with a password" if password is not None else "no password"))
     return User(name=name, role=role, password_hash=None, user_id=uid)
 
 
-def set_password(store, name: str, password: str, *, actor: str | None = None, detail: str = "password set") -> None:
-    """Set a new password, clear the failure counters and any lock, and end the user's sessions."""
+def set_password(store, name: str, password: str, *, actor: str | None = None, detail: str = "password set",
+                 must_change: bool = False) -> None:
+    """Set a new password, clear the failure counters and any lock, and end the user's sessions; with
+    ``must_change`` (a generated password) the person sets their own at the next log-in."""
     from .store.audit import record_account_change
     from .store.logins import clear_failures
     from .store.users import update_user, user_name_key
     password_hash = hash_password(password)
     with store.transaction() as conn:
-        update_user(conn, name, password_hash=password_hash, end_sessions=True)
+        update_user(conn, name, password_hash=password_hash, end_sessions=True, must_change_password=bool(must_change))
         clear_failures(conn, user_name_key(name))
         record_account_change(conn, actor, "password", name, detail)
+
+
+def change_own_password(store, name: str, current: str, new: str) -> User:
+    """A logged-in person changes their own password: ``current`` is checked as a log-in is (wrong guesses
+    count towards the lock-out), ``new`` must follow the rule of ``annotator users passwd`` (at least
+    MIN_PASSWORD_LENGTH characters) and differ from ``current``. Clears "must change at next log-in", ends
+    the account's other sessions and returns the account as a fresh log-in would (its new session epoch).
+    """
+    from .store.audit import record_account_change
+    from .store.users import get_user_row, update_user
+    account = authenticate(store, name, current)
+    if new == current:
+        raise InputError("the new password is the same as the current one; choose another")
+    password_hash = hash_password(new)
+    with store.transaction() as conn:
+        update_user(conn, account.name, password_hash=password_hash, end_sessions=True, must_change_password=False)
+        record_account_change(conn, account.name, "password", account.name, "changed by the account itself")
+        row = get_user_row(conn, account.name)
+    return User(name=row.name, role=Role(row.role), user_id=row.id, session_epoch=int(row.session_epoch))
 
 
 def unlock(store, name: str, *, actor: str | None = None) -> None:
@@ -205,33 +230,52 @@ def unlock(store, name: str, *, actor: str | None = None) -> None:
         record_account_change(conn, actor, "unlocked", name, "failed log-ins and lock cleared")
 
 
+#: Why a change that would leave no admin able to log in is refused.
+LAST_ADMIN_MESSAGE = ("{name} is the last active admin with a password: make another account admin first, "
+                      "so that someone can still manage accounts")
+
+
+def _keep_an_admin(conn, before: int, name: str) -> None:
+    """Refuse (InputError, so the transaction rolls back) a change after which no active admin with a password
+    is left, when there was one before it (``before``: annotator.store.users.lock_admins, taken first)."""
+    from .store.users import count_admins_who_can_log_in
+    if before and not count_admins_who_can_log_in(conn):
+        raise InputError(LAST_ADMIN_MESSAGE.format(name=name))
+
+
 def set_role(store, name: str, role: Role | str, *, actor: str | None = None) -> None:
-    """Change a user's role; a real change ends the user's sessions (they log in again with the new role)."""
+    """Change a user's role; a real change ends the user's sessions (they log in again with the new role).
+    Demoting the last active admin with a password is refused, also when two demotions run at once."""
     from .store.audit import record_account_change
-    from .store.users import get_user_row, update_user
+    from .store.users import get_user_row, lock_admins, update_user
     try:
         role = Role(role)
     except ValueError:
         raise InputError(f"unknown role {role!r}; roles: {', '.join(r.value for r in Role)}") from None
     with store.transaction() as conn:
+        admins = lock_admins(conn)
         row = get_user_row(conn, name, for_update=True)
         if row is None:
             raise NotFound(f"no user called {name!r}")
         if row.role != role.value:
             update_user(conn, name, role=role, end_sessions=True)
+            _keep_an_admin(conn, admins, row.name)
             record_account_change(conn, actor, "role", name, f"{row.role} → {role.value}")
 
 
 def set_active(store, name: str, active: bool, *, actor: str | None = None) -> None:
-    """Deactivate (``active=False``: no log-in, sessions end, judgements kept) or reactivate an account."""
+    """Deactivate (``active=False``: no log-in, sessions end, judgements kept) or reactivate an account.
+    Deactivating the last active admin with a password is refused."""
     from .store.audit import record_account_change
-    from .store.users import get_user_row, update_user
+    from .store.users import get_user_row, lock_admins, update_user
     with store.transaction() as conn:
+        admins = lock_admins(conn)
         row = get_user_row(conn, name, for_update=True)
         if row is None:
             raise NotFound(f"no user called {name!r}")
         if bool(row.active) != bool(active):
             update_user(conn, name, active=bool(active), end_sessions=not active)
+            _keep_an_admin(conn, admins, row.name)
             record_account_change(conn, actor, "activated" if active else "deactivated", name)
 
 

@@ -197,8 +197,32 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
+#: The exit code of a command whose output pipe closed early (``annotator … | head``): 128 + SIGPIPE, as a
+#: shell reports a program that the signal ended.
+PIPE_CLOSED_EXIT = 141
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; return the exit code."""
+    """Run the CLI; return the exit code.
+
+    When the reader of standard output goes away (``annotator users changes | head -4``) the command stops
+    quietly with :data:`PIPE_CLOSED_EXIT`, without a traceback."""
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # inside the guard: a closed pipe is often found only when the buffer is written
+        return code
+    except BrokenPipeError:
+        # Python flushes standard output again at exit; point it at /dev/null so that flush cannot fail too.
+        import os
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+        return PIPE_CLOSED_EXIT
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -37,20 +37,28 @@ def _admin(actor_role) -> None:
 
 
 def add_person(store, name: str, role: Role | str, *, actor: str, actor_role: Role | str) -> tuple[str, str]:
-    """Create an account with a generated password; return (stored name, password) — the one time it is shown."""
+    """Create an account with a generated password, to be changed at the first log-in; return (stored name,
+    password) — the one time it is shown."""
     from .auth import add_user
     _admin(actor_role)
     password = generate_password()
-    user = add_user(store, name, role, password, actor=actor)
+    user = add_user(store, name, role, password, actor=actor, must_change=True)
     return user.name, password
 
 
 def reset_password(store, name: str, *, actor: str, actor_role: Role | str) -> str:
-    """Give ``name`` a new generated password (ends their sessions, clears a lock); return it, to show once."""
+    """Give ``name`` a new generated password (ends their sessions, clears a lock; to be changed at the next
+    log-in); return it, to show once.
+    Never the admin's own account: they change their own password themselves."""
     from .auth import set_password
     _admin(actor_role)
+    from .store.users import user_name_key
+    if user_name_key(name) == user_name_key(actor):
+        # The reset would end the admin's own session before the new password is on screen.
+        raise InputError("you cannot reset the password of your own account here; use “Change my password” in "
+                         "the sidebar (it asks for your current password)")
     password = generate_password()
-    set_password(store, name, password, actor=actor, detail="password reset (generated)")
+    set_password(store, name, password, actor=actor, detail="password reset (generated)", must_change=True)
     return password
 
 

@@ -128,6 +128,14 @@ def _m0011_practice_index(conn: Connection) -> None:
     schema.ix_items_practice.create(conn, checkfirst=True)
 
 
+def _m0012_must_change_password(conn: Connection) -> None:
+    """Accounts say whether their password must be changed at the next log-in (generated ones)."""
+    from sqlalchemy import text
+    if "must_change_password" not in {c["name"] for c in inspect(conn).get_columns("users")}:
+        false_ = "0" if conn.dialect.name == "sqlite" else "false"
+        conn.execute(text(f"ALTER TABLE users ADD COLUMN must_change_password BOOLEAN NOT NULL DEFAULT {false_}"))
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
         "corrections, assignments, human scores", _m0001_initial),
@@ -144,6 +152,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
      _m0009_type_masks),
     (10, "drafts: the annotate panel as saved with Save draft, one per user and caption", _m0010_drafts),
     (11, "index each project's practice items (read by every dashboard and version check)", _m0011_practice_index),
+    (12, "accounts: a generated password must be changed at the next log-in", _m0012_must_change_password),
 ]
 
 

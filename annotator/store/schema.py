@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-    UniqueConstraint, true,
+    UniqueConstraint, false, true,
 )
 
 metadata = MetaData()
@@ -105,6 +105,9 @@ users = Table(
     Column("session_epoch", BigInteger, nullable=False, server_default="0"),
     # False for a deactivated account: it cannot log in, its sessions end, its judgements stay.
     Column("active", Boolean, nullable=False, server_default=true()),
+    # Added by migration 12: True for a password an admin generated (a new account, a reset); the log-in
+    # then asks for a new password before the app opens (annotator.auth.change_own_password clears it).
+    Column("must_change_password", Boolean, nullable=False, server_default=false()),
 )
 
 ix_users_name_key = Index("uq_users_name_key", users.c.name_key, unique=True)

@@ -13,7 +13,7 @@ import secrets
 import unicodedata
 from datetime import datetime, timezone
 
-from sqlalchemy import Connection, exists, select
+from sqlalchemy import Connection, exists, func, select
 
 from ..errors import InputError, NotFound
 from ..model import Role, User
@@ -117,6 +117,29 @@ def session_row(conn: Connection, uid: int):
 def list_users(conn: Connection) -> list[User]:
     """All users by name."""
     return [_row_to_user(r) for r in conn.execute(select(users).order_by(users.c.name))]
+
+
+def _admins_who_can_log_in():
+    return (users.c.role == Role.ADMIN.value) & users.c.active.is_(True) & users.c.password_hash.is_not(None)
+
+
+def lock_admins(conn: Connection) -> int:
+    """Lock every active admin account with a password until the transaction ends (PostgreSQL; SQLite's write
+    transactions are serialised already) and return how many there are.
+
+    Every change that can take an admin away calls this first, before it locks its own row: two such changes
+    then run one after the other (the second sees the first's result), and always take their locks in the
+    same order, so they cannot deadlock.
+    """
+    q = select(users.c.id).where(_admins_who_can_log_in()).order_by(users.c.id)
+    if conn.dialect.name != "sqlite":
+        q = q.with_for_update()
+    return len(conn.execute(q).all())
+
+
+def count_admins_who_can_log_in(conn: Connection) -> int:
+    """How many active admin accounts have a password."""
+    return int(conn.execute(select(func.count()).select_from(users).where(_admins_who_can_log_in())).scalar())
 
 
 def any_user_with_password(conn: Connection) -> bool:

@@ -116,10 +116,16 @@ def client_address() -> tuple[str | None, dict[str, str]]:
     return (peer if isinstance(peer, str) else None), st.context.headers.to_dict()
 
 
+def server_port() -> int:
+    """The port this server listens on (Streamlit's ``server.port``)."""
+    return int(st.get_option("server.port"))
+
+
 def request_is_local() -> bool:
-    """True when this session's browser connects straight from the server's machine (annotator.access.is_local_client)."""
+    """True when this session's browser connects straight from the server's machine and asked for it by a
+    loopback name and this server's port (annotator.access.is_local_client)."""
     from ..access import is_local_client
-    return is_local_client(*client_address())
+    return is_local_client(*client_address(), port=server_port())
 
 
 def local_mode(store) -> bool:
@@ -536,5 +542,7 @@ def sidebar(store, user: SessionUser, page_id: str | None = None) -> str | None:
         else:
             st.caption(f"Logged in as **{md_escape(user.name)}** ({user.role.value})")
             st.button("Log out", key="annotator_logout", on_click=log_out, icon=":material/logout:")
+            from .password import sidebar_entry
+            sidebar_entry(store, user)
         session_cookie.hand_over()
     return project

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ..auth import authenticate
 from ..errors import AccountLocked, AuthenticationFailed, StoreUnavailable
-from . import session_cookie
+from . import password, session_cookie
 from . import (
     SESSION_ENDED_KEY, current_user, ensure_shell, first_admin_notice, get_store, log_in, md_escape, no_accounts,
     outage_notice,
@@ -35,6 +35,8 @@ def _render(store, open_landing_page: bool) -> None:
         return
     st.caption("Find out what image-captioning models get wrong.")
     session_cookie.clear_if_asked()
+    if password.must_change_first(store, open_landing_page=open_landing_page):
+        return
     ended = st.session_state.get(SESSION_ENDED_KEY)
     if ended:
         st.warning(ended, icon=":material/logout:")
@@ -42,11 +44,11 @@ def _render(store, open_landing_page: bool) -> None:
         first_admin_notice()
     with st.form("login", clear_on_submit=False, enter_to_submit=True):
         name = st.text_input("User name", key="login_name", autocomplete="username")
-        password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
+        typed = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
         submitted = st.form_submit_button("Log in", type="primary")
     if submitted:
         try:
-            account = authenticate(store, name, password)
+            account = authenticate(store, name, typed)
         except AccountLocked as exc:
             st.error(str(exc), icon=":material/lock:")
         except AuthenticationFailed as exc:
@@ -55,6 +57,8 @@ def _render(store, open_landing_page: bool) -> None:
             outage_notice(exc)
         else:
             st.session_state.pop(SESSION_ENDED_KEY, None)
+            if account.must_change_password:
+                password.require_new_password(account)
             try:
                 sid = session_cookie.begin(store, account)
             except StoreUnavailable as exc:

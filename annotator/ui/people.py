@@ -10,6 +10,7 @@ from .. import ui
 from ..auth import list_users
 from ..errors import AnnotatorError
 from ..model import Role
+from .password import show_generated
 from ..people import (
     account_changes, add_person, change_active, change_role, log_out_everywhere, reset_password, unlock_person,
 )
@@ -50,18 +51,17 @@ def _attempt(action) -> bool:
 def render(ctx: ui.PageContext) -> None:
     """Draw the People page for the admin in ``ctx``."""
     st.title("People")
-    st.caption("Accounts of this server. A new account and a reset get a generated password, shown once: pass it on "
-               "and ask the person to change it with `annotator users passwd`. A role change, a reset or a "
-               "deactivation ends that person's open sessions. Every change is recorded below with who made it.")
+    st.caption("Accounts of this server. A new account and a reset get a generated password, shown once: pass it on; "
+               "the person must choose their own at the next log-in. Everyone changes their own password with "
+               "“Change my password” in the sidebar. A role change, a reset or a deactivation ends that person's "
+               "open sessions. Every change is recorded below with who made it.")
     me = dict(actor=ctx.user.name, actor_role=ctx.user.role)
     once = st.session_state.pop(K_ONCE, None)
     msg = st.session_state.pop(K_MSG, None)
     if msg:
         st.success(ui.md_escape(msg))
     if once:
-        st.warning(f"The password of {ui.md_escape(once[0])} is shown this once; copy it now.",
-                   icon=":material/key:")
-        st.code(once[1], language=None)
+        show_generated(once[0], once[1], "ppl_once_done")
 
     try:
         users = list_users(ctx.store)
@@ -96,7 +96,8 @@ def render(ctx: ui.PageContext) -> None:
         if _attempt(lambda: change_role(ctx.store, who, new_role, **me)):
             _done(f"{who} is now {new_role}; their open sessions end.")
     b1, b2, b3, b4 = st.columns(4)
-    if b1.button("Reset password", key="ppl_reset"):
+    if b1.button("Reset password", key="ppl_reset",
+                 help="Your own password: “Change my password” in the sidebar" if who == ctx.user.name else None):
         fresh = {}
         if _attempt(lambda: fresh.update(password=reset_password(ctx.store, who, **me))):
             _done(f"New password for {who}; their open sessions end.", (who, fresh["password"]))
