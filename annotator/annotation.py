@@ -399,12 +399,14 @@ class Queue:
     def save_draft(self, task: Task, label: Label | str | None = None, error_types=(), note: str = "") -> Draft:
         """Store the panel as it is as this user's draft of ``task`` (committed on return), replacing any
         earlier draft of the caption. Checked by :func:`check_draft`, not :func:`validate`: a draft may be
-        incomplete. PermissionDenied for a caption not in this queue."""
+        incomplete. PermissionDenied for a caption not in this queue; CaptionChanged (nothing stored) when the
+        task's caption id holds another caption by now."""
         from .store.drafts import put_draft
         label, types, note = check_draft(label, error_types, note)
         self._check_assigned(task.caption_id, task.stamp)
         with self.store.transaction() as conn:
-            at = put_draft(conn, task.caption_id, self.user_id, label=label, error_types=types, note=note)
+            at = put_draft(conn, task.caption_id, self.user_id, label=label, error_types=types, note=note,
+                           stamp=task.stamp)
         return Draft(task.caption_id, label, types, note, at)
 
     def load_draft(self, task: Task) -> Draft | None:
