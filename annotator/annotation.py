@@ -213,6 +213,11 @@ class Task:
         return getattr(self.context, "trusted_image_root", None)
 
     @property
+    def shown_revision(self) -> int:
+        """The revision of the user's own judgement this task read (0: none), which a save of it is based on."""
+        return int(self.current.revision) if self.current is not None else 0
+
+    @property
     def stamp(self):
         """The caption as this task read it (annotator.store.stamps.CaptionStamp): saves of the task carry it,
         so they are refused if a restore or a new import put another caption under the same id meanwhile."""
@@ -368,22 +373,28 @@ class Queue:
         return Task(position=row.position, caption_id=row.caption_id, is_second=bool(row.is_second), stage=stage,
                     context=ctx, current=current)
 
-    def save(self, task: Task, label: Label | str | None, error_types=(), note: str = "", seconds: float = 0.0) -> SaveResult:
+    def save(self, task: Task, label: Label | str | None, error_types=(), note: str = "", seconds: float = 0.0, *,
+             base_revision: int | None = None) -> SaveResult:
         """Validate and store one revision of the user's judgement of ``task`` (committed on return).
 
-        CaptionChanged (nothing stored) when the task's caption id holds another caption by now."""
+        ``base_revision`` is the revision of the user's judgement the page showed (0: none; default: the
+        task's, :attr:`Task.shown_revision`): when another tab saved a newer one since, JudgementChanged
+        (carrying that judgement) and nothing stored. CaptionChanged (nothing stored) when the task's caption
+        id holds another caption by now."""
         from .store.judgements import save_judgement
         types = validate(label, error_types, note=note, stage=task.stage)
         label = Label(label)
         self._check_assigned(task.caption_id, task.stamp)
         revision = save_judgement(self.store, task.caption_id, self.user_id, label=label, error_types=types,
                                   note=(note or "").strip(), seconds=max(0.0, float(seconds or 0.0)),
-                                  kind=JudgementKind.ANNOTATION, stamp=task.stamp)
+                                  kind=JudgementKind.ANNOTATION, stamp=task.stamp,
+                                  base_revision=task.shown_revision if base_revision is None else base_revision)
         return SaveResult(task.caption_id, revision, label.value, types, _is_done(task))
 
     def skip(self, task: Task, note: str = "", seconds: float = 0.0) -> SaveResult | None:
         """Put a caption aside for later: stored as a revision without label, unless it is judged already
-        (then nothing is written, so a skip never erases a judgement)."""
+        (then nothing is written, so a skip never erases a judgement). Based on the task's revision as
+        :meth:`save` is: JudgementChanged when another tab saved one since."""
         from .store.judgements import save_judgement
         if task.current is not None and task.current.label is not None:
             self.discard_draft(task)
@@ -391,7 +402,7 @@ class Queue:
         self._check_assigned(task.caption_id, task.stamp)
         revision = save_judgement(self.store, task.caption_id, self.user_id, label=None, error_types=(),
                                   note=(note or "").strip()[:MAX_NOTE_LENGTH], seconds=max(0.0, float(seconds or 0.0)),
-                                  stamp=task.stamp)
+                                  stamp=task.stamp, base_revision=task.shown_revision)
         return SaveResult(task.caption_id, revision, None, (), False)
 
     # -- drafts -------------------------------------------------------------
