@@ -40,14 +40,14 @@ from pathlib import Path
 
 from .access import REVIEW, require_role
 from .errors import InputError, NotFound, PermissionDenied
+from .limits import TEXT_LIMITS, check_free_text
 from .model import Judgement, JudgementKind, Label, Role
-from .names import text_problem
 from .taxonomy import GUIDELINES_DIR, Taxonomy, taxonomy
 
 STAGE_FULL = "full"      # both tasks at once
 STAGE_COARSE = "coarse"  # staged second pass: accurate / inaccurate only
 STAGE_FINE = "fine"      # staged second pass: error types of a caption both found inaccurate
-MAX_NOTE_LENGTH = 2000
+MAX_NOTE_LENGTH = TEXT_LIMITS["note"]  # the one limit of a note (annotator.limits), on every path
 
 
 # --------------------------------------------------------------------------- rules
@@ -61,13 +61,9 @@ def _parse_label(label: Label | str) -> Label:
 
 
 def _check_note(note: str) -> None:
-    """The rule every note follows (judgements, adjudications, drafts, as the importers do): at most
+    """The rule every note follows (judgements, skips, adjudications, drafts, as the importers do): at most
     MAX_NOTE_LENGTH characters, tabs and line breaks but no other control character."""
-    if len(note) > MAX_NOTE_LENGTH:
-        raise InputError(f"the note is longer than {MAX_NOTE_LENGTH} characters")
-    problem = text_problem(note)
-    if problem:
-        raise InputError(f"the note cannot contain {problem}")
+    check_free_text(note, "note")
 
 
 def validate(label: Label | str | None, error_types=(), *, note: str = "", stage: str = STAGE_FULL,
@@ -399,9 +395,10 @@ class Queue:
         if task.current is not None and task.current.label is not None:
             self.discard_draft(task)
             return None
+        _check_note((note or "").strip())
         self._check_assigned(task.caption_id, task.stamp)
         revision = save_judgement(self.store, task.caption_id, self.user_id, label=None, error_types=(),
-                                  note=(note or "").strip()[:MAX_NOTE_LENGTH], seconds=max(0.0, float(seconds or 0.0)),
+                                  note=(note or "").strip(), seconds=max(0.0, float(seconds or 0.0)),
                                   stamp=task.stamp, base_revision=task.shown_revision)
         return SaveResult(task.caption_id, revision, None, (), False)
 

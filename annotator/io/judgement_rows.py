@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Iterable
 
 from ..errors import InputError
+from ..limits import check_free_text
 from ..model import JudgementKind, Label, Role
 from ..taxonomy import taxonomy
 from .textfiles import decode_utf8, parse_json, read_bytes, shorten
@@ -43,8 +44,6 @@ COLUMNS = ("project", "system", "item", "line", "caption", "annotator", "kind", 
 TYPE_SEPARATOR = ";"
 _KINDS = {k.value for k in JudgementKind}
 _LABELS = {lab.value for lab in Label}
-#: Longest note a row may carry (what annotator.annotation allows, with room for adjudication notes).
-MAX_NOTE = 10_000
 
 
 @dataclass(frozen=True)
@@ -130,9 +129,9 @@ def first_object(path: Path | str):
     return None
 
 
-def _optional_text(obj: dict, field: str, src: str, n: int, *, max_len: int | None = None) -> str | None:
+def _optional_text(obj: dict, field: str, src: str, n: int) -> str | None:
     value = obj.get(field)
-    return None if value is None else check_text(value, field, src, n, max_len=max_len)
+    return None if value is None else check_text(value, field, src, n)
 
 
 def _whole(value, field: str, src: str, n: int, *, minimum: int) -> int | None:
@@ -206,7 +205,7 @@ def parse_record(obj, src: str, n: int) -> JudgementRecord:
         caption=_optional_text(obj, "caption", src, n),
         annotator=check_name(obj["annotator"], "user", src, n),
         kind=kind, label=label, error_types=_types(obj.get("error_types"), label, src, n),
-        note=_optional_text(obj, "note", src, n, max_len=MAX_NOTE) or "",
+        note="" if obj.get("note") is None else check_free_text(obj["note"], "note", src, n),
         seconds=float(seconds),
         revision=_whole(obj.get("revision"), "revision", src, n, minimum=1),
         saved_at=_saved_at(obj.get("saved_at"), src, n))

@@ -14,24 +14,17 @@ import pytest
 
 from annotator.adjudication import adjudicate, caption_case
 from annotator.annotation import Queue
-from annotator.assignment import assign
-from annotator.auth import add_user
 from annotator.errors import JudgementChanged
 from annotator.model import Label
 from annotator.store.judgements import history, save_judgement
-from tests.apptest_helpers import seed_project
-from tests.store_helpers import refused
+from tests.store_helpers import annotated_project, refused
 
 pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture
 def tabs(store):
-    caps = seed_project(store, "p", n_items=3)
-    add_user(store, "ann1", "annotator")
-    add_user(store, "lead1", "lead")
-    add_user(store, "lead2", "lead")
-    assign(store, "p", ["ann1"], double_fraction=0)
+    caps = annotated_project(store, leads=("lead1", "lead2"))
     # Two tabs of one annotator: each opened its own queue and shows the first caption.
     a, b = (Queue.open(store, "ann1", "annotator", "p") for _ in range(2))
     return store, caps, a, b
