@@ -186,6 +186,20 @@ def test_a_decision_made_since_the_page_showed_the_caption_is_not_overwritten(sq
     assert "Saved now: Accurate (revision 1, saved by leo at" in notice and "Note: fine as it is" in notice
     assert lea.selectbox(key="adj_caption").value == cid  # nothing saved, nothing moved, the form as it was
     assert lea.radio(key="adj_label").value == "inaccurate" and lea.text_input(key="adj_note").value == "clearly a kitchen"
+    # With the default list (undecided captions only) the caption stays on lea's screen as well.
+    lea2 = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    lea2.selectbox(key="adj_caption").set_value(ids[13]).run()
+    lea2.radio(key="adj_label").set_value("accurate").run()
+    leo.selectbox(key="adj_caption").set_value(ids[13]).run()
+    leo.radio(key="adj_label").set_value("inaccurate").run()
+    leo.checkbox(key="adj_type_scene").check().run()
+    leo.button(key="adj_save").click().run()
+    lea2.text_input(key="adj_note").input("mine").run()  # a rerun after leo's decision: still on the caption
+    assert lea2.selectbox(key="adj_caption").value == ids[13]
+    lea2.button(key="adj_save").click().run()
+    assert lea2.selectbox(key="adj_caption").value == ids[13] and lea2.text_input(key="adj_note").value == "mine"
+    assert any("saved by leo" in visible(w.value) for w in lea2.warning)
+    assert (ids[13], "lea") not in _adjudications(sqlite_store)
     # Leo goes back to the caption: his form shows his decision.
     leo.selectbox(key="adj_caption").set_value(cid).run()
     assert leo.radio(key="adj_label").value == "accurate"

@@ -36,6 +36,7 @@ K_LOADED = "adj_loaded"      # caption id whose decision the widgets hold
 K_LOADED_FOR = "adj_loaded_for"  # the annotators whose votes that pre-fill was made from
 K_SUGGESTED = "adj_suggested"  # the pre-filled types of that caption
 K_IDS = "adj_ids"            # the filtered queue's caption ids, as last drawn
+K_FILTERS = "adj_filters"    # the filters that list was drawn with
 K_SHOWN = "adj_shown_at"
 K_STAMP = "adj_stamp"        # that caption as shown (a save refuses when the id holds another caption by now)
 K_BASE = "adj_base"          # the decision that counted when the form was filled (None: none), a save's base
@@ -241,6 +242,17 @@ def render(ctx: ui.PageContext) -> None:
     st.text(f"{len(full)} disagreements: {len(full) - n_done} open, {n_done} adjudicated "
             f"({n_label} on the label, {len(full) - n_label} on the error types).")
     queue = filter_queue(full, disagreement=kind, status=status)
+    loaded = st.session_state.get(K_LOADED)
+    filters = (kind, status, system_choice, tuple(chosen))
+    same_list = st.session_state.get(K_FILTERS) == filters and loaded in (st.session_state.get(K_IDS) or ())
+    st.session_state[K_FILTERS] = filters
+    if same_list and loaded == st.session_state.get(K_CAPTION) and not (queue["caption_id"] == loaded).any():
+        # The caption in the form left this list (the filters unchanged) because someone decided it meanwhile:
+        # keep it on screen, so the lead's decision is not lost (a save then shows the decision made since and
+        # offers to load it).
+        kept = full[full["caption_id"] == loaded]
+        if len(kept):
+            queue = pd.concat([queue, kept]).sort_values("caption_id", kind="stable").reset_index(drop=True)
     ids = [int(c) for c in queue["caption_id"]]
     st.session_state[K_IDS] = ids
     if not ids:
