@@ -143,8 +143,12 @@ def filter_queue(queue: pd.DataFrame, *, disagreement: str = "any", status: str 
 
 # ------------------------------------------------------------------ saving and viewing
 
+#: :func:`adjudicate` without ``base``: no check of what was decided before.
+UNCHECKED = object()
+
+
 def adjudicate(store, caption_id: int, lead: str, lead_role: Role | str, label: Label | str, error_types=(), *,
-               note: str = "", seconds: float = 0.0, create_user: bool = False, stamp=None) -> int:
+               note: str = "", seconds: float = 0.0, create_user: bool = False, stamp=None, base=UNCHECKED) -> int:
     """Store a lead's final judgement of a caption (kind "adjudication"); return its revision.
 
     Only leads and admins may adjudicate (PermissionDenied otherwise). The
@@ -152,7 +156,10 @@ def adjudicate(store, caption_id: int, lead: str, lead_role: Role | str, label: 
     needs at least one error type, *accurate* has none, "Other" needs a note.
     ``create_user`` creates the lead's account row if missing (local mode). ``stamp`` (the
     :attr:`CaptionCase.stamp` of the caption the lead decided on) refuses the save with CaptionChanged,
-    storing nothing, when the id holds another caption by now (a restore or a new import).
+    storing nothing, when the id holds another caption by now (a restore or a new import). ``base`` (a page
+    passes the :attr:`CaptionCase.adjudication` it showed, None when there was none) refuses the save with
+    JudgementChanged, storing nothing, when another decision (another lead's, or one from another tab) counts
+    by now; without it (the command line) the decision is stored whatever was decided before.
     """
     from .store.judgements import require_caption, save_judgement
     from .store.stamps import check_caption_stamp
@@ -165,8 +172,14 @@ def adjudicate(store, caption_id: int, lead: str, lead_role: Role | str, label: 
         else:  # the caption decided on must still be there: CaptionChanged names what took its id
             check_caption_stamp(conn, stamp, int(caption_id))
         uid = user_id(conn, lead, create_role=Role(lead_role) if create_user else None)
+    check = None
+    if base is not UNCHECKED:
+        from .store.judgements import check_adjudication_base
+
+        def check(conn):
+            check_adjudication_base(conn, int(caption_id), base)
     return save_judgement(store, int(caption_id), uid, label=Label(label), error_types=types, note=note or "",
-                          seconds=float(seconds or 0.0), kind=JudgementKind.ADJUDICATION, stamp=stamp)
+                          seconds=float(seconds or 0.0), kind=JudgementKind.ADJUDICATION, stamp=stamp, check=check)
 
 
 def _validate(label, error_types, note) -> tuple[str, ...]:

@@ -87,3 +87,15 @@ class Conflict(AnnotatorError):
     and running it again plans it afresh."""
 
     exit_code = 5
+
+
+class JudgementChanged(Conflict):
+    """A save made from a page that showed an older state of the judgement: another tab, window or lead saved
+    a newer one since. Nothing was written. ``shown`` is the revision the page showed (0: none) and
+    ``current`` the judgement stored now (annotator.model.Judgement, None when there is none any more), so a
+    page can show it and offer to load it."""
+
+    def __init__(self, message: str, *, shown: int = 0, current=None):
+        super().__init__(message)
+        self.shown = shown
+        self.current = current

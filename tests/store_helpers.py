@@ -30,3 +30,17 @@ def lines_project(store, folder, captions: list[str], references: list[str], *, 
     caps.write_text("\n".join(captions) + "\n", encoding="utf-8")
     refs.write_text("\n".join(references) + "\n", encoding="utf-8")
     import_lines(store, project, system, caps, [refs])
+
+
+def annotated_project(store, *, leads=("lead1",), n_items: int = 3) -> list[int]:
+    """Project ``p`` (seed_project's items, system ``sys-a``) with annotator ann1 given every caption and the
+    ``leads`` as lead accounts; returns the caption ids."""
+    from annotator.assignment import assign
+    from annotator.auth import add_user
+    from tests.apptest_helpers import seed_project
+    caps = seed_project(store, "p", n_items=n_items)
+    add_user(store, "ann1", "annotator")
+    for lead in leads:
+        add_user(store, lead, "lead")
+    assign(store, "p", ["ann1"], double_fraction=0)
+    return caps

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import GuardViolation, InputError
+from ..limits import check_free_text
 from ..taxonomy import taxonomy
 from .tokens import _POSSESSIVE, Edit, _lower_tokens, align
 from .words import CorrectionWords, Rule, correction_words
@@ -305,6 +306,8 @@ def enforce(report: GuardReport, override_reason: str | None) -> str | None:
         # Nothing to override: a reason given anyway is not stored, so exports
         # list only real overrides.
         return None
+    if reason is not None:
+        check_free_text(reason, "override reason")
     if reason is None:
         exc = GuardViolation("the correction breaks the conservative rule: " + "; ".join(report.violations)
                              + " — change less, leave the caption untouched, or give a reason to override")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Sequence
 
 from ..errors import InputError
+from ..limits import check_free_text
 from ..model import Item, Project, Role
 from ..store import Store
 from ..store.projects import ImportSummary, captions_of_system, load_project, project_id, write_project
@@ -36,7 +37,7 @@ from .judgement_rows import write_records as write_judgement_records
 from .judgements import read_legacy_judgements
 from .jsonl import JsonlProject, read_jsonl_project, write_jsonl
 from .lines import read_lines_project
-from .validate import check_name, check_text
+from .validate import check_name
 
 #: User that owns imported corrections when no ``--annotator`` is given.
 DEFAULT_CORRECTOR = "corrector"
@@ -339,7 +340,7 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
     lines = read_corrected_captions(captions)
     reason = (reason or "").strip() or None
     if reason is not None:
-        check_text(reason, "reason", "--reason")
+        check_free_text(reason, "override reason", "--reason")
     result = ImportResult(project, "corrections", items_read=len(lines), systems=[system], user=user)
     with store.transaction() as conn:
         pid = project_id(conn, project)

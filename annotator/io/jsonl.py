@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Iterable
 
 from ..errors import InputError
-from ..images import is_inside, resolve_image_path
+from ..images import image_size, is_inside, resolve_image_path
 from ..model import Box, Caption, Item, Mention, Project, Reference
 from ..names import LONE_SURROGATE
 from .options import Example, ImportFormat, ReaderOption, image_root_option
@@ -232,7 +232,9 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
     if root is not None:
         for item, n in zip(items, item_lines):
             if item.image is not None:
-                resolve_image_path(root, item.image, source=src, location=n)  # must stay inside the root
+                # Inside the root, and within the pixel cap every importer applies (the size is read from the
+                # file's header only; a missing or unreadable file passes, as elsewhere).
+                image_size(resolve_image_path(root, item.image, source=src, location=n), source=src, location=n)
     proj = check_project(Project(name=project, image_root=root, items=items, trusted_image_root=trusted), src,
                          item_lines)
     return JsonlProject(proj, caption_lines)

@@ -26,11 +26,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, Iterable
 
 from ..errors import InputError
+from ..limits import check_free_text
 from ..model import JudgementKind, Label, Role
 from ..taxonomy import taxonomy
 from .textfiles import decode_utf8, parse_json, read_bytes, shorten
@@ -42,9 +43,9 @@ COLUMNS = ("project", "system", "item", "line", "caption", "annotator", "kind", 
 #: How the error types of a row are joined in CSV and XLSX.
 TYPE_SEPARATOR = ";"
 _KINDS = {k.value for k in JudgementKind}
+#: How far past the import's own time a ``saved_at`` may lie (clocks of two machines disagree a little).
+FUTURE_TOLERANCE = timedelta(days=1)
 _LABELS = {lab.value for lab in Label}
-#: Longest note a row may carry (what annotator.annotation allows, with room for adjudication notes).
-MAX_NOTE = 10_000
 
 
 @dataclass(frozen=True)
@@ -130,9 +131,9 @@ def first_object(path: Path | str):
     return None
 
 
-def _optional_text(obj: dict, field: str, src: str, n: int, *, max_len: int | None = None) -> str | None:
+def _optional_text(obj: dict, field: str, src: str, n: int) -> str | None:
     value = obj.get(field)
-    return None if value is None else check_text(value, field, src, n, max_len=max_len)
+    return None if value is None else check_text(value, field, src, n)
 
 
 def _whole(value, field: str, src: str, n: int, *, minimum: int) -> int | None:
@@ -168,7 +169,14 @@ def _saved_at(value, src: str, n: int) -> datetime | None:
         at = datetime.fromisoformat(value.strip())
     except ValueError:
         raise InputError(f"saved_at {shorten(value)!r} is not an ISO 8601 time", src, n) from None
-    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
+    try:
+        at = at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
+    except OverflowError:  # a time at the very edge of the calendar, moved by its offset beyond it
+        raise InputError(f"saved_at {shorten(value)!r} is not a time a judgement can have been saved", src, n) from None
+    if at > datetime.now(timezone.utc) + FUTURE_TOLERANCE:
+        raise InputError(f"saved_at {shorten(value)!r} lies in the future; a judgement is saved before it is "
+                         "exported", src, n)
+    return at
 
 
 def parse_record(obj, src: str, n: int) -> JudgementRecord:
@@ -206,7 +214,7 @@ def parse_record(obj, src: str, n: int) -> JudgementRecord:
         caption=_optional_text(obj, "caption", src, n),
         annotator=check_name(obj["annotator"], "user", src, n),
         kind=kind, label=label, error_types=_types(obj.get("error_types"), label, src, n),
-        note=_optional_text(obj, "note", src, n, max_len=MAX_NOTE) or "",
+        note="" if obj.get("note") is None else check_free_text(obj["note"], "note", src, n),
         seconds=float(seconds),
         revision=_whole(obj.get("revision"), "revision", src, n, minimum=1),
         saved_at=_saved_at(obj.get("saved_at"), src, n))
@@ -249,6 +257,45 @@ def read_judgement_rows(path: Path | str, *, source: str | None = None) -> list[
 
 # ------------------------------------------------------------------ storing
 
+def _accounts(conn, records: list[JudgementRecord], source: str) -> dict[str, int]:
+    """User id per name key of the rows' annotators, creating the missing ones (lead when any of their rows is
+    an adjudication); InputError for an adjudication row under an account that may not adjudicate."""
+    from ..access import LEADS
+    from ..store.users import get_user_row, user_id, user_name_key
+    adjudicating = {user_name_key(r.annotator) for r in records if r.kind == JudgementKind.ADJUDICATION.value}
+    ids: dict[str, int] = {}
+    for rec in records:
+        key = user_name_key(rec.annotator)
+        if key in ids:
+            continue
+        row = get_user_row(conn, rec.annotator)
+        if row is not None and key in adjudicating and Role(row.role) not in LEADS:
+            first = next(r for r in records if user_name_key(r.annotator) == key
+                         and r.kind == JudgementKind.ADJUDICATION.value)
+            raise InputError(f"an adjudication under {rec.annotator!r}, whose account is an {row.role}'s: only a "
+                             "lead or an admin adjudicates (import it under a lead's name, or change the account's "
+                             "role first); nothing was imported", source, first.line_no)
+        ids[key] = user_id(conn, rec.annotator, create_role=Role.LEAD if key in adjudicating else Role.ANNOTATOR)
+    return ids
+
+
+def _check_no_gap(stored: set[int], numbered: list[JudgementRecord], source: str) -> None:
+    """InputError naming the first row whose revision leaves a hole in one judgement's revisions (stored and
+    in the file together): saves number revisions 1, 2, 3 …, so a hole means a revision was lost."""
+    revisions = stored | {r.revision for r in numbered}
+    if not revisions:
+        return
+    missing = sorted(set(range(min(revisions), max(revisions) + 1)) - revisions)
+    if not missing:
+        return
+    rec = next(r for r in numbered if r.revision > missing[0])
+    gap = f"revision {missing[0]} is" if len(missing) == 1 else f"revisions {', '.join(map(str, missing[:5]))}" + (
+        " …" if len(missing) > 5 else "") + " are"
+    raise InputError(f"revision {rec.revision} of {rec.annotator!r}'s {rec.kind} of this caption leaves a gap: "
+                     f"{gap} neither stored nor in the file (export with --history to carry every revision); "
+                     "nothing was imported", source, rec.line_no)
+
+
 @dataclass(frozen=True)
 class RowsWritten:
     """What :func:`write_records` stored."""
@@ -287,23 +334,21 @@ def write_records(conn, project: str, records: list[JudgementRecord], *, source:
       current judgement; an older one missing from the store joins the history;
     * a row without a revision is added as the next one, unless the current judgement says the same.
 
-    Annotators unknown to the store are created without a password (role annotator; lead for
-    adjudications), as every import does.
+    Annotators unknown to the store are created without a password (role annotator; lead when any of their
+    rows is an adjudication), as every import does. Refused as well, naming the row: an adjudication under
+    an account that may not adjudicate (an annotator's or an analyst's), and revisions that would leave a gap
+    in a judgement's history (those stored and those in the file together must run on without a hole, as
+    saves number them; the lowest may be above 1, as in an export of current judgements only).
     """
     from ..store.exchange import project_caption_index, stored_revisions
     from ..store.judgements import insert_judgement
     from ..store.projects import project_id
-    from ..store.users import user_id, user_name_key
+    from ..store.users import user_name_key
     pid = project_id(conn, project)
     index = project_caption_index(conn, pid)
     by_line = {(system, found[1]): found for (system, _), found in index.items()}
     targets = [(_caption_of(rec, index, by_line, source), rec) for rec in records]
-    users: dict[str, int] = {}
-    for _, rec in targets:
-        key = user_name_key(rec.annotator)
-        if key not in users:
-            role = Role.LEAD if rec.kind == JudgementKind.ADJUDICATION.value else Role.ANNOTATOR
-            users[key] = user_id(conn, rec.annotator, create_role=role)
+    users = _accounts(conn, [rec for _, rec in targets], source)
     stored = stored_revisions(conn, [cid for cid, _ in targets])
     tax = taxonomy()
     groups: dict[tuple, list[JudgementRecord]] = {}
@@ -315,6 +360,7 @@ def write_records(conn, project: str, records: list[JudgementRecord], *, source:
         have = {rev: (label, tax.in_order(types), note, seconds)
                 for rev, (label, types, note, seconds) in stored.get((cid, uid, kind), {}).items()}
         numbered = sorted((r for r in recs if r.revision is not None), key=lambda r: r.revision)
+        _check_no_gap(set(have), numbered, source)
         for rec in numbered + [r for r in recs if r.revision is None]:
             if rec.revision is not None and rec.revision in have:
                 if have[rec.revision] != rec.content:

@@ -17,8 +17,15 @@ from .schema import drafts
 
 
 def put_draft(conn: Connection, caption_id: int, user_id: int, *, label: str | None, error_types=(), note: str = "",
-              at: datetime | None = None) -> datetime:
-    """Store (or replace) the user's draft of a caption inside the caller's transaction; return its time."""
+              at: datetime | None = None, stamp=None) -> datetime:
+    """Store (or replace) the user's draft of a caption inside the caller's transaction; return its time.
+
+    ``stamp`` (annotator.store.stamps.CaptionStamp of the caption as the page showed it) refuses the draft with
+    CaptionChanged, writing nothing, when the id holds another caption by now, as a save is refused.
+    """
+    if stamp is not None:
+        from .stamps import check_caption_stamp
+        check_caption_stamp(conn, stamp, caption_id)
     at = at or datetime.now(timezone.utc)
     values = {"label": label, "error_types": encode_types(error_types), "note": note or "", "saved_at": at}
     if conn.dialect.name == "postgresql":

@@ -4,6 +4,14 @@ A save inserts revision n+1 for (caption, user, kind) and moves the
 ``current_judgements`` pointer in the same transaction. Two writers racing on
 the same key collide on a unique constraint and the loser retries with the
 next revision, so no update is lost and no revision is duplicated.
+
+A save from a page carries the revision the page showed (``base_revision``;
+0 when it showed none): when a newer one was saved meanwhile (another tab),
+the save raises JudgementChanged with that judgement and writes nothing, so a
+stale page never silently becomes the newest revision over someone's work.
+Adjudications are checked the same way across leads
+(:func:`check_adjudication_base`): the decision a lead's page showed must
+still be the one that counts.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ import pandas as pd
 from sqlalchemy import Connection, func, select, text
 from sqlalchemy.exc import IntegrityError
 
-from ..errors import InputError, NotFound
+from ..errors import InputError, JudgementChanged, NotFound
 from ..model import Judgement, JudgementKind, Label
 from . import Store
 from .codec import decode_types, encode_types, type_mask
@@ -47,7 +55,7 @@ def lock_key(conn: Connection, key: str) -> None:
 def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
                      error_types=(), note: str = "", seconds: float = 0.0,
                      kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None,
-                     revision: int | None = None, stamp=None) -> int:
+                     revision: int | None = None, stamp=None, base_revision: int | None = None) -> int:
     """Append a revision inside the caller's transaction; return its revision number.
 
     Validation of label/types rules is the caller's job (annotator.annotation);
@@ -57,7 +65,9 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     and otherwise joins the history behind the current one. ``stamp`` (annotator.store.stamps.CaptionStamp,
     taken when a page showed the caption) makes the save refuse with CaptionChanged, writing nothing, when
     the id no longer holds that caption. An annotation that becomes the current one removes the user's
-    draft of the caption (annotator.store.drafts) in the same transaction.
+    draft of the caption (annotator.store.drafts) in the same transaction. ``base_revision`` (the revision of
+    this key a page showed, 0 for none) refuses the save with JudgementChanged, writing nothing, unless it is
+    still the newest revision of the key.
     """
     if stamp is not None:
         from .stamps import check_caption_stamp
@@ -68,6 +78,10 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     lock_key(conn, f"judgement:{caption_id}:{user_id}:{kind}")
     newest = conn.execute(select(func.coalesce(func.max(judgements.c.revision), 0)).where(
         judgements.c.caption_id == caption_id, judgements.c.user_id == user_id, judgements.c.kind == kind)).scalar()
+    if base_revision is not None and newest != int(base_revision):
+        current = current_judgement(conn, caption_id, user_id, kind)
+        shown = f"revision {int(base_revision)}" if base_revision else "no judgement"
+        raise JudgementChanged(_changed_message(caption_id, shown, current), shown=int(base_revision), current=current)
     revision = newest + 1 if revision is None else int(revision)
     types = encode_types(error_types)
     jid = conn.execute(judgements.insert().values(
@@ -85,16 +99,59 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     return revision
 
 
-def save_judgement(store: Store, caption_id: int, user_id: int, **fields) -> int:
-    """Store one judgement revision in its own committed transaction; retry on a race."""
+def save_judgement(store: Store, caption_id: int, user_id: int, *, check=None, **fields) -> int:
+    """Store one judgement revision in its own committed transaction; retry on a race.
+
+    ``check(conn)``, when given, runs first in that transaction (a refusal it raises writes nothing)."""
     for attempt in range(8):
         try:
             with store.transaction() as conn:
+                if check is not None:
+                    check(conn)
                 return insert_judgement(conn, caption_id, user_id, **fields)
         except IntegrityError:
             if attempt == 7:
                 raise
     raise AssertionError("unreachable")
+
+
+def describe_judgement(j: Judgement | None) -> str:
+    """A judgement in one line for messages: label (error type names), note, revision, who and when."""
+    if j is None:
+        return "no judgement"
+    from ..taxonomy import taxonomy
+    tax = taxonomy()
+    what = j.label.value if j.label is not None else "skipped"
+    if j.error_types:
+        what += " (" + ", ".join(tax.get(t).name if t in tax.ids else t for t in j.error_types) + ")"
+    if j.note:
+        what += f", note {j.note!r}"
+    when = f" at {j.created_at:%Y-%m-%d %H:%M} UTC" if j.created_at is not None else ""
+    return f"{what}: revision {j.revision}, saved by {j.user!r}{when}"
+
+
+def _changed_message(caption_id: int, shown: str, current: Judgement | None, what: str = "judgement") -> str:
+    return (f"caption {caption_id}: the {what} changed since this page showed it ({shown}); stored now: "
+            f"{describe_judgement(current)}. Nothing was saved: load the newer {what}, or save yours again over it.")
+
+
+def check_adjudication_base(conn: Connection, caption_id: int, shown: Judgement | None) -> None:
+    """Raise JudgementChanged unless the adjudication that counts for a caption (the newest of any lead) is
+    still ``shown``, the one a lead's page showed (None: it showed none). Call it in the transaction that
+    writes; it serialises the leads' decisions on the caption until that transaction ends."""
+    lock_key(conn, f"adjudication:{caption_id}")
+    newest = conn.execute(select(func.max(current_judgements.c.judgement_id)).where(
+        current_judgements.c.caption_id == caption_id,
+        current_judgements.c.kind == JudgementKind.ADJUDICATION.value)).scalar() or 0
+    shown_id = int(shown.judgement_id or 0) if shown is not None else 0
+    if newest == shown_id:
+        return
+    r = conn.execute(select(judgements, users.c.name.label("user_name")).join(users, users.c.id == judgements.c.user_id)
+                     .where(judgements.c.id == newest)).first()
+    current = _row_to_judgement(r, r.user_name) if r is not None else None
+    before = "no adjudication" if shown is None else f"{shown.user!r}'s revision {shown.revision}"
+    raise JudgementChanged(_changed_message(caption_id, before, current, "adjudication"),
+                           shown=0 if shown is None else int(shown.revision), current=current)
 
 
 def _row_to_judgement(r, user_name: str) -> Judgement:

@@ -14,11 +14,11 @@ import streamlit as st
 
 from .. import ui
 from ..adjudication import (
-    QUEUE_DISAGREEMENTS, QUEUE_STATUSES, adjudicate, adjudication_queue, caption_case, filter_queue,
+    QUEUE_DISAGREEMENTS, QUEUE_STATUSES, UNCHECKED, adjudicate, adjudication_queue, caption_case, filter_queue,
     suggested_decision, type_voters, who_said_what,
 )
 from ..annotation import PAGE_KEYS, keyboard_map
-from ..errors import AnnotatorError, CaptionChanged
+from ..errors import AnnotatorError, CaptionChanged, JudgementChanged
 from ..model import Label
 from ..store.analysis_queries import annotators_in
 from ..taxonomy import taxonomy
@@ -36,8 +36,11 @@ K_LOADED = "adj_loaded"      # caption id whose decision the widgets hold
 K_LOADED_FOR = "adj_loaded_for"  # the annotators whose votes that pre-fill was made from
 K_SUGGESTED = "adj_suggested"  # the pre-filled types of that caption
 K_IDS = "adj_ids"            # the filtered queue's caption ids, as last drawn
+K_FILTERS = "adj_filters"    # the filters that list was drawn with
 K_SHOWN = "adj_shown_at"
 K_STAMP = "adj_stamp"        # that caption as shown (a save refuses when the id holds another caption by now)
+K_BASE = "adj_base"          # the decision that counted when the form was filled (None: none), a save's base
+K_NEWER = "adj_newer"        # (caption id, the decision saved since) after a refused save
 K_MSG = "adj_msg"
 K_ERR = "adj_err"
 LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccurate"}
@@ -79,6 +82,8 @@ def _load(case, annotators) -> None:
     st.session_state[K_LOADED] = case.caption_id
     st.session_state[K_LOADED_FOR] = tuple(annotators)
     st.session_state[K_STAMP] = case.stamp
+    st.session_state[K_BASE] = case.adjudication
+    st.session_state.pop(K_NEWER, None)
     st.session_state[K_SHOWN] = time.monotonic()
 
 
@@ -133,7 +138,13 @@ def _on_save(ctx: ui.PageContext) -> None:
     try:
         revision = adjudicate(ctx.store, int(cid), ctx.user.name, ctx.user.role, label, types,
                               note=st.session_state.get(K_NOTE) or "", seconds=seconds,
-                              create_user=ctx.user.local_mode, stamp=st.session_state.get(K_STAMP))
+                              create_user=ctx.user.local_mode, stamp=st.session_state.get(K_STAMP),
+                              base=st.session_state.get(K_BASE, UNCHECKED))
+    except JudgementChanged as exc:
+        # Another lead (or another tab) decided since the form was filled: keep the form, show that decision.
+        st.session_state[K_ERR] = "Not saved: another decision was saved for this caption since it was shown (see above)."
+        st.session_state[K_NEWER] = (int(cid), exc.current)
+        return
     except AnnotatorError as exc:
         st.session_state[K_ERR] = str(exc)
         if isinstance(exc, CaptionChanged):
@@ -143,6 +154,21 @@ def _on_save(ctx: ui.PageContext) -> None:
     ids = st.session_state.get(K_IDS) or []
     later = ids[ids.index(cid) + 1:] if cid in ids else []
     _go_to(later[0] if later else cid)
+
+
+def _on_load_newer(_button: bool = True) -> None:
+    cid = st.session_state.get(K_LOADED)
+    if cid is not None:
+        _go_to(cid)  # the form is filled again from the decision that counts now
+        st.session_state[K_MSG] = "Loaded the newer decision."
+
+
+def _on_keep_mine(_button: bool = False) -> None:
+    newer = st.session_state.pop(K_NEWER, None)
+    if newer is not None:
+        st.session_state[K_BASE] = newer[1]  # Decide now stores the form over that decision
+        st.session_state[K_ERR] = None
+        st.session_state[K_MSG] = "Your decision is kept: Decide & next stores it over the newer one."
 
 
 # --------------------------------------------------------------------------- drawing
@@ -216,6 +242,17 @@ def render(ctx: ui.PageContext) -> None:
     st.text(f"{len(full)} disagreements: {len(full) - n_done} open, {n_done} adjudicated "
             f"({n_label} on the label, {len(full) - n_label} on the error types).")
     queue = filter_queue(full, disagreement=kind, status=status)
+    loaded = st.session_state.get(K_LOADED)
+    filters = (kind, status, system_choice, tuple(chosen))
+    same_list = st.session_state.get(K_FILTERS) == filters and loaded in (st.session_state.get(K_IDS) or ())
+    st.session_state[K_FILTERS] = filters
+    if same_list and loaded == st.session_state.get(K_CAPTION) and not (queue["caption_id"] == loaded).any():
+        # The caption in the form left this list (the filters unchanged) because someone decided it meanwhile:
+        # keep it on screen, so the lead's decision is not lost (a save then shows the decision made since and
+        # offers to load it).
+        kept = full[full["caption_id"] == loaded]
+        if len(kept):
+            queue = pd.concat([queue, kept]).sort_values("caption_id", kind="stable").reset_index(drop=True)
     ids = [int(c) for c in queue["caption_id"]]
     st.session_state[K_IDS] = ids
     if not ids:
@@ -253,7 +290,11 @@ def render(ctx: ui.PageContext) -> None:
                 + (" (practice item)" if case.is_practice else ""))
         st.html(votes_html(who_said_what(case, chosen)))
         current = case.adjudication
-        if current is not None:
+        newer = st.session_state.get(K_NEWER)
+        if newer is not None and newer[0] == case.caption_id:
+            from .newer import newer_notice
+            newer_notice(newer[1], what="adjudication", key="adj", on_load=_on_load_newer, on_keep=_on_keep_mine)
+        elif current is not None:
             st.info(f"Adjudicated by {esc(current.user)} (revision {current.revision}); the form shows that decision.")
 
         voters = type_voters(case, chosen)

@@ -32,7 +32,7 @@ from ..annotation import (
     prefetch,
     labels_as_text, pictures_sent, task_image, unrelated_hint_text,
 )
-from ..errors import AnnotatorError, InputError, StoreUnavailable
+from ..errors import AnnotatorError, InputError, JudgementChanged, StoreUnavailable
 from ..model import Label, Role
 from ..taxonomy import taxonomy
 from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress, signed_in
@@ -56,6 +56,7 @@ K_LIST_OFFSET = "ann_list_offset"
 K_HINTS = "ann_show_hints"
 K_FORM = "ann_panel"
 K_HINTS_WANTED = "ann_hints_wanted"
+K_NEWER = "ann_newer"  # (caption id, the judgement saved since the page showed it) after a refused save
 LIST_PAGE = 100  # captions per page of the caption list
 SIZE_MAX_AGE = 60.0  # seconds; a queue only changes size when a lead reassigns
 PREFETCH_DELAY = 0.4  # seconds: let this run reach the browser before preparing the next images
@@ -134,6 +135,7 @@ def _load(q: Queue, position: int | None) -> None:
         st.session_state[K_MSG] = f"{st.session_state[K_MSG]} {restored}" if st.session_state.get(K_MSG) else restored
     st.session_state[K_SHOWN] = time.monotonic()
     st.session_state[K_ERR] = None
+    st.session_state.pop(K_NEWER, None)
 
 
 def _when(at) -> str:
@@ -187,9 +189,13 @@ def _on_save(ctx: PageContext) -> None:
     # Whatever else the panel sent goes to the core as it is: validate() refuses what breaks a rule
     # (an accurate caption with types, say) and says why.
     try:
-        result = q.save(task, label, types, st.session_state.get(K_NOTE, ""), _seconds())
+        result = q.save(task, label, types, st.session_state.get(K_NOTE, ""), _seconds(),
+                        base_revision=task.shown_revision)
     except InputError as exc:
         st.session_state[K_ERR] = exc.detail[:1].upper() + exc.detail[1:] + "."
+        return
+    except JudgementChanged as exc:
+        _refused_as_stale(task, exc)
         return
     except AnnotatorError as exc:
         st.session_state[K_ERR] = str(exc)
@@ -198,6 +204,38 @@ def _on_save(ctx: PageContext) -> None:
     st.session_state[K_MSG] = (f"Saved item {task.item.key}: {LABEL_TEXT[result.label]}"
                                + (f" ({names})" if names else "") + f" — revision {result.revision}.")
     _move_on_after_storing(q, task, lambda: _update_progress(ctx, q, counted_before=result.was_done))
+
+
+def _refused_as_stale(task: Task, exc: JudgementChanged) -> None:
+    """Another tab saved this caption since the page showed it: say so and keep the panel as it is; the notice
+    (:func:`annotator.ui.newer.newer_notice`) shows the newer judgement and offers to load it."""
+    st.session_state[K_ERR] = ("Not saved: another tab or window saved this caption since this page showed it "
+                               "(see above). Your choices are still here.")
+    st.session_state[K_NEWER] = (task.caption_id, exc.current)
+
+
+@_reporting
+@signed_in
+def _on_newer(load: bool) -> None:
+    """The notice's buttons: ``load`` the judgement stored now into the panel, or keep the panel as it is and
+    base it on that judgement (the next Save stores it as the revision after it)."""
+    q: Queue = st.session_state[K_QUEUE]
+    pos = st.session_state.get(K_POS)
+    if pos is None:
+        return
+    if load:
+        st.session_state[K_MSG] = None
+        _load(q, pos)
+        cur = st.session_state[K_TASK].current
+        if cur is not None and not st.session_state.get(K_MSG):
+            st.session_state[K_MSG] = f"Loaded revision {cur.revision}."
+        return
+    task = q.task(pos)
+    st.session_state[K_TASK] = task
+    st.session_state.pop(K_NEWER, None)
+    st.session_state[K_ERR] = None
+    st.session_state[K_MSG] = (f"Your panel is kept: Save & next stores it as revision {task.shown_revision + 1}, "
+                               "after the newer one (which stays in the history).")
 
 
 def _move_on_after_storing(q: Queue, task: Task, before=None) -> None:
@@ -232,6 +270,9 @@ def _on_skip(ctx: PageContext) -> None:
         return
     try:
         stored = q.skip(task, st.session_state.get(K_NOTE, ""), _seconds())
+    except JudgementChanged as exc:
+        _refused_as_stale(task, exc)
+        return
     except AnnotatorError as exc:
         st.session_state[K_ERR] = str(exc)
         return
@@ -757,6 +798,10 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
             what = LABEL_TEXT.get(cur.label.value, "?") if cur.label is not None else "skipped"
             st.caption(f"You judged this caption before ({what}, revision {cur.revision}). "
                        "Saving again keeps the earlier version in the history.")
+        newer = st.session_state.get(K_NEWER)
+        if newer is not None and newer[0] == task.caption_id:
+            from .newer import newer_notice
+            newer_notice(newer[1], what="judgement", key="ann", on_load=_on_newer, on_keep=_on_newer)
 
         # The panel is a form: choosing, ticking and writing stay in the browser (no server run per key);
         # Save & next, Skip, ← / → and Save draft each send the whole judgement in one message, and the

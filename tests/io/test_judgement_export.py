@@ -299,3 +299,41 @@ def test_a_missing_file_or_project_is_a_message(sqlite_store, tmp_path):
         import_jsonl(sqlite_store, "nope", _write(tmp_path / "r.jsonl", rows))
     with pytest.raises(InputError, match="no judgement rows|no items"):
         import_jsonl(sqlite_store, PROJECT, _write(tmp_path / "empty.jsonl", []))
+
+
+def test_gaps_future_times_and_adjudications_under_annotators_are_refused(store, fresh, tmp_path):
+    # The rules of docs/formats.md: each refused with the file and line, and nothing stored.
+    build(store)
+    _copy(store, fresh, tmp_path, history=False)  # fresh holds the current judgements, each its own revision
+    rows = _lines(export_judgements(store, PROJECT))
+    ann = next(k for k, r in enumerate(rows) if r["kind"] == "annotation" and r["revision"] == 1)
+    adj = next(k for k, r in enumerate(rows) if r["kind"] == "adjudication")
+
+    def bad_file(*changed: tuple[int, dict], extra: tuple[dict, ...] = ()) -> Path:
+        out = [dict(r) for r in rows]
+        for k, change in changed:
+            out[k].update(change)
+        return _write(tmp_path / "bad.jsonl", out + list(extra))
+
+    # A revision beyond the stored one by two: revision 2 would be missing.
+    refused(fresh, lambda: import_jsonl(fresh, PROJECT, bad_file((ann, {"revision": 3}))), "bad.jsonl",
+            f"line {ann + 1}", "revision 3 of", "leaves a gap: revision 2 is neither stored nor in the file")
+    # Within the file: a new annotator's revisions 1 and 4 (2 and 3 missing), named at the row of revision 4.
+    newbie = [dict(rows[ann], annotator="newbie", revision=1), dict(rows[ann], annotator="newbie", revision=4)]
+    refused(fresh, lambda: import_jsonl(fresh, PROJECT, bad_file(extra=tuple(newbie))), f"line {len(rows) + 2}",
+            "newbie", "leaves a gap: revisions 2, 3 are neither stored nor in the file")
+    for when in ("9999-12-31T23:59:59+00:00", "9999-12-31T23:59:59-05:00", "2999-01-01T00:00:00"):
+        refused(fresh, lambda w=when: import_jsonl(fresh, PROJECT, bad_file((ann, {"saved_at": w}))),
+                f"line {ann + 1}", "saved_at", "9999" if when.startswith("9999") else "2999")
+    # An adjudication under an annotator's account.
+    refused(fresh, lambda: import_jsonl(fresh, PROJECT, bad_file((adj, {"annotator": "ann1"}))), f"line {adj + 1}",
+            "an adjudication under 'ann1', whose account is an annotator's", "only a lead or an admin adjudicates")
+    # Allowed: a time a few hours ahead (clocks differ), and a new name whose rows include an adjudication (a lead).
+    from datetime import timedelta
+    soon = (datetime.now(timezone.utc) + timedelta(hours=3)).isoformat()
+    lead_rows = (dict(rows[ann], annotator="newlead", revision=1), dict(rows[adj], annotator="newlead", revision=1))
+    result = import_jsonl(fresh, PROJECT, bad_file((ann, {"saved_at": soon, "revision": 2}), extra=lead_rows))
+    assert result.judgements == 3
+    with fresh.read() as conn:
+        from annotator.store.users import get_user
+        assert get_user(conn, "newlead").role.value == "lead"

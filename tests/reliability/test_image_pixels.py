@@ -85,3 +85,23 @@ def test_huge_image_put_in_place_after_import_renders_in_little_memory(sqlite_st
     assert (120, 0, 0) in colours  # the note's dark red text
     assert (120, 150, 180) not in colours  # nothing of the huge photo itself
     assert result["jpeg_bytes"] > 0
+
+
+def test_huge_image_is_refused_by_the_jsonl_import_too(sqlite_store, tmp_path, capsys):
+    # The JSONL importer applies the same cap with the same message as the lines importer, also when the item
+    # records a small width and height of its own.
+    images = tmp_path / "images"
+    images.mkdir()
+    _huge_png(images / "big.png")
+    Image.new("RGB", (40, 30)).save(images / "small.png")
+    path = tmp_path / "items.jsonl"
+    rows = [{"format": "annotator-jsonl", "version": 1, "image_root": "images"},
+            {"key": "small.png", "image": "small.png", "captions": [{"system": "s", "text": "a dog"}]},
+            {"key": "big.png", "image": "big.png", "width": 40, "height": 30, "captions": [{"system": "s", "text": "a cat"}]}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    rc = main(["--db", sqlite_store.url, "import", "jsonl", "--project", "p", str(path)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "items.jsonl, line 3" in err and "big.png" in err
+    assert "144,000,000 pixels" in err and f"{MAX_IMAGE_PIXELS:,}" in err and "too large to show" in err
+    assert project_names(sqlite_store) == []

@@ -2,8 +2,8 @@
 
 Caption ids are handed out again when a backup is restored (SQLite) or a store is emptied and another project
 imported into it (``TRUNCATE … RESTART IDENTITY``, which is what ``pg_restore --clean`` of another database's
-dump leaves on PostgreSQL). Each save path that writes onto a caption a page showed earlier (an annotation and
-a skip, an adjudication, a correction and a "leave untouched") takes the stamp of that caption and is refused
+dump leaves on PostgreSQL). Each save path that writes onto a caption a page showed earlier (an annotation,
+a skip, a draft, an adjudication, a correction and a "leave untouched") takes the stamp of that caption and is refused
 with CaptionChanged when the id holds another caption by then; every table keeps its row count and no
 judgement or correction is written. Saves whose caption did not change, including after a restore of a
 backup holding the very same captions, go through. The annotate, adjudication and correction pages, open
@@ -33,7 +33,7 @@ from annotator.model import Caption, Item, Project
 from annotator.store import open_store
 from annotator.store.judgements import save_judgement
 from annotator.store.projects import project_id, write_project
-from annotator.store.schema import captions, corrections, items, judgements, metadata
+from annotator.store.schema import captions, corrections, drafts, items, judgements, metadata
 from annotator.store.stamps import CaptionStamp, caption_stamp
 from annotator.store.users import user_id
 from tests.apptest_helpers import page_test, visible
@@ -128,6 +128,10 @@ def test_annotation_save_and_skip_refused_after_the_caption_changed(stale):
     # Same id, same item key, system and project: the message says that the text differs.
     assert f"caption {cids[0]}" in str(exc) and "'img0.jpg'" in str(exc) and "another text" in str(exc)
     _refused(store, lambda: q.skip(task, "later"))
+    # A draft from the stale page is refused the same way: nothing lands on the caption that took the id.
+    _refused(store, lambda: q.save_draft(task, "inaccurate", ["subject_wrong"], "half done"))
+    with store.read() as conn:
+        assert conn.execute(select(func.count()).select_from(drafts)).scalar() == 0
     # The caption as it is now can be judged: a task read after the change saves.
     fresh = Queue.open(store, "ann1", "annotator", PROJECT)
     assert fresh.save(fresh.task(fresh.first_todo()), "accurate").revision == 1
@@ -181,6 +185,7 @@ def test_unchanged_captions_save_with_their_stamps(stale, tmp_path):
         # A restore of a backup holding the very same captions changes nothing the stamps cover.
         copy = B.backup(store.url, tmp_path / "same.db").path
         B.restore(copy, store.url, safety_copy=False)
+    assert q.save_draft(task, "inaccurate", [], "unchanged caption").note == "unchanged caption"
     assert q.save(task, "accurate").revision == 1
     assert adjudicate(store, cids[1], "lead", "lead", "inaccurate", ["subject_wrong"], stamp=case.stamp) == 1
     # Nobody tagged caption 2 with the type, so the correction goes in with a reason.

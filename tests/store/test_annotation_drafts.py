@@ -103,7 +103,7 @@ def test_draft_checks(queues):
     assert check_draft(None, [], "") == (None, (), "")
     assert check_draft("inaccurate", [], "line one\nline two\t.") == ("inaccurate", (), "line one\nline two\t.")
     for label, types, note, match in [("maybe", [], "", "unknown label"), (None, ["teeth"], "", "unknown error type"),
-                                      (None, [], "a\x1bb", "control character"), (None, [], "x" * 2001, "longer"),
+                                      (None, [], "a\x1bb", "control character"), (None, [], "x" * 2001, "at most 2,000"),
                                       (None, [], "a\x7fb", "control character")]:
         with pytest.raises(InputError, match=match):
             q1.save_draft(task, label, types, note)

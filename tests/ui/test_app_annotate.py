@@ -302,3 +302,49 @@ def test_a_draft_with_a_control_character_is_refused(demo):
     assert not at.exception
     assert any("not kept" in e.value and "001B" in e.value for e in at.error), [e.value for e in at.error]
     assert not any("Draft from" in h.value for h in _open(store).html)
+
+
+def test_two_tabs_the_stale_save_is_refused_and_shows_the_newer_judgement(demo):
+    # Two tabs of ann1 on the first caption. Tab B saves; tab A's save is refused: nothing written, the newer
+    # judgement shown in words (label, types, note, who, when), tab A's panel as it was.
+    store, caps = demo
+    tab_a, tab_b = _open(store), _open(store)
+    tab_b.checkbox(key="ann_type_gender").check()
+    tab_b.text_input(key="ann_note").input("*woman*, not man")
+    tab_b.button(key="ann_save").click().run()
+    assert [j.revision for j in _rows(store, caps[0])] == [1]
+    tab_a.radio(key="ann_label").set_value("accurate")
+    tab_a.text_input(key="ann_note").input("looks right to me")
+    tab_a.button(key="ann_save").click().run()
+    assert not tab_a.exception
+    assert [(j.revision, j.note) for j in _rows(store, caps[0])] == [(1, "*woman*, not man")]
+    assert "number 0" in _caption(tab_a)
+    (notice,) = [visible(w.value) for w in tab_a.warning if "changed since the page showed it" in visible(w.value)]
+    assert "Inaccurate — Gender (revision 1, saved by ann1 at" in notice and "Note: *woman*, not man" in notice
+    assert any("Not saved: another tab" in visible(e.value) for e in tab_a.error)
+    assert tab_a.radio(key="ann_label").value == "accurate"
+    assert tab_a.text_input(key="ann_note").value == "looks right to me"
+    # A skip from the stale tab is refused too.
+    tab_a.button(key="ann_skip").click().run()
+    assert [j.revision for j in _rows(store, caps[0])] == [1] and "number 0" in _caption(tab_a)
+    # Load the newer judgement: the panel shows it and the notice goes.
+    tab_a.button(key="ann_load_newer").click().run()
+    assert tab_a.radio(key="ann_label").value == "inaccurate" and tab_a.checkbox(key="ann_type_gender").value
+    assert tab_a.text_input(key="ann_note").value == "*woman*, not man"
+    assert not any("changed since the page showed it" in visible(w.value) for w in tab_a.warning)
+
+
+def test_two_tabs_keep_mine_saves_the_refused_panel_over_the_newer_judgement(demo):
+    store, caps = demo
+    tab_a, tab_b = _open(store), _open(store)
+    tab_b.radio(key="ann_label").set_value("accurate")
+    tab_b.button(key="ann_save").click().run()
+    tab_a.checkbox(key="ann_type_scene").check()
+    tab_a.button(key="ann_save").click().run()
+    assert [j.revision for j in _rows(store, caps[0])] == [1]
+    tab_a.button(key="ann_keep_mine").click().run()
+    assert tab_a.checkbox(key="ann_type_scene").value and "number 0" in _caption(tab_a)
+    tab_a.button(key="ann_save").click().run()
+    assert [(j.revision, j.label, j.error_types) for j in _rows(store, caps[0])] == [
+        (1, Label.ACCURATE, ()), (2, Label.INACCURATE, ("scene",))]
+    assert "number 1" in _caption(tab_a)

@@ -163,3 +163,56 @@ def test_queue_table_shows_no_none(sqlite_store, ids):
 def test_other_roles_are_refused(sqlite_store, ids, role):
     at = refused("adjudicate", sqlite_store.url, user="ann1", role=role, project=PROJECT)
     assert not at.radio
+
+
+def test_a_decision_made_since_the_page_showed_the_caption_is_not_overwritten(sqlite_store, ids):
+    from tests.apptest_helpers import visible
+    cid = ids[12]
+    lea = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    leo = page_test("adjudicate", sqlite_store.url, user="leo", role="lead", project=PROJECT).run()
+    for at in (lea, leo):  # "Decided or not": the caption stays in the list once someone decides it
+        at.selectbox(key="adj_show").set_value("all").run()
+        at.selectbox(key="adj_caption").set_value(cid).run()
+    leo.radio(key="adj_label").set_value("accurate").run()
+    leo.text_input(key="adj_note").input("fine as it is").run()
+    leo.button(key="adj_save").click().run()
+    assert _adjudications(sqlite_store)[(cid, "leo")] == ("accurate", "")
+    lea.radio(key="adj_label").set_value("inaccurate").run()
+    lea.text_input(key="adj_note").input("clearly a kitchen").run()
+    lea.button(key="adj_save").click().run()
+    assert not lea.exception
+    assert (cid, "lea") not in _adjudications(sqlite_store)
+    (notice,) = [visible(w.value) for w in lea.warning if "changed since the page showed it" in visible(w.value)]
+    assert "Saved now: Accurate (revision 1, saved by leo at" in notice and "Note: fine as it is" in notice
+    assert lea.selectbox(key="adj_caption").value == cid  # nothing saved, nothing moved, the form as it was
+    assert lea.radio(key="adj_label").value == "inaccurate" and lea.text_input(key="adj_note").value == "clearly a kitchen"
+    # With the default list (undecided captions only) the caption stays on lea's screen as well.
+    lea2 = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    lea2.selectbox(key="adj_caption").set_value(ids[13]).run()
+    lea2.radio(key="adj_label").set_value("accurate").run()
+    leo.selectbox(key="adj_caption").set_value(ids[13]).run()
+    leo.radio(key="adj_label").set_value("inaccurate").run()
+    leo.checkbox(key="adj_type_scene").check().run()
+    leo.button(key="adj_save").click().run()
+    lea2.text_input(key="adj_note").input("mine").run()  # a rerun after leo's decision: still on the caption
+    assert lea2.selectbox(key="adj_caption").value == ids[13]
+    lea2.button(key="adj_save").click().run()
+    assert lea2.selectbox(key="adj_caption").value == ids[13] and lea2.text_input(key="adj_note").value == "mine"
+    assert any("saved by leo" in visible(w.value) for w in lea2.warning)
+    assert (ids[13], "lea") not in _adjudications(sqlite_store)
+    # Leo goes back to the caption: his form shows his decision.
+    leo.selectbox(key="adj_caption").set_value(cid).run()
+    assert leo.radio(key="adj_label").value == "accurate"
+    # Keep mine: lea's next decision is stored over leo's.
+    lea.button(key="adj_keep_mine").click().run()
+    assert lea.text_input(key="adj_note").value == "clearly a kitchen"
+    lea.button(key="adj_save").click().run()
+    assert not lea.error
+    assert _adjudications(sqlite_store)[(cid, "lea")][0] == "inaccurate"
+    # Leo's page, still showing his own decision, is now the stale one; loading brings lea's decision into his form.
+    leo.text_input(key="adj_note").input("still fine").run()
+    leo.button(key="adj_save").click().run()
+    assert _adjudications(sqlite_store)[(cid, "leo")] == ("accurate", "")
+    assert any("saved by lea" in visible(w.value) for w in leo.warning)
+    leo.button(key="adj_load_newer").click().run()
+    assert leo.radio(key="adj_label").value == "inaccurate" and leo.text_input(key="adj_note").value == "clearly a kitchen"
