@@ -72,7 +72,8 @@ def _readable(result) -> str:
                      f"detector P / R / AUC")
         for row in r.frame().itertuples(index=False):
             q = f"{_num(row.precision)} / {_num(row.recall)} / {_num(row.auc)}" if row.target in r.detectors else "—"
-            lines.append(f"  {row.target:22s} {_pct(row.estimate):>8s}  [{_pct(row.ci_low)}, {_pct(row.ci_high)}]  "
+            mark = "*" if row.sparse else " "
+            lines.append(f"  {row.target:22s} {_pct(row.estimate):>8s}  [{_pct(row.ci_low)}, {_pct(row.ci_high)}]{mark} "
                          f"[{_pct(row.classical_low)}, {_pct(row.classical_high)}]  {row.n_human:6d}  {q}")
         lines.append(f"  object hallucination: CHAIR-i {_num(r.chair.chair_i)}, CHAIR-s {_num(r.chair.chair_s)}")
         lines += [f"  warning: {w}" for w in r.warnings] + [f"  note: {n}" for n in r.notes]

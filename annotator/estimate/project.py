@@ -288,7 +288,8 @@ def _paired(ra: EstimateReport, rb: EstimateReport, ia: tuple[SystemCaptions, Hu
     return paired_difference(labels(ha, ma, oa), fa_all[ha.rows[ma][oa]], fa_all[np.argsort(sa.items, kind="stable")],
                              ea.lam, labels(hb, mb, ob), fb_all[hb.rows[mb][ob]],
                              fb_all[np.argsort(sb.items, kind="stable")], eb.lam, alpha=ea.alpha,
-                             finite_population=ea.finite_population)
+                             finite_population=ea.finite_population,
+                             sparse_of=(ea, eb) if ea.sparse or eb.sparse else None)
 
 
 def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEstimates:

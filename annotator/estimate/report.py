@@ -19,7 +19,8 @@ import pandas as pd
 
 from ..taxonomy import ERROR_TYPE_IDS
 from .detectors import DETECTED_TYPES, INACCURATE, ChairScore, Detections
-from .ppi import DifferenceEstimate, DrawUse, MeanEstimate, SampleDraw, difference, draws_means, ppi_means
+from .ppi import (MIN_SUPPORT, DifferenceEstimate, DrawUse, MeanEstimate, SampleDraw, difference, draws_means,
+                  ppi_means)
 
 #: Fewer human labels than this and the normal approximation behind the intervals is rough.
 MIN_LABELS_FOR_CLT = 30
@@ -142,7 +143,20 @@ class EstimateReport:
     def _entry(e: MeanEstimate) -> dict:
         return {"estimate": e.estimate, "ci": _clip(e.ci), "classical_ci": _clip(e.classical_ci),
                 "classical": e.classical, "n_human": e.n, "lambda": e.lam,
-                "more_labels_to_halve": e.labels_to_halve()}
+                "more_labels_to_halve": e.labels_to_halve(), "sparse": e.sparse,
+                "normal_ci": _clip(e.ppi_ci if e.ppi_ci is not None else e.ci),
+                "effective_residuals": round(e.residuals, 2), "labelled_cases": e.cases,
+                "zero_width": e.zero_width}
+
+    @property
+    def sparse_targets(self) -> list[str]:
+        """Targets whose interval rests on fewer than :data:`MIN_SUPPORT` residuals or cases (widened)."""
+        return [t for t in (INACCURATE, *self.types) if self.target(t).sparse]
+
+    @property
+    def zero_width_targets(self) -> list[str]:
+        """Targets whose interval is a single point although some captions are unlabelled."""
+        return [t for t in (INACCURATE, *self.types) if self.target(t).zero_width]
 
     def to_dict(self) -> dict:
         """The JSON form: n_total, n_human, inaccurate, types, detectors (and system, alpha, CHAIR, warnings, notes)."""
@@ -180,6 +194,7 @@ class EstimateReport:
             rows.append({"system": self.system, "target": name, "estimate": e.estimate, "ci_low": lo, "ci_high": hi,
                          "classical": e.classical, "classical_low": clo, "classical_high": chi, "n_human": e.n,
                          "n_total": e.N, "lambda": e.lam, "more_labels_to_halve": e.labels_to_halve(),
+                         "sparse": e.sparse, "effective_residuals": e.residuals, "labelled_cases": e.cases,
                          "precision": q.precision if q else None, "recall": q.recall if q else None,
                          "auc": q.auc if q else None})
         return pd.DataFrame(rows)
@@ -248,13 +263,6 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
                             "the type shares use the other labelled captions")
     else:
         notes.append("fewer than two labelled captions have complete error types; no type shares")
-    if len(human.rows) < N:
-        flat = [INACCURATE] if len(set(y.tolist())) < 2 else []
-        flat += [t for t, e in results.items() if e.se == 0 and e.classical_se == 0]
-        if flat:
-            notes.append(f"the human labels are all the same for {len(flat)} target{'s' if len(flat) > 1 else ''} "
-                         f"({', '.join(flat)}): their normal-approximation intervals are too narrow (the labelled "
-                         "captions may simply hold no case yet)")
     if human.draws:
         notes.extend(_draw_notes(human, uses))
     if inacc.n < MIN_LABELS_FOR_CLT:
@@ -269,6 +277,13 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
         if unknown:
             raise ValueError(f"unknown error type ids: {', '.join(unknown)}")
         results = {t: results[t] for t in type_ids if t in wanted and t in results}
+    sparse = [t for t, e in ((INACCURATE, inacc), *results.items()) if e.sparse]
+    if sparse:
+        notes.append(f"{len(sparse)} target{'s rest' if len(sparse) > 1 else ' rests'} on fewer than {MIN_SUPPORT} "
+                     "labelled captions of the rarer label or effective non-zero residuals (the detector almost "
+                     f"always right, or the type almost never labelled): {', '.join(sparse)}; "
+                     f"{'their intervals are' if len(sparse) > 1 else 'its interval is'} widened to hold the exact "
+                     "interval of the human labels (marked * in the table, sparse in the JSON)")
     quality = {t: q for t, q in quality.items() if t == INACCURATE or t in results}
     return EstimateReport(system=system, n_total=N, n_human=inacc.n, alpha=alpha,
                           finite_population=finite_population, inaccurate=inacc, types=results,
