@@ -142,7 +142,7 @@ def test_adjudicated_layer_with_open_types_and_practice_items(store, capsys):
     data = json.loads(out)
     assert data["n_total"] == 9  # img9 is a practice item
     assert data["inaccurate"]["n_human"] >= data["types"]["gender"]["n_human"]
-    assert any("no error types yet" in n for n in data["notes"])
+    assert any("error types pending" in n for n in data["notes"])
     assert list(data["types"]) == list(ERROR_TYPE_IDS)
 
 

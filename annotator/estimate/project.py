@@ -274,6 +274,8 @@ def _paired(ra: EstimateReport, rb: EstimateReport, ia: tuple[SystemCaptions, Hu
         return np.ones(len(h.rows), dtype=bool) if target == INACCURATE else h.types_known
 
     ma, mb = labelled(ha), labelled(hb)
+    if target != INACCURATE and not (ma.all() and mb.all()):
+        return None  # types pending on one side: the type estimates are reweighted, the pairs would not be
     items_a, items_b = sa.items[ha.rows[ma]], sb.items[hb.rows[mb]]
     if len(items_a) < 2 or not np.array_equal(np.sort(items_a), np.sort(items_b)):
         return None

@@ -221,10 +221,10 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     warnings, notes = [], []
     uses: list[DrawUse] = []
 
-    def means(mask: np.ndarray, Y: np.ndarray, F_all: np.ndarray) -> list[MeanEstimate]:
+    def means(mask: np.ndarray, Y: np.ndarray, F_all: np.ndarray, w=weights) -> list[MeanEstimate]:
         rows = human.rows[mask]
         if not human.draws:
-            return ppi_means(Y, F_all[rows], F_all, weights=None if weights is None else weights[mask], **kw)
+            return ppi_means(Y, F_all[rows], F_all, weights=None if w is None else w[mask], **kw)
         found, used = draws_means(rows, Y, F_all, human.draws, **kw)
         uses[:] = uses or used
         return found
@@ -243,13 +243,32 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     known = human.types_known
     type_ids = list(ERROR_TYPE_IDS)
     results: dict[str, MeanEstimate] = {}
-    rows = human.rows[known]
-    Y = human.type_matrix(type_ids)[known]
     F_all = np.column_stack([detections.score(t) for t in type_ids])
     type_estimates = None
+    pending = int((~known).sum())
+    type_weights = weights
+    refused = False
+    if pending:
+        # Types pending are missing values, not zeros: the typed inaccurate captions stand for all inaccurate ones
+        # (two-phase sampling, types missing at random among the labelled inaccurate captions).
+        base = np.ones(len(human.rows)) if weights is None else np.asarray(weights, dtype=float)
+        inacc_rows = human.inaccurate
+        typed = float(base[inacc_rows & known].sum()) / float(base[inacc_rows].sum())
+        if human.draws or typed == 0:
+            known, refused = np.zeros(len(human.rows), dtype=bool), True
+            why = ("recorded draws cannot reweight them" if human.draws else "no inaccurate caption has its types")
+            notes.append(f"{pending} labelled inaccurate caption{'s have' if pending > 1 else ' has'} error types "
+                         f"pending: no type shares until {'they are' if pending > 1 else 'it is'} typed ({why})")
+        else:
+            scale = 1.0 / typed
+            if finite_population and weights is None:
+                base = np.full(len(human.rows), N / len(human.rows))  # a simple random sample: n of N
+            type_weights = np.where(inacc_rows, base * scale, base)
+    rows = human.rows[known]
+    Y = human.type_matrix(type_ids)[known]
     if int((known & human.in_draws).sum()) >= 2:
         try:
-            type_estimates = means(known, Y, F_all)
+            type_estimates = means(known, Y, F_all, type_weights)
         except ValueError:
             if not human.draws:
                 raise  # without draws, two captions with complete types always give an estimate
@@ -258,10 +277,12 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
         for j, t in enumerate(type_ids):
             if t in DETECTED_TYPES:
                 quality[t] = detector_quality(Y[:, j], F_all[rows, j], threshold)
-        if (~known).any():
-            notes.append(f"{int((~known).sum())} inaccurate captions have no error types yet; "
-                            "the type shares use the other labelled captions")
-    else:
+        if pending:
+            notes.append(f"{pending} labelled inaccurate caption{'s have' if pending > 1 else ' has'} error types "
+                         f"pending: the type shares are estimated from the {int(known.sum())} fully typed "
+                         f"captions, each typed inaccurate one weighted {scale:.2f}x to stand for the pending ones "
+                         "(read as missing at random among the inaccurate captions)")
+    elif not refused:
         notes.append("fewer than two labelled captions have complete error types; no type shares")
     if human.draws:
         notes.extend(_draw_notes(human, uses))
