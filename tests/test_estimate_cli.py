@@ -151,6 +151,9 @@ def test_adjudicated_layer_with_open_types_and_practice_items(store, capsys):
     (["--alpha", "1.5"], "--alpha"),
     (["--types", "colr"], "unknown error type label 'colr'"),
     (["--difference", "poor", "nope"], "has no system 'nope'"),
+    (["--difference", "poor", "poor"], "--difference: compare two different systems, not 'poor' with itself"),
+    (["--alpha", "1e-320"], "--alpha: must be between 0.001 and 0.5"),
+    (["--alpha", "0.6"], "--alpha: must be between 0.001 and 0.5"),
 ])
 def test_bad_input_is_named(store, capsys, argv, message):
     build_street(store, n=30)
@@ -164,3 +167,25 @@ def test_unknown_annotator_and_project(store, capsys):
     assert code == 2 and "'zoe' has no judgements" in err
     code, _, err = run(capsys, "--db", store.url, "estimate", "--project", "nope", "--annotator", "ann")
     assert code == 2 and "nope" in err
+
+
+def test_a_system_without_labels_is_skipped_not_fatal(store, capsys):
+    """Without --system every system is estimated that can be; one without labels is listed with the reason."""
+    project, truth, _ = build_street(store)
+    ids = [c.caption_id for it in project.items for c in it.captions if c.system == "poor"]
+    with store.transaction() as conn:
+        uid = create_user(conn, "bea", Role.ANNOTATOR)  # bea labelled system poor only
+        for row in range(40):
+            types = truth["poor"][row]
+            insert_judgement(conn, ids[row], uid, label="inaccurate" if types else "accurate", error_types=types)
+    code, out, err = run(capsys, "--db", store.url, "estimate", "--project", PROJECT, "--annotator", "bea")
+    assert code == 0, err
+    assert "system poor, layer annotator:bea" in out and "system good," not in out
+    assert "skipped system good: layer 'annotator:bea' labels 0 of the 119 captions of system 'good'" in out
+    code, out, err = run(capsys, "--db", store.url, "estimate", "--project", PROJECT, "--annotator", "bea", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["system"] == "poor" and "at least two" in data["skipped"]["good"]
+    # asked for by name (or as one side of a difference), it is still an error
+    for argv in (["--system", "good"], ["--difference", "poor", "good"]):
+        code, _, err = run(capsys, "--db", store.url, "estimate", "--project", PROJECT, "--annotator", "bea", *argv)
+        assert code == 2 and "system 'good'" in err

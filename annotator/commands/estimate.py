@@ -26,10 +26,12 @@ def register(sub) -> None:
 
 def _estimate_options(p) -> None:
     p.add_argument("--system", action="append", default=[], metavar="S",
-                   help="estimate this system; repeat for several (default: every system)")
+                   help="estimate this system; repeat for several (default: every system that has at least two "
+                        "labels; the others are listed as skipped)")
     p.add_argument("--types", nargs="+", default=["all"], metavar="TYPE",
                    help="'all' (default), 'top5' (the five most frequent) or error type ids")
-    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence of the intervals (default 0.05)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="1 - confidence of the intervals, between 0.001 and 0.5 (default 0.05)")
     p.add_argument("--population", action="store_true",
                    help="estimate the rate of the process the captions come from instead of the share among "
                         "these captions (wider; the reference implementation's estimand)")
@@ -38,11 +40,10 @@ def _estimate_options(p) -> None:
 
 
 def _estimate(args, ctx) -> int:
-    from ..errors import InputError
     from ..estimate.project import estimate_store
 
-    if not 0 < args.alpha < 1:
-        raise InputError(f"must be between 0 and 1, got {args.alpha}", "--alpha")
+    from ..estimate.project import check_alpha
+    check_alpha(args.alpha, "--alpha")
     types = args.types[0] if args.types in (["all"], ["top5"]) else args.types
     if types not in ("all", "top5"):
         from ..taxonomy import taxonomy
@@ -77,6 +78,7 @@ def _readable(result) -> str:
                          f"[{_pct(row.classical_low)}, {_pct(row.classical_high)}]  {row.n_human:6d}  {q}")
         lines.append(f"  object hallucination: CHAIR-i {_num(r.chair.chair_i)}, CHAIR-s {_num(r.chair.chair_s)}")
         lines += [f"  warning: {w}" for w in r.warnings] + [f"  note: {n}" for n in r.notes]
+    lines += [f"skipped system {s}: {why}" for s, why in result.skipped.items()]
     for (a, b), diffs in result.differences.items():
         lines.append(f"{a} minus {b}:")
         for target, d in diffs.items():

@@ -28,6 +28,18 @@ from .report import EstimateReport, HumanLabels, compare, comparison_frame, esti
 
 #: Below this p-value the labelled captions are said not to look like a random sample.
 RANDOMNESS_P = 0.001
+#: The alphas (1 - confidence) an estimate accepts: beyond them the intervals mean little or the normal
+#: quantile leaves floating-point range.
+ALPHA_RANGE = (0.001, 0.5)
+
+
+def check_alpha(alpha: float, source: str = "alpha") -> float:
+    """``alpha`` if it lies in :data:`ALPHA_RANGE`, else an :class:`InputError` naming ``source``."""
+    lo, hi = ALPHA_RANGE
+    if not (isinstance(alpha, (int, float)) and lo <= alpha <= hi):
+        raise InputError(f"must be between {lo} and {hi} (confidence {1 - hi:.0%} to {1 - lo:.1%}), got {alpha}",
+                         source)
+    return float(alpha)
 
 
 @dataclass(frozen=True)
@@ -147,6 +159,7 @@ class ProjectEstimates:
     layer: str
     reports: tuple[EstimateReport, ...]
     differences: dict[tuple[str, str], dict[str, DifferenceEstimate]] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # systems left out of an all-systems run, and why
     # Each system's captions and human labels, for paired differences (not part of the output).
     inputs: dict[str, tuple[SystemCaptions, HumanLabels]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -202,9 +215,10 @@ class ProjectEstimates:
 
     def to_dict(self) -> dict:
         """JSON: one system gives its report's object; several give ``systems`` and ``differences``."""
+        skipped = {"skipped": dict(self.skipped)} if self.skipped else {}
         if len(self.reports) == 1 and not self.differences:
-            return {"project": self.project, "layer": self.layer, **self.reports[0].to_dict()}
-        return {"project": self.project, "layer": self.layer,
+            return {"project": self.project, "layer": self.layer, **self.reports[0].to_dict(), **skipped}
+        return {"project": self.project, "layer": self.layer, **skipped,
                 "systems": {r.system: r.to_dict() for r in self.reports},
                 "differences": [{"a": a, "b": b, "targets": {t: {"estimate": d.estimate, "ci": list(d.ci),
                                                                  "classical_ci": list(d.classical_ci),
@@ -216,7 +230,8 @@ class ProjectEstimates:
 def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | None = None, alpha: float = 0.05,
                      types="all", finite_population: bool = True, pairs: list[tuple[str, str]] = (),
                      scored: dict[str, SystemCaptions] | None = None,
-                     draws: dict[str, list[RecordedDraw]] | None = None) -> ProjectEstimates:
+                     draws: dict[str, list[RecordedDraw]] | None = None,
+                     skip_unlabelled: bool | None = None) -> ProjectEstimates:
     """Estimate every (or the given) system of a loaded project from a built layer.
 
     ``pairs`` lists (A, B) system pairs whose differences A - B are computed.
@@ -225,7 +240,16 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
     ``draws`` (:func:`recorded_draws`) are the systems' recorded sample draws:
     a system that has any is estimated from them, weighted by the inverse
     inclusion probabilities; the others as a random sample.
+    ``skip_unlabelled`` (default: when ``systems`` is not given) leaves out a
+    system that cannot be estimated yet (fewer than two labels, draws without
+    labels) instead of stopping, and names it in ``skipped``; a system of a
+    pair is never skipped.
     """
+    check_alpha(alpha)
+    for a, b in pairs:
+        if a == b:
+            raise InputError(f"compare two different systems, not {a!r} with itself", "--difference")
+    skip = not systems if skip_unlabelled is None else skip_unlabelled
     known = project.systems
     chosen = list(dict.fromkeys(systems)) if systems else list(known)
     for s in chosen + [x for p in pairs for x in p]:
@@ -234,27 +258,38 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
     scored = scored if scored is not None else project_detections(project)
     reports = []
     inputs: dict[str, tuple[SystemCaptions, HumanLabels]] = {}
+    paired = {x for p in pairs for x in p}
+    skipped: dict[str, str] = {}
     for s in dict.fromkeys(chosen + [x for p in pairs for x in p]):
         sc = scored[s]
         human = layer_labels(layer, sc.caption_ids)
-        if len(human.rows) < 2:
-            raise InputError(f"layer {layer.name!r} labels {len(human.rows)} of the {len(sc.caption_ids)} captions "
-                             f"of system {s!r}; at least two are needed")
-        if (draws or {}).get(s):
-            human = replace(human, draws=draws_as_rows(sc.caption_ids, draws[s]))
         try:
-            report = estimate_report(sc.detections, human, system=s, alpha=alpha, types=types,
-                                     finite_population=finite_population)
-        except ValueError as exc:
-            if not human.draws:
+            if len(human.rows) < 2:
+                raise InputError(f"layer {layer.name!r} labels {len(human.rows)} of the {len(sc.caption_ids)} "
+                                 f"captions of system {s!r}; at least two are needed")
+            if (draws or {}).get(s):
+                human = replace(human, draws=draws_as_rows(sc.caption_ids, draws[s]))
+            try:
+                report = estimate_report(sc.detections, human, system=s, alpha=alpha, types=types,
+                                         finite_population=finite_population)
+            except ValueError as exc:
+                if not human.draws:
+                    raise
+                raise InputError(f"system {s!r}, layer {layer.name!r}: {exc}") from None
+        except InputError as exc:
+            if not skip or s in paired:
                 raise
-            raise InputError(f"system {s!r}, layer {layer.name!r}: {exc}") from None
+            skipped[s] = exc.detail
+            continue
         warning = None if human.draws else sample_warning(human, len(sc.caption_ids))
         note = f"{sc.practice_left_out} captions of practice items left out" if sc.practice_left_out else None
         reports.append(replace(report, warnings=report.warnings + ((warning,) if warning else ()),
                                notes=report.notes + ((note,) if note else ())))
         inputs[s] = (sc, human)
-    out = ProjectEstimates(project.name, layer.name, tuple(reports), inputs=inputs)
+    if not reports:
+        raise InputError(f"no system can be estimated from layer {layer.name!r}: "
+                         + "; ".join(skipped.values()))
+    out = ProjectEstimates(project.name, layer.name, tuple(reports), skipped=skipped, inputs=inputs)
     for a, b in pairs:
         out.difference(a, b)
     return out
@@ -306,5 +341,5 @@ def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEsti
     return estimate_project(load_project(store, project), built, **kw)
 
 
-__all__ = ["SystemCaptions", "ProjectEstimates", "RecordedDraw", "project_detections", "recorded_draws", "draws_as_rows",
+__all__ = ["ALPHA_RANGE", "check_alpha", "SystemCaptions", "ProjectEstimates", "RecordedDraw", "project_detections", "recorded_draws", "draws_as_rows",
            "layer_labels", "sample_warning", "estimate_project", "estimate_store", "INACCURATE"]
