@@ -189,3 +189,43 @@ def test_a_system_without_labels_is_skipped_not_fatal(store, capsys):
     for argv in (["--system", "good"], ["--difference", "poor", "good"]):
         code, _, err = run(capsys, "--db", store.url, "estimate", "--project", PROJECT, "--annotator", "bea", *argv)
         assert code == 2 and "system 'good'" in err
+
+
+def test_detector_scores_are_written_for_another_tool(store, capsys, tmp_path):
+    """--scores FILE: every estimated caption's scores, human label and trigger words, CSV or JSONL by extension;
+    the file reproduces the estimate with ppi_py."""
+    import pandas as pd
+    import ppi_py
+    project, truth, labelled = build_street(store)
+    jsonl, csv = tmp_path / "scores.jsonl", tmp_path / "scores.csv"
+    code, out, err = run(capsys, "--db", store.url, "estimate", "--project", PROJECT, "--annotator", "ann",
+                         "--population", "--json", "--scores", str(jsonl))
+    assert code == 0, err
+    assert f"wrote the detector scores of {2 * 119} captions" in err
+    rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 2 * 119 and {r["system"] for r in rows} == {"good", "poor"}
+    assert set(rows[0]) >= {"caption_id", "image", "system", "human_label", "human_types", "gender", "inaccurate",
+                            "triggers"}
+    ids = {c.caption_id: (it.key, c.system, n) for it in project.items for n, c in enumerate(it.captions)}
+    for r in rows:
+        assert ids[r["caption_id"]][:2] == (r["image"], r["system"])
+    # the caption with a gender error names the word behind its flag
+    poor = [r for r in rows if r["system"] == "poor"]
+    flagged = next(i for i, t in enumerate(truth["poor"][:119]) if t == ("gender",))
+    assert poor[flagged]["gender"] >= 0.5 and poor[flagged]["triggers"]["gender"]
+    # the file alone gives the estimate back (the reference implementation, --population)
+    est = json.loads(out)["systems"]["poor"]["inaccurate"]
+    y = np.array([r["human_label"] == "inaccurate" for r in poor if r["human_label"]], dtype=float)
+    f = np.array([r["inaccurate"] for r in poor if r["human_label"]])
+    f_all = np.array([r["inaccurate"] for r in poor])
+    assert float(ppi_py.ppi_mean_pointestimate(y, f, f_all)[0]) == pytest.approx(est["estimate"], abs=1e-12)
+    code, _, err = run(capsys, "--db", store.url, "estimate", "--project", PROJECT, "--annotator", "ann",
+                       "--scores", str(csv))
+    assert code == 0, err
+    frame = pd.read_csv(csv, keep_default_na=False)
+    assert len(frame) == 2 * 119 and list(frame.columns[:5]) == ["caption_id", "image", "system", "human_label",
+                                                                 "human_types"]
+    assert "gender: " in frame.loc[(frame["system"] == "poor")].iloc[flagged]["triggers"]
+    code, _, err = run(capsys, "--db", store.url, "estimate", "--project", PROJECT, "--annotator", "ann",
+                       "--scores", str(tmp_path / "scores.txt"))
+    assert code == 2 and "--scores: the file name must end in .csv or .jsonl" in err

@@ -180,3 +180,18 @@ def test_systems_side_by_side_and_their_difference():
     assert diff[INACCURATE].ci[0] > 0.3
     frame = comparison_frame(reports)
     assert set(frame["system"]) == {"good", "bad"} and len(frame) == 2 * (1 + len(ERROR_TYPE_IDS))
+
+
+def test_zero_width_intervals_are_warned_about_and_widened_by_default(sample):
+    det, types = sample["nic-beam"]
+    human = labels(types, [0, 1, 3, 4, 5, 7])  # six of eight captions: types never labelled have no spread
+    plain = estimate_report(det, human, min_support=0)
+    assert plain.zero_width_targets and any("zero width although not every caption is labelled" in w
+                                            for w in plain.warnings)
+    assert json.loads(json.dumps(plain.to_dict()))["types"][plain.zero_width_targets[-1]]["zero_width"] is True
+    report = estimate_report(det, human)  # the default: sparse targets widened to the exact interval
+    assert report.zero_width_targets == [] and not any("zero width" in w for w in report.warnings)
+    assert set(plain.zero_width_targets) <= set(report.sparse_targets)
+    for t in plain.zero_width_targets:
+        e = report.target(t)
+        assert e.ci[0] <= e.estimate <= e.ci[1] and e.ci[1] - e.ci[0] > 0.1  # at most 6 labels: wide

@@ -35,6 +35,9 @@ def _estimate_options(p) -> None:
     p.add_argument("--population", action="store_true",
                    help="estimate the rate of the process the captions come from instead of the share among "
                         "these captions (wider; the reference implementation's estimand)")
+    p.add_argument("--scores", metavar="FILE", default=None,
+                   help="also write every estimated caption's detector scores, human label and trigger words to "
+                        "FILE (.csv or .jsonl), to check an estimate with another tool")
     p.add_argument("--difference", nargs=2, action="append", default=[], metavar=("A", "B"),
                    help="also estimate system A minus system B for every target (repeatable)")
 
@@ -42,8 +45,9 @@ def _estimate_options(p) -> None:
 def _estimate(args, ctx) -> int:
     from ..estimate.project import estimate_store
 
-    from ..estimate.project import check_alpha
+    from ..estimate.project import check_alpha, score_format
     check_alpha(args.alpha, "--alpha")
+    scores_fmt = score_format(args.scores) if args.scores else None
     types = args.types[0] if args.types in (["all"], ["top5"]) else args.types
     if types not in ("all", "top5"):
         from ..taxonomy import taxonomy
@@ -51,8 +55,23 @@ def _estimate(args, ctx) -> int:
     result = estimate_store(ctx.store(), args.project, chosen_layer(args), systems=args.system or None, alpha=args.alpha,
                             types=types, finite_population=not args.population,
                             pairs=[tuple(p) for p in args.difference])
+    if scores_fmt:
+        _write_scores(result, args.scores, scores_fmt, ctx)
     return emit_report(result, args, ctx, _readable, caption=f"Estimated error shares ({result.layer})",
                        data=result.to_dict())
+
+
+def _write_scores(result, path: str, fmt: str, ctx) -> None:
+    from ..errors import InputError
+    from ..estimate.project import scores_file
+    frame = result.scores_frame()
+    data = scores_file(frame, fmt)
+    try:
+        with open(path, "wb") as out:
+            out.write(data)
+    except OSError as exc:
+        raise InputError(f"cannot write {path!r}: {exc.strerror}", "--scores") from None
+    ctx.note(f"wrote the detector scores of {len(frame):,} captions to {path}")
 
 
 def _pct(x) -> str:

@@ -51,6 +51,7 @@ class SystemCaptions:
     detections: Detections
     practice_left_out: int
     items: np.ndarray | None = None  # the image (item position in the project) of each caption
+    item_keys: tuple[str, ...] = ()  # the project's item keys, by position
 
 
 def project_detections(project) -> dict[str, SystemCaptions]:
@@ -69,12 +70,13 @@ def project_detections(project) -> dict[str, SystemCaptions]:
     practice_arr = np.array(practice, dtype=bool)
     ids_arr = np.array(ids, dtype=np.int64)
     items_arr = np.array(items, dtype=np.int64)
+    keys = tuple(item.key for item in project.items)
     out = {}
     for system in project.systems:
         mine = systems_arr == system
         rows = np.flatnonzero(mine & ~practice_arr)
         out[system] = SystemCaptions(system, ids_arr[rows], det.subset(rows), int((mine & practice_arr).sum()),
-                                     items_arr[rows])
+                                     items_arr[rows], keys)
     return out
 
 
@@ -206,6 +208,28 @@ class ProjectEstimates:
                              "design": d.design, "pairs": d.pairs})
         return pd.DataFrame(rows)
 
+    def scores_frame(self) -> pd.DataFrame:
+        """The detector scores behind the estimates, one row per caption of the estimated systems (practice items
+        left out): caption_id, image, system, the layer's human label and types (empty when unlabelled), one
+        column per score (every type, then ``inaccurate``) and ``triggers``, the words behind each score
+        (``{type id: [words, ...]}``)."""
+        parts = []
+        for system, (sc, human) in self.inputs.items():
+            n = len(sc.caption_ids)
+            label = np.full(n, "", dtype=object)
+            types = np.full(n, "", dtype=object)
+            label[human.rows] = np.where(human.inaccurate, "inaccurate", "accurate")
+            known = human.types_known
+            types[human.rows] = [" ".join(sorted(t)) if k else "" for t, k in zip(human.types, known)]
+            frame = pd.DataFrame({"caption_id": sc.caption_ids, "image": [sc.item_keys[i] for i in sc.items]
+                                  if sc.items is not None and sc.item_keys else [""] * n,
+                                  "system": system, "human_label": label, "human_types": types})
+            scores = sc.detections.frame().drop(columns=["similarity"])
+            frame = pd.concat([frame, scores], axis=1)
+            frame["triggers"] = [sc.detections.triggers(i) for i in range(n)]
+            parts.append(frame)
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
     def to_tables(self) -> dict[str, pd.DataFrame]:
         """Named tables for the CSV/XLSX/LaTeX/Markdown writers."""
         tables = {"Estimates": self.frame()}
@@ -329,6 +353,38 @@ def _paired(ra: EstimateReport, rb: EstimateReport, ia: tuple[SystemCaptions, Hu
                              sparse_of=(ea, eb) if ea.sparse or eb.sparse else None)
 
 
+SCORE_FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
+
+
+def scores_file(frame: pd.DataFrame, fmt: str) -> bytes:
+    """:meth:`ProjectEstimates.scores_frame` as a file: ``csv`` (the words as ``type: words | words; ...``, cells
+    that a spreadsheet would run as formulas neutralised) or ``jsonl`` (one strict JSON object per caption, the
+    words as an object of lists)."""
+    import json
+
+    from ..io.tables import write_table
+    if fmt == "csv":
+        flat = frame.assign(triggers=[
+            "; ".join(f"{t}: {' | '.join(words)}" for t, words in trig.items()) for trig in frame["triggers"]])
+        return write_table({"Scores": flat}, "csv")
+    if fmt == "jsonl":
+        lines = []
+        for row in frame.to_dict(orient="records"):
+            obj = {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            lines.append(json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
+        return ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8", errors="replace")
+    raise InputError(f"unknown scores format {fmt!r}; choose one of {', '.join(SCORE_FORMATS.values())}")
+
+
+def score_format(path: str, source: str = "--scores") -> str:
+    """The scores format a file name asks for (by its extension), or an :class:`InputError` naming ``source``."""
+    import os
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in SCORE_FORMATS:
+        raise InputError(f"the file name must end in {' or '.join(SCORE_FORMATS)}, got {path!r}", source)
+    return SCORE_FORMATS[ext]
+
+
 def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEstimates:
     """:func:`estimate_project` on a project read from the store, with the layer built from its judgements."""
     from ..store.analysis_queries import judgement_frame
@@ -341,5 +397,5 @@ def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEsti
     return estimate_project(load_project(store, project), built, **kw)
 
 
-__all__ = ["ALPHA_RANGE", "check_alpha", "SystemCaptions", "ProjectEstimates", "RecordedDraw", "project_detections", "recorded_draws", "draws_as_rows",
+__all__ = ["ALPHA_RANGE", "check_alpha", "SCORE_FORMATS", "scores_file", "score_format", "SystemCaptions", "ProjectEstimates", "RecordedDraw", "project_detections", "recorded_draws", "draws_as_rows",
            "layer_labels", "sample_warning", "estimate_project", "estimate_store", "INACCURATE"]

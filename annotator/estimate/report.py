@@ -202,14 +202,15 @@ class EstimateReport:
 
 def estimate_report(detections: Detections, human: HumanLabels, *, system: str | None = None,
                     alpha: float = 0.05, types: str | Sequence[str] = "all", finite_population: bool = True,
-                    threshold: float = 0.5) -> EstimateReport:
+                    threshold: float = 0.5, min_support: int = MIN_SUPPORT) -> EstimateReport:
     """Estimate one system's inaccurate share and error-type shares.
 
     ``detections`` holds the scores of all of the system's captions;
     ``human`` the labels of some of them. ``types`` is ``"all"``, ``"top5"``
     (the five types with the highest estimates) or a list of type ids. With
     ``finite_population`` (the default) the targets are the shares among
-    exactly these captions; see :mod:`annotator.estimate.ppi`.
+    exactly these captions; see :mod:`annotator.estimate.ppi`, also for
+    ``min_support`` (0: plain normal-approximation intervals, never widened).
     """
     N = len(detections)
     if len(human.rows) and (human.rows.min() < 0 or human.rows.max() >= N):
@@ -217,7 +218,7 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     if len(human.rows) < 2:
         raise ValueError(f"at least two human-labelled captions are needed, got {len(human.rows)}")
     weights = human.weights
-    kw = dict(alpha=alpha, finite_population=finite_population)
+    kw = dict(alpha=alpha, finite_population=finite_population, min_support=min_support)
     warnings, notes = [], []
     uses: list[DrawUse] = []
 
@@ -305,6 +306,11 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
                      f"always right, or the type almost never labelled): {', '.join(sparse)}; "
                      f"{'their intervals are' if len(sparse) > 1 else 'its interval is'} widened to hold the exact "
                      "interval of the human labels (marked * in the table, sparse in the JSON)")
+    zero = [t for t, e in ((INACCURATE, inacc), *results.items()) if e.zero_width]
+    if zero:
+        warnings.append(f"{len(zero)} interval{'s have' if len(zero) > 1 else ' has'} zero width although not every "
+                        f"caption is labelled ({', '.join(zero)}): {'they claim' if len(zero) > 1 else 'it claims'} "
+                        "an exactness the human labels cannot give")
     quality = {t: q for t, q in quality.items() if t == INACCURATE or t in results}
     return EstimateReport(system=system, n_total=N, n_human=inacc.n, alpha=alpha,
                           finite_population=finite_population, inaccurate=inacc, types=results,
