@@ -195,3 +195,4 @@ def test_zero_width_intervals_are_warned_about_and_widened_by_default(sample):
     for t in plain.zero_width_targets:
         e = report.target(t)
         assert e.ci[0] <= e.estimate <= e.ci[1] and e.ci[1] - e.ci[0] > 0.1  # at most 6 labels: wide
+        assert e.classical_ci[1] - e.classical_ci[0] > 0.1  # the classical interval of 0 cases in 6 is not [0, 0]

@@ -245,23 +245,37 @@ def _estimates(theta, se, lams, classical, classical_se, *, n: int, N: int, alph
     d = len(theta)
     residuals, cases, n_eff, share = support if support is not None else (np.full(d, -1), np.full(d, -1), None, None)
     sparse = (np.minimum(residuals, cases) < min_support) if support is not None else np.zeros(d, dtype=bool)
+    # the classical interval rests on the labels alone: widened when their rarer label is too rare
+    few_cases = (cases < min_support) if support is not None else np.zeros(d, dtype=bool)
     if sparse.any():
         ex_lo, ex_hi = exact_interval(share, n_eff, alpha)
     out = []
     for j in range(d):
         ci = (float(theta[j] - z * se[j]), float(theta[j] + z * se[j]))
+        classical_ci = (float(classical[j] - z * classical_se[j]), float(classical[j] + z * classical_se[j]))
         extra = {}
         if sparse[j]:
             exact = (float(ex_lo[j]), float(ex_hi[j]))
             extra = dict(sparse=True, ppi_ci=ci, exact_ci=exact)
-            ci = (min(ci[0], exact[0]), max(ci[1], exact[1]))
+            ci = _hull(ci, exact)
+            if few_cases[j]:
+                classical_ci = _hull(classical_ci, exact)
         out.append(MeanEstimate(
-            estimate=float(theta[j]), ci=ci, se=float(se[j]),
-            lam=float(lams[j]), classical=float(classical[j]),
-            classical_ci=(float(classical[j] - z * classical_se[j]), float(classical[j] + z * classical_se[j])),
-            classical_se=float(classical_se[j]), n=n, N=N, alpha=alpha, finite_population=finite_population,
-            residuals=float(residuals[j]), cases=int(cases[j]), **extra))
+            estimate=float(theta[j]), ci=ci, se=float(se[j]), lam=float(lams[j]), classical=float(classical[j]),
+            classical_ci=classical_ci, classical_se=float(classical_se[j]), n=n, N=N, alpha=alpha,
+            finite_population=finite_population, residuals=float(residuals[j]), cases=int(cases[j]), **extra))
     return out
+
+
+def _hull(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    return (min(a[0], b[0]), max(a[1], b[1]))
+
+
+def _mover(est: float, a: float, a_ci, b: float, b_ci, phi: float = 0.0) -> tuple[float, float]:
+    """The interval of ``est = a - b`` from the intervals of a and b (MOVER; ``phi`` their correlation)."""
+    def spread(da: float, db: float) -> float:
+        return float(np.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0)))
+    return est - spread(a - a_ci[0], b_ci[1] - b), est + spread(a_ci[1] - a, b - b_ci[0])
 
 
 def _population(y, f, f_all, w, w_all, lam):
@@ -465,14 +479,13 @@ def difference(a: MeanEstimate, b: MeanEstimate) -> DifferenceEstimate:
     """
     if a.alpha != b.alpha:
         raise ValueError("the two estimates use different alphas")
-    z = _z(a.alpha)
+    _z(a.alpha)
     est = a.estimate - b.estimate
     se = float(np.hypot(a.se, b.se))
-    lo = est - float(np.hypot(a.estimate - a.ci[0], b.ci[1] - b.estimate))
-    hi = est + float(np.hypot(a.ci[1] - a.estimate, b.estimate - b.ci[0]))
     cl = a.classical - b.classical
     cl_se = float(np.hypot(a.classical_se, b.classical_se))
-    return DifferenceEstimate(est, (lo, hi), se, cl, (cl - z * cl_se, cl + z * cl_se), a.alpha)
+    return DifferenceEstimate(est, _mover(est, a.estimate, a.ci, b.estimate, b.ci), se, cl,
+                              _mover(cl, a.classical, a.classical_ci, b.classical, b.classical_ci), a.alpha)
 
 
 def paired_difference(y_a, f_a, f_a_all, lam_a: float, y_b, f_b, f_b_all, lam_b: float, *, alpha: float = 0.05,
@@ -494,11 +507,12 @@ def paired_difference(y_a, f_a, f_a_all, lam_a: float, y_b, f_b, f_b_all, lam_b:
     variance of the detector term over the N images).
 
     ``sparse_of`` gives the two systems' own estimates when one of them was
-    widened for sparse residuals (:func:`ppi_means`): the interval is then
-    also the hull with Newcombe's (1998) paired combination of the two
-    intervals, ``d - sqrt(da^2 - 2 phi da db + db^2)`` with ``phi`` the
-    correlation of the two systems' labels on the labelled images (0 when
-    one of them does not vary).
+    widened for sparse residuals (:func:`ppi_means`): each interval (and the
+    classical one) is then also the hull with Newcombe's (1998) paired
+    combination of the two estimates' intervals,
+    ``d - sqrt(da^2 - 2 phi da db + db^2)`` with ``phi`` the correlation of
+    the two systems' labels on the labelled images (0 when one of them does
+    not vary).
     """
     y_a, f_a, y_b, f_b = (np.asarray(v, dtype=float).reshape(-1) for v in (y_a, f_a, y_b, f_b))
     f_a_all, f_b_all = np.asarray(f_a_all, dtype=float).reshape(-1), np.asarray(f_b_all, dtype=float).reshape(-1)
@@ -520,15 +534,11 @@ def paired_difference(y_a, f_a, f_a_all, lam_a: float, y_b, f_b, f_b_all, lam_b:
     else:  # as _population with unit weights: spreads over the N images and the n labelled ones
         se = float(np.sqrt((lam_a * f_a_all - lam_b * f_b_all).var() / N + r.var() / n))
         cl_se = float(d.std() / np.sqrt(n))
-    ci = (est - z * se, est + z * se)
+    ci, cl_ci = (est - z * se, est + z * se), (cl - z * cl_se, cl + z * cl_se)
     if sparse_of is not None:
         a, b = sparse_of
         phi = float(np.corrcoef(y_a, y_b)[0, 1]) if y_a.std() > 0 and y_b.std() > 0 else 0.0
-
-        def spread(da: float, db: float) -> float:
-            return float(np.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0)))
-
-        ci = (min(ci[0], est - spread(a.estimate - a.ci[0], b.ci[1] - b.estimate)),
-              max(ci[1], est + spread(a.ci[1] - a.estimate, b.estimate - b.ci[0])))
-    return DifferenceEstimate(est, ci, se, cl, (cl - z * cl_se, cl + z * cl_se), alpha, "paired", n)
+        ci = _hull(ci, _mover(est, a.estimate, a.ci, b.estimate, b.ci, phi))
+        cl_ci = _hull(cl_ci, _mover(cl, a.classical, a.classical_ci, b.classical, b.classical_ci, phi))
+    return DifferenceEstimate(est, ci, se, cl, cl_ci, alpha, "paired", n)
 
