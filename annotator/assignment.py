@@ -326,7 +326,7 @@ def plan_sample(store, project: str, annotators: Sequence[str], size: int, *, sy
             alloc = allocate(scores, human, int(size), design=design, targets=targets, widest=widest, floor=floor,
                              widths=widths)
         except ValueError as exc:
-            raise InputError(str(exc)) from None
+            raise InputError(f"system {s!r}: {exc}") from None
         planned.append((s, sc, alloc))
     return SamplePlan(project, names, rows, built.name, design, int(seed), floor, tuple(planned),
                       {s: len(earlier.get(s, ())) for s in chosen})

@@ -26,23 +26,28 @@ def register(sub) -> None:
 
 def _estimate_options(p) -> None:
     p.add_argument("--system", action="append", default=[], metavar="S",
-                   help="estimate this system; repeat for several (default: every system)")
+                   help="estimate this system; repeat for several (default: every system that has at least two "
+                        "labels; the others are listed as skipped)")
     p.add_argument("--types", nargs="+", default=["all"], metavar="TYPE",
                    help="'all' (default), 'top5' (the five most frequent) or error type ids")
-    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence of the intervals (default 0.05)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="1 - confidence of the intervals, between 0.001 and 0.5 (default 0.05)")
     p.add_argument("--population", action="store_true",
                    help="estimate the rate of the process the captions come from instead of the share among "
                         "these captions (wider; the reference implementation's estimand)")
+    p.add_argument("--scores", metavar="FILE", default=None,
+                   help="also write every estimated caption's detector scores, human label and trigger words to "
+                        "FILE (.csv or .jsonl), to check an estimate with another tool")
     p.add_argument("--difference", nargs=2, action="append", default=[], metavar=("A", "B"),
                    help="also estimate system A minus system B for every target (repeatable)")
 
 
 def _estimate(args, ctx) -> int:
-    from ..errors import InputError
     from ..estimate.project import estimate_store
 
-    if not 0 < args.alpha < 1:
-        raise InputError(f"must be between 0 and 1, got {args.alpha}", "--alpha")
+    from ..estimate.project import check_alpha, score_format
+    check_alpha(args.alpha, "--alpha")
+    scores_fmt = score_format(args.scores) if args.scores else None
     types = args.types[0] if args.types in (["all"], ["top5"]) else args.types
     if types not in ("all", "top5"):
         from ..taxonomy import taxonomy
@@ -50,8 +55,23 @@ def _estimate(args, ctx) -> int:
     result = estimate_store(ctx.store(), args.project, chosen_layer(args), systems=args.system or None, alpha=args.alpha,
                             types=types, finite_population=not args.population,
                             pairs=[tuple(p) for p in args.difference])
+    if scores_fmt:
+        _write_scores(result, args.scores, scores_fmt, ctx)
     return emit_report(result, args, ctx, _readable, caption=f"Estimated error shares ({result.layer})",
                        data=result.to_dict())
+
+
+def _write_scores(result, path: str, fmt: str, ctx) -> None:
+    from ..errors import InputError
+    from ..estimate.project import scores_file
+    frame = result.scores_frame()
+    data = scores_file(frame, fmt)
+    try:
+        with open(path, "wb") as out:
+            out.write(data)
+    except OSError as exc:
+        raise InputError(f"cannot write {path!r}: {exc.strerror}", "--scores") from None
+    ctx.note(f"wrote the detector scores of {len(frame):,} captions to {path}")
 
 
 def _pct(x) -> str:
@@ -72,10 +92,12 @@ def _readable(result) -> str:
                      f"detector P / R / AUC")
         for row in r.frame().itertuples(index=False):
             q = f"{_num(row.precision)} / {_num(row.recall)} / {_num(row.auc)}" if row.target in r.detectors else "—"
-            lines.append(f"  {row.target:22s} {_pct(row.estimate):>8s}  [{_pct(row.ci_low)}, {_pct(row.ci_high)}]  "
+            mark = "*" if row.sparse else " "
+            lines.append(f"  {row.target:22s} {_pct(row.estimate):>8s}  [{_pct(row.ci_low)}, {_pct(row.ci_high)}]{mark} "
                          f"[{_pct(row.classical_low)}, {_pct(row.classical_high)}]  {row.n_human:6d}  {q}")
         lines.append(f"  object hallucination: CHAIR-i {_num(r.chair.chair_i)}, CHAIR-s {_num(r.chair.chair_s)}")
         lines += [f"  warning: {w}" for w in r.warnings] + [f"  note: {n}" for n in r.notes]
+    lines += [f"skipped system {s}: {why}" for s, why in result.skipped.items()]
     for (a, b), diffs in result.differences.items():
         lines.append(f"{a} minus {b}:")
         for target, d in diffs.items():

@@ -48,7 +48,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import beta, norm
+
+#: An interval resting on fewer than this effective number of non-zero residuals (label minus weighted detector
+#: score), or labelled captions with the rarer label, is flagged, and widened to contain the exact
+#: (Clopper-Pearson) interval of the human sample: with so few cases the normal approximation collapses.
+MIN_SUPPORT = 10
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,16 @@ class MeanEstimate:
     N: int  # captions scored by the detector
     alpha: float
     finite_population: bool
+    residuals: float = -1.0  # effective number of non-zero residuals y - lam * f (-1: not counted)
+    cases: int = -1  # labelled captions with the rarer label (yes or no; -1: not counted)
+    sparse: bool = False  # fewer than min_support residuals or cases: the interval was widened (see ppi_ci)
+    ppi_ci: tuple[float, float] | None = None  # the normal-approximation interval before widening
+    exact_ci: tuple[float, float] | None = None  # the exact interval of the human sample it was widened to contain
+
+    @property
+    def zero_width(self) -> bool:
+        """True when the interval is a single point although not every caption is labelled."""
+        return self.ci[1] - self.ci[0] <= 1e-12 and self.n < self.N
 
     @property
     def width(self) -> float:
@@ -152,14 +167,18 @@ def _tuned_lambda_population(y, f, f_all, w, w_all) -> np.ndarray:
 
 
 def ppi_means(y, f, f_all, *, alpha: float = 0.05, lam=None, weights=None, weights_all=None,
-              finite_population: bool = False) -> list[MeanEstimate]:
+              finite_population: bool = False, min_support: int = MIN_SUPPORT) -> list[MeanEstimate]:
     """Prediction-powered estimates of several shares at once (one per column).
 
     ``y`` and ``f`` are (n, d): human labels and detector scores of the
     labelled captions; ``f_all`` is (N, d): detector scores of all captions.
     ``lam`` None tunes it per column (PPI++); a number fixes it (1 = plain
     PPI). See the module documentation for ``finite_population`` and
-    ``weights``.
+    ``weights``. A column whose labelled captions hold fewer than
+    ``min_support`` non-zero residuals or captions of the rarer label gets
+    the hull of its normal-approximation interval and the exact interval of
+    the human sample (:func:`exact_interval`) and is flagged ``sparse``;
+    ``min_support=0`` keeps the plain normal-approximation intervals.
     """
     y, f, f_all = _as_2d(y), _as_2d(f), _as_2d(f_all)
     n, N, d = y.shape[0], f_all.shape[0], y.shape[1]
@@ -179,20 +198,84 @@ def ppi_means(y, f, f_all, *, alpha: float = 0.05, lam=None, weights=None, weigh
             est = _finite_poisson(y, f, f_all, np.asarray(weights, dtype=float).reshape(-1, 1), lam)
     else:
         est = _population(y, f, f_all, _normalised(weights, n), _normalised(weights_all, N), lam)
-    return _estimates(*est, n=n, N=N, alpha=alpha, finite_population=finite_population)
+    support = _support(y, f, est[2], est[5], est[3])
+    return _estimates(*est[:5], n=n, N=N, alpha=alpha, finite_population=finite_population, support=support,
+                      min_support=min_support)
+
+
+def _support(y, f, lams, n_eff, classical):
+    """Per column: the effective number of non-zero residuals, the captions of the rarer label, the effective
+    sample size and the share the exact interval is built on.
+
+    The effective number of residuals is ``(sum d^2)^2 / sum d^4`` with ``d`` the residuals ``y - lam * f``
+    less their mean: k equal outliers among zeros count k, a spread-out set of n residuals about n / 2 (it is
+    n over their kurtosis). It says on how many captions the variance estimate really rests.
+    """
+    r = y - lams * f
+    d2 = (r - r.mean(0)) ** 2
+    s4 = (d2 ** 2).sum(0)
+    residuals = np.where(s4 > 1e-24, d2.sum(0) ** 2 / np.where(s4 > 1e-24, s4, 1.0), 0.0)
+    yes = (y > 0.5).sum(0)
+    cases = np.minimum(yes, len(y) - yes)
+    return residuals, cases, np.broadcast_to(np.asarray(n_eff, dtype=float), lams.shape), np.clip(classical, 0, 1)
+
+
+def exact_interval(share, n_eff, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Clopper-Pearson interval of a share observed on an effective sample of ``n_eff`` captions.
+
+    The counts may be fractional (``share * n_eff`` cases): the beta-quantile
+    form of the interval, as Korn and Graubard (1998) use it with an
+    effective sample size for weighted samples. ``n_eff`` infinite (every
+    caption labelled with certainty) gives the single point ``share``.
+    """
+    share = np.asarray(share, dtype=float)
+    n_eff = np.asarray(n_eff, dtype=float)
+    finite = np.isfinite(n_eff) & (n_eff > 0)
+    m = np.where(finite, n_eff, 1.0)
+    x = share * m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(x > 0, beta.ppf(alpha / 2, np.maximum(x, 1e-12), m - x + 1), 0.0)
+        hi = np.where(x < m, beta.ppf(1 - alpha / 2, x + 1, np.maximum(m - x, 1e-12)), 1.0)
+    return np.where(finite, lo, share), np.where(finite, hi, share)
 
 
 def _estimates(theta, se, lams, classical, classical_se, *, n: int, N: int, alpha: float,
-               finite_population: bool) -> list[MeanEstimate]:
+               finite_population: bool, support=None, min_support: int = MIN_SUPPORT) -> list[MeanEstimate]:
     z = _z(alpha)
+    d = len(theta)
+    residuals, cases, n_eff, share = support if support is not None else (np.full(d, -1), np.full(d, -1), None, None)
+    sparse = (np.minimum(residuals, cases) < min_support) if support is not None else np.zeros(d, dtype=bool)
+    # the classical interval rests on the labels alone: widened when their rarer label is too rare
+    few_cases = (cases < min_support) if support is not None else np.zeros(d, dtype=bool)
+    if sparse.any():
+        ex_lo, ex_hi = exact_interval(share, n_eff, alpha)
     out = []
-    for j in range(len(theta)):
+    for j in range(d):
+        ci = (float(theta[j] - z * se[j]), float(theta[j] + z * se[j]))
+        classical_ci = (float(classical[j] - z * classical_se[j]), float(classical[j] + z * classical_se[j]))
+        extra = {}
+        if sparse[j]:
+            exact = (float(ex_lo[j]), float(ex_hi[j]))
+            extra = dict(sparse=True, ppi_ci=ci, exact_ci=exact)
+            ci = _hull(ci, exact)
+            if few_cases[j]:
+                classical_ci = _hull(classical_ci, exact)
         out.append(MeanEstimate(
-            estimate=float(theta[j]), ci=(float(theta[j] - z * se[j]), float(theta[j] + z * se[j])), se=float(se[j]),
-            lam=float(lams[j]), classical=float(classical[j]),
-            classical_ci=(float(classical[j] - z * classical_se[j]), float(classical[j] + z * classical_se[j])),
-            classical_se=float(classical_se[j]), n=n, N=N, alpha=alpha, finite_population=finite_population))
+            estimate=float(theta[j]), ci=ci, se=float(se[j]), lam=float(lams[j]), classical=float(classical[j]),
+            classical_ci=classical_ci, classical_se=float(classical_se[j]), n=n, N=N, alpha=alpha,
+            finite_population=finite_population, residuals=float(residuals[j]), cases=int(cases[j]), **extra))
     return out
+
+
+def _hull(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    return (min(a[0], b[0]), max(a[1], b[1]))
+
+
+def _mover(est: float, a: float, a_ci, b: float, b_ci, phi: float = 0.0) -> tuple[float, float]:
+    """The interval of ``est = a - b`` from the intervals of a and b (MOVER; ``phi`` their correlation)."""
+    def spread(da: float, db: float) -> float:
+        return float(np.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0)))
+    return est - spread(a - a_ci[0], b_ci[1] - b), est + spread(a_ci[1] - a, b - b_ci[0])
 
 
 def _population(y, f, f_all, w, w_all, lam):
@@ -202,7 +285,7 @@ def _population(y, f, f_all, w, w_all, lam):
     se = np.sqrt((w_all * lams * f_all).std(0) ** 2 / N + (w * (y - lams * f)).std(0) ** 2 / n)
     classical = (w * y).mean(0)
     classical_se = (w * y).std(0) / np.sqrt(n)
-    return theta, se, lams, classical, classical_se
+    return theta, se, lams, classical, classical_se, n / float((w ** 2).mean())  # Kish's effective size
 
 
 def _finite_srs(y, f, f_all, lam):
@@ -221,7 +304,7 @@ def _finite_srs(y, f, f_all, lam):
     se = np.sqrt(fpc * r.var(0, ddof=1) / n)
     classical = y.mean(0)
     classical_se = np.sqrt(fpc * y.var(0, ddof=1) / n)
-    return theta, se, lams, classical, classical_se
+    return theta, se, lams, classical, classical_se, (n / fpc if fpc > 0 else np.inf)  # the variance's n / (1 - n/N)
 
 
 def _finite_poisson(y, f, f_all, w, lam):
@@ -243,7 +326,14 @@ def _finite_poisson(y, f, f_all, w, lam):
     se = np.sqrt((a * r ** 2).sum(0)) / N
     classical = (w * y).sum(0) / N
     classical_se = np.sqrt((a * y ** 2).sum(0)) / N
-    return theta, se, lams, classical, classical_se
+    return theta, se, lams, classical, classical_se, _poisson_n_eff(w)
+
+
+def _poisson_n_eff(w) -> float:
+    """Effective sample size of a Poisson sample with inverse probabilities ``w``: (sum w)^2 / sum w(w - 1), which
+    is n / (1 - n/N) for equal probabilities n/N and infinite when every caption was taken for certain."""
+    spread = float((w * (w - 1)).sum())
+    return float(w.sum()) ** 2 / spread if spread > 1e-12 else np.inf
 
 
 @dataclass(frozen=True)
@@ -293,8 +383,8 @@ def _draw_weights(pi: np.ndarray, hit: np.ndarray) -> np.ndarray | None:
     return w[hit]
 
 
-def draws_means(rows, y, f_all, draws, *, alpha: float = 0.05, lam=None,
-                finite_population: bool = True) -> tuple[list[MeanEstimate], list[DrawUse]]:
+def draws_means(rows, y, f_all, draws, *, alpha: float = 0.05, lam=None, finite_population: bool = True,
+                min_support: int = MIN_SUPPORT) -> tuple[list[MeanEstimate], list[DrawUse]]:
     """Prediction-powered estimates from a human sample drawn in recorded rounds (see the module documentation).
 
     ``rows`` are the labelled captions (positions among the N), ``y`` their
@@ -305,7 +395,9 @@ def draws_means(rows, y, f_all, draws, *, alpha: float = 0.05, lam=None,
     proportional to ``1 / sum(w * (w - 1))`` over their labelled captions, a
     measure of the round's spread that does not read the labels. Without
     ``finite_population`` the variance of the captions' share around the rate
-    of the process, ``theta * (1 - theta) / N``, is added.
+    of the process, ``theta * (1 - theta) / N``, is added. Sparse targets
+    are widened as in :func:`ppi_means`, with the effective sample size of
+    the combined rounds.
     """
     y, f_all = _as_2d(y), _as_2d(f_all)
     rows = np.asarray(rows, dtype=np.int64)
@@ -331,7 +423,8 @@ def draws_means(rows, y, f_all, draws, *, alpha: float = 0.05, lam=None,
             continue
         idx = order[pos[hit]]
         est = _finite_poisson(y[idx], f_all[members[hit]], f_all, w.reshape(-1, 1), lam)
-        parts.append((draw, labelled, est, float((w * (w - 1)).sum()), set(idx.tolist())))
+        n_eff = est[5] if finite_population else float(w.sum()) ** 2 / float((w ** 2).sum())
+        parts.append((draw, labelled, est, float((w * (w - 1)).sum()), set(idx.tolist()), n_eff))
     if not parts:
         raise ValueError("no recorded draw has two labelled captions")
     spread = np.array([p[3] for p in parts])
@@ -346,18 +439,22 @@ def draws_means(rows, y, f_all, draws, *, alpha: float = 0.05, lam=None,
         se = np.sqrt(se ** 2 + np.clip(theta, 0, 1) * (1 - np.clip(theta, 0, 1)) / N)
         classical_se = np.sqrt(classical_se ** 2 + np.clip(classical, 0, 1) * (1 - np.clip(classical, 0, 1)) / N)
     used = set().union(*(p[4] for p in parts))
+    # the rounds' shares combine their effective sizes like their variances: 1 / sum(share_k^2 / n_k)
+    inv = sum(s ** 2 / p[5] for p, s in zip(parts, share) if s > 0)
+    idx = np.array(sorted(used), dtype=np.int64)
+    support = _support(y[idx], f_all[rows[idx]], lams, 1.0 / inv if inv > 0 else np.inf, classical)
     shares = {p[0].draw_id: float(s) for p, s in zip(parts, share)}
     uses = [DrawUse(p[0].draw_id, len(p[0].rows), p[1], shares[p[0].draw_id]) for p in parts] + uses
     uses.sort(key=lambda u: [d.draw_id for d in draws].index(u.draw_id))
     return _estimates(theta, se, lams, classical, classical_se, n=len(used), N=N, alpha=alpha,
-                      finite_population=finite_population), uses
+                      finite_population=finite_population, support=support, min_support=min_support), uses
 
 
 def ppi_mean(y, f, f_all, *, alpha: float = 0.05, lam=None, weights=None, weights_all=None,
-             finite_population: bool = False) -> MeanEstimate:
+             finite_population: bool = False, min_support: int = MIN_SUPPORT) -> MeanEstimate:
     """Prediction-powered estimate of one share (see :func:`ppi_means`)."""
     return ppi_means(y, f, f_all, alpha=alpha, lam=lam, weights=weights, weights_all=weights_all,
-                     finite_population=finite_population)[0]
+                     finite_population=finite_population, min_support=min_support)[0]
 
 
 def classical_mean(y, *, alpha: float = 0.05, weights=None, N: int | None = None) -> MeanEstimate:
@@ -365,27 +462,35 @@ def classical_mean(y, *, alpha: float = 0.05, weights=None, N: int | None = None
     y = np.asarray(y, dtype=float)
     n = len(y)
     return ppi_mean(y, np.zeros(n), np.zeros(N if N is not None else n), alpha=alpha, lam=0.0, weights=weights,
-                    finite_population=N is not None)
+                    finite_population=N is not None, min_support=0)
 
 
 def difference(a: MeanEstimate, b: MeanEstimate) -> DifferenceEstimate:
     """A minus B for estimates from independent human samples (two systems' captions).
 
-    The variances add. When the same images were labelled for both systems
-    their errors tend to go together, which makes this interval conservative.
+    The interval combines the two estimates' own intervals by the method of
+    variance estimates recovery (Newcombe 1998; Zou and Donner 2008): the
+    lower end is ``d - sqrt((a - a_low)^2 + (b_high - b)^2)``, the upper
+    one alike. For two normal-approximation intervals that is the usual
+    ``d -/+ z * sqrt(se_a^2 + se_b^2)``; an interval widened for a sparse
+    target (see :func:`ppi_means`) widens the difference with it. When the
+    same images were labelled for both systems their errors tend to go
+    together, which makes this interval conservative.
     """
     if a.alpha != b.alpha:
         raise ValueError("the two estimates use different alphas")
-    z = _z(a.alpha)
+    _z(a.alpha)
     est = a.estimate - b.estimate
     se = float(np.hypot(a.se, b.se))
     cl = a.classical - b.classical
     cl_se = float(np.hypot(a.classical_se, b.classical_se))
-    return DifferenceEstimate(est, (est - z * se, est + z * se), se, cl, (cl - z * cl_se, cl + z * cl_se), a.alpha)
+    return DifferenceEstimate(est, _mover(est, a.estimate, a.ci, b.estimate, b.ci), se, cl,
+                              _mover(cl, a.classical, a.classical_ci, b.classical, b.classical_ci), a.alpha)
 
 
 def paired_difference(y_a, f_a, f_a_all, lam_a: float, y_b, f_b, f_b_all, lam_b: float, *, alpha: float = 0.05,
-                      finite_population: bool = True) -> DifferenceEstimate:
+                      finite_population: bool = True, sparse_of: tuple[MeanEstimate, MeanEstimate] | None = None
+                      ) -> DifferenceEstimate:
     """A minus B when the captions of both systems were labelled on the same images, a simple random sample.
 
     Position i of ``y_a``, ``f_a``, ``y_b``, ``f_b`` is one labelled image
@@ -400,6 +505,14 @@ def paired_difference(y_a, f_a, f_a_all, lam_a: float, y_b, f_b, f_b_all, lam_b:
     :func:`ppi_means` (the share among these N images' captions, with the
     finite-population correction; otherwise the population mean, plus the
     variance of the detector term over the N images).
+
+    ``sparse_of`` gives the two systems' own estimates when one of them was
+    widened for sparse residuals (:func:`ppi_means`): each interval (and the
+    classical one) is then also the hull with Newcombe's (1998) paired
+    combination of the two estimates' intervals,
+    ``d - sqrt(da^2 - 2 phi da db + db^2)`` with ``phi`` the correlation of
+    the two systems' labels on the labelled images (0 when one of them does
+    not vary).
     """
     y_a, f_a, y_b, f_b = (np.asarray(v, dtype=float).reshape(-1) for v in (y_a, f_a, y_b, f_b))
     f_a_all, f_b_all = np.asarray(f_a_all, dtype=float).reshape(-1), np.asarray(f_b_all, dtype=float).reshape(-1)
@@ -421,6 +534,11 @@ def paired_difference(y_a, f_a, f_a_all, lam_a: float, y_b, f_b, f_b_all, lam_b:
     else:  # as _population with unit weights: spreads over the N images and the n labelled ones
         se = float(np.sqrt((lam_a * f_a_all - lam_b * f_b_all).var() / N + r.var() / n))
         cl_se = float(d.std() / np.sqrt(n))
-    return DifferenceEstimate(est, (est - z * se, est + z * se), se, cl, (cl - z * cl_se, cl + z * cl_se), alpha,
-                              "paired", n)
+    ci, cl_ci = (est - z * se, est + z * se), (cl - z * cl_se, cl + z * cl_se)
+    if sparse_of is not None:
+        a, b = sparse_of
+        phi = float(np.corrcoef(y_a, y_b)[0, 1]) if y_a.std() > 0 and y_b.std() > 0 else 0.0
+        ci = _hull(ci, _mover(est, a.estimate, a.ci, b.estimate, b.ci, phi))
+        cl_ci = _hull(cl_ci, _mover(cl, a.classical, a.classical_ci, b.classical, b.classical_ci, phi))
+    return DifferenceEstimate(est, ci, se, cl, cl_ci, alpha, "paired", n)
 

@@ -28,6 +28,18 @@ from .report import EstimateReport, HumanLabels, compare, comparison_frame, esti
 
 #: Below this p-value the labelled captions are said not to look like a random sample.
 RANDOMNESS_P = 0.001
+#: The alphas (1 - confidence) an estimate accepts: beyond them the intervals mean little or the normal
+#: quantile leaves floating-point range.
+ALPHA_RANGE = (0.001, 0.5)
+
+
+def check_alpha(alpha: float, source: str = "alpha") -> float:
+    """``alpha`` if it lies in :data:`ALPHA_RANGE`, else an :class:`InputError` naming ``source``."""
+    lo, hi = ALPHA_RANGE
+    if not (isinstance(alpha, (int, float)) and lo <= alpha <= hi):
+        raise InputError(f"must be between {lo} and {hi} (confidence {1 - hi:.0%} to {1 - lo:.1%}), got {alpha}",
+                         source)
+    return float(alpha)
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,7 @@ class SystemCaptions:
     detections: Detections
     practice_left_out: int
     items: np.ndarray | None = None  # the image (item position in the project) of each caption
+    item_keys: tuple[str, ...] = ()  # the project's item keys, by position
 
 
 def project_detections(project) -> dict[str, SystemCaptions]:
@@ -57,12 +70,13 @@ def project_detections(project) -> dict[str, SystemCaptions]:
     practice_arr = np.array(practice, dtype=bool)
     ids_arr = np.array(ids, dtype=np.int64)
     items_arr = np.array(items, dtype=np.int64)
+    keys = tuple(item.key for item in project.items)
     out = {}
     for system in project.systems:
         mine = systems_arr == system
         rows = np.flatnonzero(mine & ~practice_arr)
         out[system] = SystemCaptions(system, ids_arr[rows], det.subset(rows), int((mine & practice_arr).sum()),
-                                     items_arr[rows])
+                                     items_arr[rows], keys)
     return out
 
 
@@ -147,6 +161,7 @@ class ProjectEstimates:
     layer: str
     reports: tuple[EstimateReport, ...]
     differences: dict[tuple[str, str], dict[str, DifferenceEstimate]] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # systems left out of an all-systems run, and why
     # Each system's captions and human labels, for paired differences (not part of the output).
     inputs: dict[str, tuple[SystemCaptions, HumanLabels]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -193,6 +208,28 @@ class ProjectEstimates:
                              "design": d.design, "pairs": d.pairs})
         return pd.DataFrame(rows)
 
+    def scores_frame(self) -> pd.DataFrame:
+        """The detector scores behind the estimates, one row per caption of the estimated systems (practice items
+        left out): caption_id, image, system, the layer's human label and types (empty when unlabelled), one
+        column per score (every type, then ``inaccurate``) and ``triggers``, the words behind each score
+        (``{type id: [words, ...]}``)."""
+        parts = []
+        for system, (sc, human) in self.inputs.items():
+            n = len(sc.caption_ids)
+            label = np.full(n, "", dtype=object)
+            types = np.full(n, "", dtype=object)
+            label[human.rows] = np.where(human.inaccurate, "inaccurate", "accurate")
+            known = human.types_known
+            types[human.rows] = [" ".join(sorted(t)) if k else "" for t, k in zip(human.types, known)]
+            frame = pd.DataFrame({"caption_id": sc.caption_ids, "image": [sc.item_keys[i] for i in sc.items]
+                                  if sc.items is not None and sc.item_keys else [""] * n,
+                                  "system": system, "human_label": label, "human_types": types})
+            scores = sc.detections.frame().drop(columns=["similarity"])
+            frame = pd.concat([frame, scores], axis=1)
+            frame["triggers"] = [sc.detections.triggers(i) for i in range(n)]
+            parts.append(frame)
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
     def to_tables(self) -> dict[str, pd.DataFrame]:
         """Named tables for the CSV/XLSX/LaTeX/Markdown writers."""
         tables = {"Estimates": self.frame()}
@@ -202,9 +239,10 @@ class ProjectEstimates:
 
     def to_dict(self) -> dict:
         """JSON: one system gives its report's object; several give ``systems`` and ``differences``."""
+        skipped = {"skipped": dict(self.skipped)} if self.skipped else {}
         if len(self.reports) == 1 and not self.differences:
-            return {"project": self.project, "layer": self.layer, **self.reports[0].to_dict()}
-        return {"project": self.project, "layer": self.layer,
+            return {"project": self.project, "layer": self.layer, **self.reports[0].to_dict(), **skipped}
+        return {"project": self.project, "layer": self.layer, **skipped,
                 "systems": {r.system: r.to_dict() for r in self.reports},
                 "differences": [{"a": a, "b": b, "targets": {t: {"estimate": d.estimate, "ci": list(d.ci),
                                                                  "classical_ci": list(d.classical_ci),
@@ -216,7 +254,8 @@ class ProjectEstimates:
 def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | None = None, alpha: float = 0.05,
                      types="all", finite_population: bool = True, pairs: list[tuple[str, str]] = (),
                      scored: dict[str, SystemCaptions] | None = None,
-                     draws: dict[str, list[RecordedDraw]] | None = None) -> ProjectEstimates:
+                     draws: dict[str, list[RecordedDraw]] | None = None,
+                     skip_unlabelled: bool | None = None) -> ProjectEstimates:
     """Estimate every (or the given) system of a loaded project from a built layer.
 
     ``pairs`` lists (A, B) system pairs whose differences A - B are computed.
@@ -225,7 +264,16 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
     ``draws`` (:func:`recorded_draws`) are the systems' recorded sample draws:
     a system that has any is estimated from them, weighted by the inverse
     inclusion probabilities; the others as a random sample.
+    ``skip_unlabelled`` (default: when ``systems`` is not given) leaves out a
+    system that cannot be estimated yet (fewer than two labels, draws without
+    labels) instead of stopping, and names it in ``skipped``; a system of a
+    pair is never skipped.
     """
+    check_alpha(alpha)
+    for a, b in pairs:
+        if a == b:
+            raise InputError(f"compare two different systems, not {a!r} with itself", "--difference")
+    skip = not systems if skip_unlabelled is None else skip_unlabelled
     known = project.systems
     chosen = list(dict.fromkeys(systems)) if systems else list(known)
     for s in chosen + [x for p in pairs for x in p]:
@@ -234,27 +282,38 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
     scored = scored if scored is not None else project_detections(project)
     reports = []
     inputs: dict[str, tuple[SystemCaptions, HumanLabels]] = {}
+    paired = {x for p in pairs for x in p}
+    skipped: dict[str, str] = {}
     for s in dict.fromkeys(chosen + [x for p in pairs for x in p]):
         sc = scored[s]
         human = layer_labels(layer, sc.caption_ids)
-        if len(human.rows) < 2:
-            raise InputError(f"layer {layer.name!r} labels {len(human.rows)} of the {len(sc.caption_ids)} captions "
-                             f"of system {s!r}; at least two are needed")
-        if (draws or {}).get(s):
-            human = replace(human, draws=draws_as_rows(sc.caption_ids, draws[s]))
         try:
-            report = estimate_report(sc.detections, human, system=s, alpha=alpha, types=types,
-                                     finite_population=finite_population)
-        except ValueError as exc:
-            if not human.draws:
+            if len(human.rows) < 2:
+                raise InputError(f"layer {layer.name!r} labels {len(human.rows)} of the {len(sc.caption_ids)} "
+                                 f"captions of system {s!r}; at least two are needed")
+            if (draws or {}).get(s):
+                human = replace(human, draws=draws_as_rows(sc.caption_ids, draws[s]))
+            try:
+                report = estimate_report(sc.detections, human, system=s, alpha=alpha, types=types,
+                                         finite_population=finite_population)
+            except ValueError as exc:
+                if not human.draws:
+                    raise
+                raise InputError(f"system {s!r}, layer {layer.name!r}: {exc}") from None
+        except InputError as exc:
+            if not skip or s in paired:
                 raise
-            raise InputError(f"system {s!r}, layer {layer.name!r}: {exc}") from None
+            skipped[s] = exc.detail
+            continue
         warning = None if human.draws else sample_warning(human, len(sc.caption_ids))
         note = f"{sc.practice_left_out} captions of practice items left out" if sc.practice_left_out else None
         reports.append(replace(report, warnings=report.warnings + ((warning,) if warning else ()),
                                notes=report.notes + ((note,) if note else ())))
         inputs[s] = (sc, human)
-    out = ProjectEstimates(project.name, layer.name, tuple(reports), inputs=inputs)
+    if not reports:
+        raise InputError(f"no system can be estimated from layer {layer.name!r}: "
+                         + "; ".join(skipped.values()))
+    out = ProjectEstimates(project.name, layer.name, tuple(reports), skipped=skipped, inputs=inputs)
     for a, b in pairs:
         out.difference(a, b)
     return out
@@ -274,6 +333,8 @@ def _paired(ra: EstimateReport, rb: EstimateReport, ia: tuple[SystemCaptions, Hu
         return np.ones(len(h.rows), dtype=bool) if target == INACCURATE else h.types_known
 
     ma, mb = labelled(ha), labelled(hb)
+    if target != INACCURATE and not (ma.all() and mb.all()):
+        return None  # types pending on one side: the type estimates are reweighted, the pairs would not be
     items_a, items_b = sa.items[ha.rows[ma]], sb.items[hb.rows[mb]]
     if len(items_a) < 2 or not np.array_equal(np.sort(items_a), np.sort(items_b)):
         return None
@@ -288,7 +349,40 @@ def _paired(ra: EstimateReport, rb: EstimateReport, ia: tuple[SystemCaptions, Hu
     return paired_difference(labels(ha, ma, oa), fa_all[ha.rows[ma][oa]], fa_all[np.argsort(sa.items, kind="stable")],
                              ea.lam, labels(hb, mb, ob), fb_all[hb.rows[mb][ob]],
                              fb_all[np.argsort(sb.items, kind="stable")], eb.lam, alpha=ea.alpha,
-                             finite_population=ea.finite_population)
+                             finite_population=ea.finite_population,
+                             sparse_of=(ea, eb) if ea.sparse or eb.sparse else None)
+
+
+SCORE_FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
+
+
+def scores_file(frame: pd.DataFrame, fmt: str) -> bytes:
+    """:meth:`ProjectEstimates.scores_frame` as a file: ``csv`` (the words as ``type: words | words; ...``, cells
+    that a spreadsheet would run as formulas neutralised) or ``jsonl`` (one strict JSON object per caption, the
+    words as an object of lists)."""
+    import json
+
+    from ..io.tables import write_table
+    if fmt == "csv":
+        flat = frame.assign(triggers=[
+            "; ".join(f"{t}: {' | '.join(words)}" for t, words in trig.items()) for trig in frame["triggers"]])
+        return write_table({"Scores": flat}, "csv")
+    if fmt == "jsonl":
+        lines = []
+        for row in frame.to_dict(orient="records"):
+            obj = {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            lines.append(json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
+        return ("\n".join(lines) + ("\n" if lines else "")).encode("utf-8", errors="replace")
+    raise InputError(f"unknown scores format {fmt!r}; choose one of {', '.join(SCORE_FORMATS.values())}")
+
+
+def score_format(path: str, source: str = "--scores") -> str:
+    """The scores format a file name asks for (by its extension), or an :class:`InputError` naming ``source``."""
+    import os
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in SCORE_FORMATS:
+        raise InputError(f"the file name must end in {' or '.join(SCORE_FORMATS)}, got {path!r}", source)
+    return SCORE_FORMATS[ext]
 
 
 def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEstimates:
@@ -303,5 +397,5 @@ def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEsti
     return estimate_project(load_project(store, project), built, **kw)
 
 
-__all__ = ["SystemCaptions", "ProjectEstimates", "RecordedDraw", "project_detections", "recorded_draws", "draws_as_rows",
+__all__ = ["ALPHA_RANGE", "check_alpha", "SCORE_FORMATS", "scores_file", "score_format", "SystemCaptions", "ProjectEstimates", "RecordedDraw", "project_detections", "recorded_draws", "draws_as_rows",
            "layer_labels", "sample_warning", "estimate_project", "estimate_store", "INACCURATE"]

@@ -19,7 +19,8 @@ import pandas as pd
 
 from ..taxonomy import ERROR_TYPE_IDS
 from .detectors import DETECTED_TYPES, INACCURATE, ChairScore, Detections
-from .ppi import DifferenceEstimate, DrawUse, MeanEstimate, SampleDraw, difference, draws_means, ppi_means
+from .ppi import (MIN_SUPPORT, DifferenceEstimate, DrawUse, MeanEstimate, SampleDraw, difference, draws_means,
+                  ppi_means)
 
 #: Fewer human labels than this and the normal approximation behind the intervals is rough.
 MIN_LABELS_FOR_CLT = 30
@@ -142,7 +143,20 @@ class EstimateReport:
     def _entry(e: MeanEstimate) -> dict:
         return {"estimate": e.estimate, "ci": _clip(e.ci), "classical_ci": _clip(e.classical_ci),
                 "classical": e.classical, "n_human": e.n, "lambda": e.lam,
-                "more_labels_to_halve": e.labels_to_halve()}
+                "more_labels_to_halve": e.labels_to_halve(), "sparse": e.sparse,
+                "normal_ci": _clip(e.ppi_ci if e.ppi_ci is not None else e.ci),
+                "effective_residuals": round(e.residuals, 2), "labelled_cases": e.cases,
+                "zero_width": e.zero_width}
+
+    @property
+    def sparse_targets(self) -> list[str]:
+        """Targets whose interval rests on fewer than :data:`MIN_SUPPORT` residuals or cases (widened)."""
+        return [t for t in (INACCURATE, *self.types) if self.target(t).sparse]
+
+    @property
+    def zero_width_targets(self) -> list[str]:
+        """Targets whose interval is a single point although some captions are unlabelled."""
+        return [t for t in (INACCURATE, *self.types) if self.target(t).zero_width]
 
     def to_dict(self) -> dict:
         """The JSON form: n_total, n_human, inaccurate, types, detectors (and system, alpha, CHAIR, warnings, notes)."""
@@ -180,6 +194,7 @@ class EstimateReport:
             rows.append({"system": self.system, "target": name, "estimate": e.estimate, "ci_low": lo, "ci_high": hi,
                          "classical": e.classical, "classical_low": clo, "classical_high": chi, "n_human": e.n,
                          "n_total": e.N, "lambda": e.lam, "more_labels_to_halve": e.labels_to_halve(),
+                         "sparse": e.sparse, "effective_residuals": e.residuals, "labelled_cases": e.cases,
                          "precision": q.precision if q else None, "recall": q.recall if q else None,
                          "auc": q.auc if q else None})
         return pd.DataFrame(rows)
@@ -187,14 +202,15 @@ class EstimateReport:
 
 def estimate_report(detections: Detections, human: HumanLabels, *, system: str | None = None,
                     alpha: float = 0.05, types: str | Sequence[str] = "all", finite_population: bool = True,
-                    threshold: float = 0.5) -> EstimateReport:
+                    threshold: float = 0.5, min_support: int = MIN_SUPPORT) -> EstimateReport:
     """Estimate one system's inaccurate share and error-type shares.
 
     ``detections`` holds the scores of all of the system's captions;
     ``human`` the labels of some of them. ``types`` is ``"all"``, ``"top5"``
     (the five types with the highest estimates) or a list of type ids. With
     ``finite_population`` (the default) the targets are the shares among
-    exactly these captions; see :mod:`annotator.estimate.ppi`.
+    exactly these captions; see :mod:`annotator.estimate.ppi`, also for
+    ``min_support`` (0: plain normal-approximation intervals, never widened).
     """
     N = len(detections)
     if len(human.rows) and (human.rows.min() < 0 or human.rows.max() >= N):
@@ -202,14 +218,14 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     if len(human.rows) < 2:
         raise ValueError(f"at least two human-labelled captions are needed, got {len(human.rows)}")
     weights = human.weights
-    kw = dict(alpha=alpha, finite_population=finite_population)
+    kw = dict(alpha=alpha, finite_population=finite_population, min_support=min_support)
     warnings, notes = [], []
     uses: list[DrawUse] = []
 
-    def means(mask: np.ndarray, Y: np.ndarray, F_all: np.ndarray) -> list[MeanEstimate]:
+    def means(mask: np.ndarray, Y: np.ndarray, F_all: np.ndarray, w=weights) -> list[MeanEstimate]:
         rows = human.rows[mask]
         if not human.draws:
-            return ppi_means(Y, F_all[rows], F_all, weights=None if weights is None else weights[mask], **kw)
+            return ppi_means(Y, F_all[rows], F_all, weights=None if w is None else w[mask], **kw)
         found, used = draws_means(rows, Y, F_all, human.draws, **kw)
         uses[:] = uses or used
         return found
@@ -228,13 +244,32 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     known = human.types_known
     type_ids = list(ERROR_TYPE_IDS)
     results: dict[str, MeanEstimate] = {}
-    rows = human.rows[known]
-    Y = human.type_matrix(type_ids)[known]
     F_all = np.column_stack([detections.score(t) for t in type_ids])
     type_estimates = None
+    pending = int((~known).sum())
+    type_weights = weights
+    refused = False
+    if pending:
+        # Types pending are missing values, not zeros: the typed inaccurate captions stand for all inaccurate ones
+        # (two-phase sampling, types missing at random among the labelled inaccurate captions).
+        base = np.ones(len(human.rows)) if weights is None else np.asarray(weights, dtype=float)
+        inacc_rows = human.inaccurate
+        typed = float(base[inacc_rows & known].sum()) / float(base[inacc_rows].sum())
+        if human.draws or typed == 0:
+            known, refused = np.zeros(len(human.rows), dtype=bool), True
+            why = ("recorded draws cannot reweight them" if human.draws else "no inaccurate caption has its types")
+            notes.append(f"{pending} labelled inaccurate caption{'s have' if pending > 1 else ' has'} error types "
+                         f"pending: no type shares until {'they are' if pending > 1 else 'it is'} typed ({why})")
+        else:
+            scale = 1.0 / typed
+            if finite_population and weights is None:
+                base = np.full(len(human.rows), N / len(human.rows))  # a simple random sample: n of N
+            type_weights = np.where(inacc_rows, base * scale, base)
+    rows = human.rows[known]
+    Y = human.type_matrix(type_ids)[known]
     if int((known & human.in_draws).sum()) >= 2:
         try:
-            type_estimates = means(known, Y, F_all)
+            type_estimates = means(known, Y, F_all, type_weights)
         except ValueError:
             if not human.draws:
                 raise  # without draws, two captions with complete types always give an estimate
@@ -243,18 +278,13 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
         for j, t in enumerate(type_ids):
             if t in DETECTED_TYPES:
                 quality[t] = detector_quality(Y[:, j], F_all[rows, j], threshold)
-        if (~known).any():
-            notes.append(f"{int((~known).sum())} inaccurate captions have no error types yet; "
-                            "the type shares use the other labelled captions")
-    else:
+        if pending:
+            notes.append(f"{pending} labelled inaccurate caption{'s have' if pending > 1 else ' has'} error types "
+                         f"pending: the type shares are estimated from the {int(known.sum())} fully typed "
+                         f"captions, each typed inaccurate one weighted {scale:.2f}x to stand for the pending ones "
+                         "(read as missing at random among the inaccurate captions)")
+    elif not refused:
         notes.append("fewer than two labelled captions have complete error types; no type shares")
-    if len(human.rows) < N:
-        flat = [INACCURATE] if len(set(y.tolist())) < 2 else []
-        flat += [t for t, e in results.items() if e.se == 0 and e.classical_se == 0]
-        if flat:
-            notes.append(f"the human labels are all the same for {len(flat)} target{'s' if len(flat) > 1 else ''} "
-                         f"({', '.join(flat)}): their normal-approximation intervals are too narrow (the labelled "
-                         "captions may simply hold no case yet)")
     if human.draws:
         notes.extend(_draw_notes(human, uses))
     if inacc.n < MIN_LABELS_FOR_CLT:
@@ -269,6 +299,18 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
         if unknown:
             raise ValueError(f"unknown error type ids: {', '.join(unknown)}")
         results = {t: results[t] for t in type_ids if t in wanted and t in results}
+    sparse = [t for t, e in ((INACCURATE, inacc), *results.items()) if e.sparse]
+    if sparse:
+        notes.append(f"{len(sparse)} target{'s rest' if len(sparse) > 1 else ' rests'} on fewer than {MIN_SUPPORT} "
+                     "labelled captions of the rarer label or effective non-zero residuals (the detector almost "
+                     f"always right, or the type almost never labelled): {', '.join(sparse)}; "
+                     f"{'their intervals are' if len(sparse) > 1 else 'its interval is'} widened to hold the exact "
+                     "interval of the human labels (marked * in the table, sparse in the JSON)")
+    zero = [t for t, e in ((INACCURATE, inacc), *results.items()) if e.zero_width]
+    if zero:
+        warnings.append(f"{len(zero)} interval{'s have' if len(zero) > 1 else ' has'} zero width although not every "
+                        f"caption is labelled ({', '.join(zero)}): {'they claim' if len(zero) > 1 else 'it claims'} "
+                        "an exactness the human labels cannot give")
     quality = {t: q for t, q in quality.items() if t == INACCURATE or t in results}
     return EstimateReport(system=system, n_total=N, n_human=inacc.n, alpha=alpha,
                           finite_population=finite_population, inaccurate=inacc, types=results,

@@ -195,6 +195,11 @@ def allocate(scores: dict[str, np.ndarray], human: HumanLabels, size: int, *, de
     else:
         need = np.sqrt(r2[candidates][:, [names.index(t) for t in chosen]].sum(1)) if design == "active" else None
         uniform = np.full(len(candidates), 1.0 / len(candidates))
+        if need is not None and np.ptp(need) <= 1e-12 * max(1.0, float(need.max())):
+            # nothing tells the captions apart: an "active" draw would be a uniform one under another name
+            raise ValueError(f"the detectors give every caption not labelled yet the same expected error for "
+                             f"{', '.join(chosen)} (no detector evidence: no references or box labels to compare "
+                             "with), so an active draw would be uniform; draw a uniform sample instead (--random N)")
         if need is None or need.sum() <= 0:
             share = uniform
         else:

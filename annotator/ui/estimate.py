@@ -10,20 +10,29 @@ import streamlit as st
 from .. import ui
 from ..errors import AnnotatorError
 from ..estimate import INACCURATE
-from ..estimate.project import estimate_project, project_detections, recorded_draws
-from ..io.tables import FORMATS
+from ..estimate.ppi import MIN_SUPPORT
+from ..estimate.project import SCORE_FORMATS, estimate_project, project_detections, recorded_draws, scores_file
+from ..io.tables import FORMATS, file_name
 from ..layers import available_layers, parse_layer
 from ..store.analysis_queries import annotators_in
+from ..store.content_selection import project_fingerprint
 from ..taxonomy import taxonomy
 from .downloads import table_download
 
 
 @st.cache_resource(show_spinner="Running the error detectors on every caption…", max_entries=4)
-def _scored(url: str, project: str, systems: tuple, practice: tuple, _store):
-    # the detectors read captions and references only: computed again when a system is added or practice marks change
+def _scored(url: str, project: str, fingerprint: tuple, practice: tuple, _store):
+    # the detectors read items, boxes, references and captions (the fingerprint the content-selection and diversity
+    # dashboards key on) and leave practice items out: computed again when either changes
     from ..store.projects import load_project
     proj = load_project(_store, project)
     return proj, project_detections(proj)
+
+
+@st.cache_data(show_spinner="Writing the detector scores…", max_entries=8)
+def _scores(url: str, project: str, fingerprint: tuple, version: tuple, layer: str, systems: tuple, fmt: str,
+            _result) -> bytes:
+    return scores_file(_result.scores_frame(), fmt)
 
 
 def _target_name(target: str) -> str:
@@ -62,14 +71,19 @@ def render(ctx: ui.PageContext) -> None:
         st.warning("Choose at least one system.")
         st.stop()
 
+    st.caption(f"A {level:.0%} interval holds the true share in {round(100 * level)} of 100 random human samples.")
     try:
-        proj, scored = _scored(store.url, project, tuple(systems_all), version[2:], store)
+        fingerprint = project_fingerprint(store, project)
+        proj, scored = _scored(store.url, project, fingerprint, version[2:], store)
         layer = ui.judgement_layer(ctx, frame, version, layer_choice)
         result = estimate_project(proj, layer, systems=chosen, alpha=round(1 - level, 6),
                                   types="top5" if top else "all", finite_population=not population, scored=scored,
-                                  draws=recorded_draws(store, project))
+                                  draws=recorded_draws(store, project), skip_unlabelled=True)
     except AnnotatorError as exc:
         ui.show_error_and_stop(exc)
+    for system, why in result.skipped.items():
+        st.info(f"System {ui.md_escape(system)} is not estimated: {ui.md_escape(why)}")
+    estimated = [r.system for r in result.reports]
 
     table = result.frame()
     table["type"] = [_target_name(t) for t in table["target"]]
@@ -85,6 +99,11 @@ def render(ctx: ui.PageContext) -> None:
                   help="Object hallucination: the share of entity mentions, and of captions, naming something absent.")
         for w in report.warnings:
             st.warning(ui.md_escape(w))
+        if report.sparse_targets:
+            st.warning(f"{len(report.sparse_targets)} of these intervals rest on fewer than {MIN_SUPPORT} labelled "
+                       "cases or non-zero residuals and are widened to the exact interval of the human labels "
+                       "(marked * and *few cases* in the table): "
+                       + ", ".join(_target_name(t) for t in report.sparse_targets))
         if report.notes:
             with st.expander(f"Notes on these figures ({len(report.notes)})"):
                 for n in report.notes:
@@ -110,13 +129,18 @@ def render(ctx: ui.PageContext) -> None:
                    "labels alone.")
 
     shown = table[["system", "type", "estimate"]].assign(
-        interval=[_interval(c) for c in zip(table["ci_low"], table["ci_high"])],
+        interval=[_interval(c) + ("*" if sparse else "")
+                  for c, sparse in zip(zip(table["ci_low"], table["ci_high"]), table["sparse"])],
+        sparse=table["sparse"],
         classical=[_interval(c) for c in zip(table["classical_low"], table["classical_high"])])
     shown = pd.concat([shown, table[["n_human", "more_labels_to_halve", "precision", "recall", "auc"]]], axis=1)
     st.dataframe(shown, hide_index=True, width="stretch", column_config={
         "system": st.column_config.TextColumn("System"), "type": st.column_config.TextColumn("Target"),
         "estimate": st.column_config.NumberColumn("Estimate", format="percent"),
         "interval": st.column_config.TextColumn(f"{level:.0%} interval"),
+        "sparse": st.column_config.CheckboxColumn(
+            "Few cases", help=f"Fewer than {MIN_SUPPORT} labelled cases or non-zero residuals: the interval is "
+                              "widened to the exact interval of the human labels."),
         "classical": st.column_config.TextColumn("Classical interval", help="From the human labels alone."),
         "n_human": st.column_config.NumberColumn("Human labels"),
         "more_labels_to_halve": st.column_config.NumberColumn(
@@ -125,11 +149,11 @@ def render(ctx: ui.PageContext) -> None:
         "recall": st.column_config.NumberColumn("Recall", format="%.2f", help="Of the detector, on the labelled captions."),
         "auc": st.column_config.NumberColumn("AUC", format="%.2f", help="How well the detector's score ranks them.")})
 
-    if len(chosen) >= 2:
+    if len(estimated) >= 2:
         st.subheader("Difference between two systems", anchor=False)
         d1, d2 = st.columns(2)
-        a = d1.selectbox("System A", chosen, index=0, key="est_diff_a")
-        b = d2.selectbox("System B", chosen, index=1, key="est_diff_b")
+        a = d1.selectbox("System A", estimated, index=0, key="est_diff_a")
+        b = d2.selectbox("System B", estimated, index=1, key="est_diff_b")
         if a == b:
             st.info("Choose two different systems.")
         else:
@@ -149,3 +173,12 @@ def render(ctx: ui.PageContext) -> None:
     for col, fmt in zip(cols, FORMATS):
         table_download(f"Download {fmt.upper()}", result, fmt, f"estimates-{project}", key=f"est_dl_{fmt}", container=col,
                        caption="Estimated error shares")
+    cols = st.columns(len(SCORE_FORMATS) + 2)
+    for col, (ext, fmt) in zip(cols, SCORE_FORMATS.items()):
+        col.download_button(f"Download detector scores ({fmt.upper()})",
+                            data=_scores(store.url, project, fingerprint, version, layer_choice, tuple(estimated), fmt,
+                                         result),
+                            file_name=file_name(f"detector-scores-{project}", "csv").removesuffix(".csv") + ext,
+                            mime="text/csv" if fmt == "csv" else "application/jsonl", key=f"est_scores_{fmt}",
+                            help="Every estimated caption's detector scores, human label and trigger words, to check "
+                                 "the estimate with another tool (as annotator estimate --scores).")

@@ -257,5 +257,26 @@ def test_estimates_page_weights_a_drawn_sample_like_the_command_line(sqlite_stor
     poor = table[(table["system"] == "poor") & (table["type"] == "Inaccurate (any error)")].iloc[0]
     assert poor["estimate"] == pytest.approx(cli["inaccurate"]["estimate"])
     lo, hi = cli["inaccurate"]["ci"]
-    assert poor["interval"] == f"{100 * lo:.1f}–{100 * hi:.1f}%"
+    assert poor["interval"] == f"{100 * lo:.1f}–{100 * hi:.1f}%" + ("*" if cli["inaccurate"]["sparse"] else "")
     assert any("recorded draw" in t.value for t in at.text)
+
+
+def test_an_active_draw_without_detector_evidence_is_refused(store, capsys):
+    """Images without references or box labels: the detectors score every caption alike, so an 'active' draw
+    would silently be uniform. It is refused with a message naming the system and the way out; nothing is
+    recorded; a uniform draw still works."""
+    from annotator.model import Caption, Item, Project
+    from annotator.store.projects import write_project
+    items = [Item(key=f"img{i}", references=[], captions=[Caption("bare", f"A dog number {i} on a sofa")])
+             for i in range(60)]
+    with store.transaction() as conn:
+        write_project(conn, Project("bare", items=items))
+    add_user(store, "bea", "annotator")
+    code, out, err = run(capsys, "--db", store.url, "assign", "--project", "bare", "--annotators", "bea",
+                         "--active", "10")
+    assert code != 0 and "system 'bare'" in err and "would be uniform" in err and "--random" in err
+    assert sample_draws(store, "bare") == []
+    code, out, err = run(capsys, "--db", store.url, "assign", "--project", "bare", "--annotators", "bea",
+                         "--random", "10")
+    assert code == 0, err
+    assert [d["design"] for d in sample_draws(store, "bare")] == ["uniform"]

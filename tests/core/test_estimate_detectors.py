@@ -245,3 +245,39 @@ def test_blocks_of_images_give_the_same_result(sample_detections):
     assert np.array_equal(small.scores, whole.scores) and np.array_equal(small.similarity, whole.similarity)
     assert [small.triggers(i) for i in range(len(captions))] == [whole.triggers(i) for i in range(len(captions))]
     assert small.chair() == whole.chair()
+
+
+def _wordnet_lemmas() -> set[str]:
+    """The English WordNet lemmas and function words that METEOR 1.5 (shipped by pycocoevalcap, a runtime
+    dependency) carries."""
+    import zipfile
+
+    from annotator.metrics.java import meteor_jar
+    with zipfile.ZipFile(meteor_jar()) as jar:
+        lines = jar.read("synonym/english.synsets").decode("utf-8", "replace").splitlines()
+        function = jar.read("function/english.words").decode("utf-8", "replace").split()
+    # english.synsets: a lemma line, then a line of its synset ids
+    return {line.replace("_", " ").lower() for line in lines[0::2]} | {w.lower() for w in function}
+
+
+def test_every_concept_name_in_the_word_lists_is_a_known_word_or_phrase():
+    """A concept name (entities, body parts, scenes, age groups: the named values) is a WordNet lemma, or each of
+    its words is one (a regular plural counts by its singular): a name glued to a stray word ('keyskateboard', a
+    broken line) defines a concept no caption ever names."""
+    import re
+
+    from annotator.estimate.lexicon import DETECTOR_WORDS_FILE
+    from annotator.taxonomy import read_toml
+    data = read_toml(DETECTOR_WORDS_FILE, "the detector word lists")
+    lemmas = _wordnet_lemmas()
+
+    def known(word: str) -> bool:
+        return word in lemmas or any(word.endswith(s) and word[:-len(s)] in lemmas for s in ("s", "es"))
+
+    names = [(table, name) for table in ("entity", "part", "scene", "age")
+             for name, spec in data[table].items() if isinstance(spec, dict)]
+    assert len(names) > 200
+    unknown = [(table, name) for table, name in names
+               if name.replace("_", " ") not in lemmas and not all(known(w) for w in re.findall(r"[a-z]+", name))]
+    assert unknown == []
+    assert "skateboard" in data["entity"] and "keyskateboard" not in data["entity"]

@@ -83,8 +83,8 @@ F_ALL = np.array([1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0])
 
 
 def test_hand_computed_population_estimate():
-    # theta = mean(F_ALL) + mean(Y - F) = 3/8 + 1/4
-    est = ppi_mean(Y, F, F_ALL, lam=1.0)
+    # theta = mean(F_ALL) + mean(Y - F) = 3/8 + 1/4 (min_support=0: the plain normal approximation)
+    est = ppi_mean(Y, F, F_ALL, lam=1.0, min_support=0)
     assert est.estimate == pytest.approx(0.625)
     # se^2 = var(F_ALL)/8 + var(Y - F)/4 with population variances (3/8 * 5/8) and (1/4 * 3/4)
     se = np.sqrt((3 / 8 * 5 / 8) / 8 + (1 / 4 * 3 / 4) / 4)

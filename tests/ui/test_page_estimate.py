@@ -32,12 +32,12 @@ def test_estimates_chart_table_and_difference(street, capsys):
     poor = table[(table["system"] == "poor") & (table["type"] == "Inaccurate (any error)")].iloc[0]
     lo, hi = cli["inaccurate"]["ci"]
     assert poor["estimate"] == pytest.approx(cli["inaccurate"]["estimate"])
-    assert poor["interval"] == f"{100 * lo:.1f}–{100 * hi:.1f}%"
+    assert poor["interval"] == f"{100 * lo:.1f}–{100 * hi:.1f}%" + ("*" if cli["inaccurate"]["sparse"] else "")
     diff = at.dataframe[1].value
     assert diff.iloc[0]["target"] == "Inaccurate (any error)"
     # ann labelled the same images of both systems: the difference is paired on them
     assert diff.iloc[0]["interval"] == f"paired, {cli['n_human']} images"
-    assert len(at.get("download_button")) == 5
+    assert len(at.get("download_button")) == 5 + 2  # the tables in five formats, the detector scores in two
     at.toggle(key="est_top5").set_value(True).run(timeout=120)
     assert not at.exception
     assert len(at.dataframe[0].value) == 2 * 6  # inaccurate and five types per system
@@ -60,3 +60,45 @@ def test_project_without_judgements(sqlite_store):
     at = page_test("estimate", sqlite_store.url, user="ana", role="analyst", project="empty").run()
     assert not at.exception
     assert "Nobody has judged a caption" in texts(at)
+
+
+def test_level_text_sparse_flags_and_scores_download(street):
+    """The level the page states is the one chosen; sparse intervals are flagged; the detector scores download
+    like --scores."""
+    at = page_test("estimate", street.url, user="ana", role="analyst", project=PROJECT).run(timeout=120)
+    at.selectbox(key="est_level").set_value(0.90).run(timeout=120)
+    assert not at.exception
+    shown = texts(at) + " ".join(c.value for c in at.caption)
+    assert "90 of 100" in shown and "95 of 100" not in shown
+    # nearly exact detectors on few labels: flagged, as in the command's JSON
+    assert any("widened to the exact interval" in w.value for w in at.warning)
+    table = at.dataframe[0].value
+    assert table["sparse"].any() and all(i.endswith("*") for i in table.loc[table["sparse"], "interval"])
+    labels = [b for b in at.get("download_button") if "detector scores" in b.proto.label]
+    assert len(labels) == 2
+
+
+def test_captions_added_to_existing_systems_are_scored_without_a_restart(street):
+    """The detector-score cache is keyed on the project's items, references and captions, not its system names."""
+    from annotator.model import Caption, Item, Project, Reference
+    from annotator.store.projects import write_project
+    at = page_test("estimate", street.url, user="ana", role="analyst", project=PROJECT).run(timeout=120)
+    assert dict((m.label, m.value) for m in at.metric)["Human labels"].endswith("of 79")
+    with street.transaction() as conn:  # one more image captioned by both systems
+        write_project(conn, Project(PROJECT, items=[Item("extra", references=[Reference("A man in the park")],
+                                                         captions=[Caption("good", "A man in the park"),
+                                                                   Caption("poor", "A woman in the park")])]))
+    at.run(timeout=120)
+    assert not at.exception
+    assert dict((m.label, m.value) for m in at.metric)["Human labels"].endswith("of 80")
+
+
+def test_a_system_without_labels_is_listed_not_fatal(street):
+    from annotator.model import Caption, Item, Project, Reference
+    from annotator.store.projects import write_project
+    with street.transaction() as conn:  # a third system, nobody has labelled its captions
+        write_project(conn, Project(PROJECT, items=[Item("img0", references=[], captions=[Caption("new", "A dog")])]))
+    at = page_test("estimate", street.url, user="ana", role="analyst", project=PROJECT).run(timeout=120)
+    assert not at.exception
+    assert any("System new is not estimated" in i.value and "at least two" in i.value for i in at.info)
+    assert set(at.dataframe[0].value["system"]) == {"good", "poor"}
