@@ -41,6 +41,15 @@ mean (weights fixed by the design, not by the labels) has the variance
 missing at random within the round (the round's captions are queued in random
 order): the labelled ones stand for them, their weights scaled by the share
 labelled.
+
+Sparse targets: the normal approximation needs residuals that vary. When the
+labelled captions hold fewer than :data:`MIN_SUPPORT` effective non-zero
+residuals (a nearly exact detector) or captions of the rarer label (a rare
+type), the interval is the hull of the prediction-powered one and the exact
+Clopper-Pearson interval of the human sample on its effective size
+(:func:`exact_interval`), and the estimate is flagged ``sparse``; the
+classical interval likewise when the rarer label is too rare. Differences
+combine intervals by MOVER (:func:`difference`).
 """
 
 from __future__ import annotations

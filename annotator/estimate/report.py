@@ -33,8 +33,9 @@ class HumanLabels:
     ``rows`` are the captions' positions among the system's captions (the rows
     of its detections); ``inaccurate`` the coarse label; ``types`` the ticked
     error type ids. An inaccurate caption with no types yet (a coarse-only
-    import, a pending second pass) counts for the inaccurate share but not
-    for the type shares.
+    import, a pending second pass) counts for the inaccurate share; for the
+    type shares it is a missing value, which the typed inaccurate captions
+    stand for (see :func:`estimate_report`).
 
     How the labelled captions were chosen: by default a simple random sample;
     ``weights`` give inverse labelling probabilities of a one-round Poisson
@@ -211,6 +212,10 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     ``finite_population`` (the default) the targets are the shares among
     exactly these captions; see :mod:`annotator.estimate.ppi`, also for
     ``min_support`` (0: plain normal-approximation intervals, never widened).
+    Inaccurate captions with types pending are missing values for the type
+    shares: without recorded draws the typed inaccurate captions are
+    weighted up to stand for them; with draws (or none typed) the type
+    shares are left out, and a note says which and why.
     """
     N = len(detections)
     if len(human.rows) and (human.rows.min() < 0 or human.rows.max() >= N):
