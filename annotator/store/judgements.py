@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError, NotFound
 from ..model import Judgement, JudgementKind, Label
+from ..spans import decode_spans, encode_spans
 from . import Store
 from .codec import decode_types, encode_types, type_mask
 from .schema import captions, current_judgements, items, judgements, systems, users
@@ -47,7 +48,7 @@ def lock_key(conn: Connection, key: str) -> None:
 def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
                      error_types=(), note: str = "", seconds: float = 0.0,
                      kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None,
-                     revision: int | None = None, stamp=None) -> int:
+                     revision: int | None = None, stamp=None, spans=()) -> int:
     """Append a revision inside the caller's transaction; return its revision number.
 
     Validation of label/types rules is the caller's job (annotator.annotation);
@@ -57,7 +58,8 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     and otherwise joins the history behind the current one. ``stamp`` (annotator.store.stamps.CaptionStamp,
     taken when a page showed the caption) makes the save refuse with CaptionChanged, writing nothing, when
     the id no longer holds that caption. An annotation that becomes the current one removes the user's
-    draft of the caption (annotator.store.drafts) in the same transaction.
+    draft of the caption (annotator.store.drafts) in the same transaction. ``spans`` (annotator.spans.Span,
+    checked by the caller) are stored with the revision.
     """
     if stamp is not None:
         from .stamps import check_caption_stamp
@@ -72,7 +74,8 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     types = encode_types(error_types)
     jid = conn.execute(judgements.insert().values(
         caption_id=caption_id, user_id=user_id, kind=kind, revision=revision, label=label_value,
-        error_types=types, note=note or "", seconds=float(seconds or 0.0), created_at=at)).inserted_primary_key[0]
+        error_types=types, note=note or "", seconds=float(seconds or 0.0), created_at=at,
+        spans=encode_spans(spans))).inserted_primary_key[0]
     if revision > newest:
         _upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
                                            "judgement_id": jid, "revision": revision, "label": label_value,
@@ -100,7 +103,8 @@ def save_judgement(store: Store, caption_id: int, user_id: int, **fields) -> int
 def _row_to_judgement(r, user_name: str) -> Judgement:
     return Judgement(caption_id=r.caption_id, user=user_name, label=Label(r.label) if r.label else None,
                      error_types=decode_types(r.error_types), note=r.note, seconds=r.seconds,
-                     kind=JudgementKind(r.kind), revision=r.revision, created_at=r.created_at, judgement_id=r.id)
+                     kind=JudgementKind(r.kind), revision=r.revision, created_at=r.created_at, judgement_id=r.id,
+                     spans=decode_spans(r.spans))
 
 
 def current_judgement(conn: Connection, caption_id: int, user_id: int, kind: str = "annotation") -> Judgement | None:
