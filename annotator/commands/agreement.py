@@ -1,6 +1,7 @@
 """``annotator agreement``, ``annotator disagreements``, ``annotator adjudicate`` and ``annotator practice``.
 
     annotator agreement --project P --annotators A B [--system S] --json
+    annotator agreement --project P --spans [--annotators A B] --json
     annotator agreement --project P --annotators A B C --format xlsx --output agreement.xlsx
     annotator disagreements --project P --annotators A B --json
     annotator adjudicate --project P --caption 17 --user lea --label inaccurate --types gender activity
@@ -47,6 +48,8 @@ def _agreement_options(p) -> None:
     p.add_argument("--annotators", nargs="+", metavar="NAME", default=None,
                    help="two or more annotators (default: everyone who annotated the project)")
     p.add_argument("--system", default=None, help="only this system's captions")
+    p.add_argument("--spans", action="store_true",
+                   help="agreement on where: token and exact-span F1 of the error spans, per pair and type")
     add_interval_flags(p)
     p.add_argument("--fleiss-m", type=int, default=None,
                    help="Fleiss' kappa over captions judged by exactly this many annotators (default: all of them)")
@@ -85,6 +88,10 @@ def _agreement(args, ctx) -> int:
         raise NotFound(f"project {args.project!r} has no system {args.system!r}")
     if args.annotators is not None and len(args.annotators) < 2:
         raise InputError("agreement needs at least two annotators", "--annotators")
+    if args.spans:
+        from ..span_agreement import readable, span_agreement
+        report = span_agreement(store, args.project, args.annotators, system=args.system)
+        return emit_report(report, args, ctx, readable, caption="Span agreement")
     frame = judgement_frame(store, args.project, kinds=("annotation",), system=args.system, users_=args.annotators)
     present = set(frame["user"].astype(object)) if len(frame) else set()
     if args.annotators:
