@@ -177,3 +177,32 @@ def require_caption(conn: Connection, caption_id: int) -> None:
     """Raise NotFound when no caption has this id."""
     if conn.execute(select(captions.c.id).where(captions.c.id == caption_id)).scalar() is None:
         raise NotFound(f"no caption with id {caption_id}")
+
+
+def judgement_spans(conn: Connection, judgement_ids) -> list[tuple[int, tuple]]:
+    """(caption id, spans) of the given judgement revisions that carry spans."""
+    ids = sorted(set(int(i) for i in judgement_ids))
+    out = []
+    for start in range(0, len(ids), 5000):
+        q = select(judgements.c.caption_id, judgements.c.spans).where(
+            judgements.c.id.in_(ids[start:start + 5000]), judgements.c.spans.is_not(None))
+        out += [(r.caption_id, decode_spans(r.spans)) for r in conn.execute(q)]
+    return out
+
+
+def current_caption_spans(conn: Connection, caption_id: int) -> tuple:
+    """Every span of the current judgements of a caption (annotations and adjudications, everyone's)."""
+    q = (select(judgements.c.spans).join(current_judgements, current_judgements.c.judgement_id == judgements.c.id)
+         .where(current_judgements.c.caption_id == caption_id, judgements.c.spans.is_not(None)))
+    return tuple(s for (raw,) in conn.execute(q) for s in decode_spans(raw))
+
+
+def caption_place(conn: Connection, caption_id: int) -> tuple[str, str]:
+    """(project name, system name) of a caption; NotFound when no caption has this id."""
+    from .schema import projects
+    r = conn.execute(select(projects.c.name, systems.c.name).select_from(
+        captions.join(systems, systems.c.id == captions.c.system_id).join(projects, projects.c.id == systems.c.project_id))
+        .where(captions.c.id == caption_id)).first()
+    if r is None:
+        raise NotFound(f"no caption with id {caption_id}")
+    return r[0], r[1]
