@@ -192,3 +192,27 @@ def not_localised(spans, error_types) -> tuple[str, ...]:
     """The judgement's error types no span points at (in the order given)."""
     have = {s.type for s in spans or ()}
     return tuple(t for t in error_types or () if t not in have)
+
+
+def merge_spans(spans) -> tuple[Span, ...]:
+    """Spans of one or more judgements as one set per type: overlapping spans of a type joined into one run
+    (keeping a fix only when all the joined spans that have one agree and one covers the whole run)."""
+    out: list[Span] = []
+    for type_id in dict.fromkeys(s.type for s in sorted(spans or ())):
+        run: list[Span] = []
+        for s in sorted(x for x in spans if x.type == type_id):
+            if run and s.start < max(r.end for r in run):
+                run.append(s)
+                continue
+            if run:
+                out.append(_joined(run))
+            run = [s]
+        if run:
+            out.append(_joined(run))
+    return tuple(sorted(out))
+
+
+def _joined(run: list[Span]) -> Span:
+    start, end = min(s.start for s in run), max(s.end for s in run)
+    fixes = {s.fix for s in run if s.fix is not None and (s.start, s.end) == (start, end)}
+    return Span(start, end, run[0].type, fixes.pop() if len(fixes) == 1 else None)

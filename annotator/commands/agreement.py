@@ -33,6 +33,8 @@ def register(sub) -> None:
     p.add_argument("--label", required=True, choices=("accurate", "inaccurate"))
     p.add_argument("--types", nargs="*", default=[], metavar="TYPE", help="error type ids, names or aliases")
     p.add_argument("--note", default="")
+    p.add_argument("--spans", default=None, metavar="JSON",
+                   help='error spans as JSON, e.g. \'[{"start": 0, "end": 1, "type": "number", "fix": "three"}]\'')
     add_json_flag(p)
     p.set_defaults(func=_adjudicate)
 
@@ -160,9 +162,16 @@ def _adjudicate(args, ctx) -> int:
         raise NotFound(f"project {args.project!r} has no caption with id {args.caption}")
     tax = taxonomy()
     types = [tax.resolve_strict(t, "--types") for t in args.types]
-    revision = adjudicate(store, args.caption, args.user, role, args.label, types, note=args.note)
+    from ..errors import InputError
+    from ..spans import parse_spans, spans_json
+    try:
+        spans = parse_spans(args.spans)
+    except InputError as exc:
+        raise InputError(exc.detail, "--spans") from None
+    revision = adjudicate(store, args.caption, args.user, role, args.label, types, note=args.note, spans=spans)
     ctx.emit({"caption_id": args.caption, "user": args.user, "label": args.label, "error_types": types,
-              "revision": revision}, f"caption {args.caption}: adjudicated as {args.label} (revision {revision})")
+              "spans": spans_json(spans), "revision": revision},
+             f"caption {args.caption}: adjudicated as {args.label} (revision {revision})")
     return 0
 
 

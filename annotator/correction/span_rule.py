@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..spans import Span, caption_tokens, spans_of_type
+from ..spans import Span, caption_tokens, merge_spans as merge, spans_of_type
 from ..taxonomy import GUIDELINES_DIR, read_toml, taxonomy
 from .tokens import Edit, align, tokenize
 
@@ -128,30 +128,6 @@ def prefill(text: str, spans, error_type: str | None = None) -> str:
     return " ".join(words) if any(s.fix is not None for s in chosen) else text
 
 
-def merge(spans) -> tuple[Span, ...]:
-    """Spans of one or more judgements as one set per type: overlapping spans of a type joined into one run
-    (keeping a fix only when all the joined spans that have one agree and one covers the whole run)."""
-    out: list[Span] = []
-    for type_id in dict.fromkeys(s.type for s in sorted(spans or ())):
-        run: list[Span] = []
-        for s in sorted(x for x in spans if x.type == type_id):
-            if run and s.start < max(r.end for r in run):
-                run.append(s)
-                continue
-            if run:
-                out.append(_joined(run))
-            run = [s]
-        if run:
-            out.append(_joined(run))
-    return tuple(sorted(out))
-
-
-def _joined(run: list[Span]) -> Span:
-    start, end = min(s.start for s in run), max(s.end for s in run)
-    fixes = {s.fix for s in run if s.fix is not None and (s.start, s.end) == (start, end)}
-    return Span(start, end, run[0].type, fixes.pop() if len(fixes) == 1 else None)
-
-
 def layer_spans(store, project: str, system: str, layer, error_type: str) -> dict[int, tuple[Span, ...]]:
     """caption id → the spans of ``error_type`` that the judgements ``layer`` rests on give the caption
     (annotator.layers.layer_judgement_ids; several judgements' spans merged). Captions without any are absent."""
@@ -183,7 +159,7 @@ def caption_spans(store, caption_id: int, error_type: str, layer=None) -> tuple[
 
 def pieces(text: str, spans) -> list[tuple[str, Span | None]]:
     """The caption as runs of words: (words, the span that marks them or None), in order (``spans`` of one type,
-    not overlapping, as :func:`merge` gives them)."""
+    not overlapping, as annotator.spans.merge_spans gives them)."""
     words = caption_tokens(text)
     out: list[tuple[str, Span | None]] = []
     pos = 0

@@ -9,6 +9,7 @@ hands it to the core, which checks it (annotator.spans.check_spans).
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -71,8 +72,43 @@ def script(tax: Taxonomy | None = None) -> str:
     """The spans script with its configuration: each type's key, name and group colour, and the accurate key."""
     tax = tax or taxonomy()
     check_keys(tax)
-    colour = {g: GROUP_COLOURS[i % len(GROUP_COLOURS)] for i, g in enumerate(tax.groups)}
-    config = json.dumps({"types": {t.id: {"key": t.key, "name": t.name, "colour": colour[t.group]} for t in tax.types},
+    colour = group_colours(tax)
+    config = json.dumps({"types": {t.id: {"key": t.key, "name": t.name, "colour": colour[t.id]} for t in tax.types},
                          "keyToType": {t.key: t.id for t in tax.types}, "accurateKey": tax.accurate_key,
                          "field": K_SPANS})
     return "<script>\n" + _JS.replace(_CONFIG_SLOT, config) + "</script>"
+
+
+def group_colours(tax: Taxonomy | None = None) -> dict[str, str]:
+    """Type id → the colour of its group (what the annotate page draws its spans in)."""
+    tax = tax or taxonomy()
+    by_group = {g: GROUP_COLOURS[i % len(GROUP_COLOURS)] for i, g in enumerate(tax.groups)}
+    return {t.id: by_group[t.group] for t in tax.types}
+
+
+def marked_caption_html(text: str, spans, tax: Taxonomy | None = None) -> str:
+    """The caption as escaped HTML with its spans as the annotate page draws them: each marked word in its type's
+    group colour, and after a span's last word its type key (and ``→ fix``)."""
+    tax = tax or taxonomy()
+    colour = group_colours(tax)
+    words = text.split()
+    cover: dict[int, list[str]] = {}
+    ends: dict[int, list[str]] = {}
+    for s in sorted(spans or ()):
+        if s.type not in colour:
+            continue
+        for i in range(s.start, min(s.end, len(words))):
+            cover.setdefault(i, []).append(s.type)
+        label = tax.get(s.type).key + (f" → {s.fix}" if s.fix is not None else "")
+        ends.setdefault(min(s.end, len(words)) - 1, []).append(label)
+    out = []
+    for i, w in enumerate(words):
+        piece = html.escape(w)
+        if i in cover:
+            names = ", ".join(tax.get(t).name for t in cover[i])
+            piece = (f'<mark class="span-word" style="background:{colour[cover[i][0]]}" '
+                     f'title="{html.escape(names)}">{piece}</mark>')
+        if i in ends:
+            piece += f'<sup class="span-key">{html.escape(" ".join(ends[i]))}</sup>'
+        out.append(piece)
+    return " ".join(out)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from annotator.correction import check_correction
-from annotator.correction.span_rule import bracketed, merge, prefill, span_violations
+from annotator.correction.span_rule import bracketed, prefill, span_violations
+from annotator.spans import merge_spans as merge
 from annotator.spans import Span
 
 CAPTION = "a man in a red shirt rides two horses ."
