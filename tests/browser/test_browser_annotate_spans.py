@@ -149,3 +149,20 @@ def test_a_long_caption_wraps_beside_the_picture_and_a_span_crosses_lines(server
         assert j.spans == (Span(10, 41, "number"),)
     finally:
         store.dispose()
+
+
+def test_span_keys_typed_as_the_page_appears_are_not_lost(server, small_project, laptop_page):
+    # The widgets take the values of the run that drew them a render or two late; a tick made before then was
+    # overwritten (the span drawn, its type not ticked). Span keys wait for the panel, as the type keys do.
+    store, caps = small_project
+    page = laptop_page
+    login(page, server.url, "alice", PW)
+    page.wait_for_function("() => !!window.__annSpans && !!document.querySelector('.ann-w[data-i=\"3\"]')")
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    for key in (".", ".", ".", ".", KEY["subject_wrong"], "Enter"):
+        page.keyboard.press(key)
+    expect(caption(page)).to_contain_text("number 1")
+    keys_settled(page)
+    (j,) = rows(store, caps[0])
+    assert j.label is Label.INACCURATE and j.error_types == ("subject_wrong",)
+    assert j.spans == (Span(3, 4, "subject_wrong"),)

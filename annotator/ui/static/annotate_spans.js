@@ -75,14 +75,35 @@
     const value = f ? f.value : null;
     if (el !== S.el || value !== S.value) {
       if (el) wrap(el);
-      if (el && el.textContent !== S.text) { S.sel = null; S.cur = null; S.text = el.textContent; }
+      if (el && el.textContent !== S.text) { S.sel = null; S.cur = null; S.vsel = false; S.text = el.textContent; }
       S.el = el; S.value = value;
       if (el) draw();
     }
     requestAnimationFrame(watch);
   })();
+  // Streamlit applies the values a run gave the widgets a render or two after drawing them, overwriting what
+  // was clicked or written before; and a save on its way shows another caption soon. So what changes the spans
+  // or the ticks waits, in order, until the page's key handler (judge_keys.js) has nothing in flight and the
+  // panel shows the newest run's values (its own test, on its state), as the type keys do.
+  function ready() {
+    const ks = window.__annotatorKeyState, m = doc.querySelector('[data-panel-state="ann"]');
+    if (!ks || !m) return true;
+    if (ks.busy || ks.queue.length) return false;
+    const run = m.getAttribute('data-run');
+    return ks.seenRun === run || (!!ks.settle && ks.settle.run === run && Date.now() - ks.settle.since > 3000);
+  }
+  const pending = [];
+  function later(fn) {
+    pending.push(fn);
+    if (pending.length === 1) setTimeout(flush, 20);
+  }
+  function flush() {
+    if (!ready()) { setTimeout(flush, 20); return; }
+    while (pending.length) pending.shift()();
+  }
   function timed(e, fn) {
     const t0 = e.timeStamp || performance.now();
+    if (pending.length || !ready()) { later(() => { fn(); draw(); }); return; }
     fn();
     draw();
     const done = performance.now();
@@ -103,6 +124,7 @@
   }
   function mark(type) {
     const r = range(), spans = read();
+    if (!r) return;  // the caption changed meanwhile
     const same = spans.findIndex((s) => s.type === type && s.start === r[0] && s.end === r[1]);
     if (same >= 0) { spans.splice(same, 1); write(spans); S.sel = null; return; }
     // Spans of one type never overlap: a new one swallows those of its type that it touches.
@@ -121,6 +143,7 @@
     S.sel = null;
   }
   function removeOn(r) {
+    if (!r) return;
     const spans = read();
     const kept = spans.filter((s) => s.end <= r[0] || s.start >= r[1]);
     if (kept.length !== spans.length) write(kept);
@@ -153,25 +176,44 @@
     return t && (t.tagName === 'TEXTAREA' || t.isContentEditable ||
                  (t.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(t.type)));
   }
+  const SPAN_KEYS = new Set([',', '.', '<', '>', 'Escape', 'Backspace', 'Delete', '/']);
   function stop(e) { e.preventDefault(); e.stopImmediatePropagation(); }
   window.addEventListener('keydown', function (e) {
-    if (!captionEl() || !field() || typing(e.target)) return;
+    if (S.replaying || !captionEl() || !field() || typing(e.target)) return;
     if (doc.querySelector('[data-testid="stDialog"] [role="dialog"]')) return;
     const help = doc.getElementById('ann-help');
     if (help && !help.hidden) return;
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const k = e.key;
-    if (k === ',' || k === '.') { stop(e); timed(e, () => move(k === ',' ? -1 : 1, false)); return; }
-    if (k === '<' || k === '>') { stop(e); timed(e, () => move(k === '<' ? -1 : 1, true)); return; }
-    if (k === 'Escape' && S.sel) { stop(e); timed(e, () => { S.sel = null; }); return; }
-    if ((k === 'Backspace' || k === 'Delete') && S.sel) { stop(e); timed(e, () => removeOn(range())); return; }
-    if (k === '/' && S.sel) {
-      const span = selectedSpan();
-      if (span) { stop(e); editFix(span); draw(); return; }
-    }
+    // Whether words are selected once the keys still waiting have acted (S.vsel), or now.
+    const sel = pending.length ? S.vsel : !!S.sel;
     const type = k.length === 1 ? C().keyToType[k.toLowerCase()] : undefined;
-    if (type && S.sel) { stop(e); if (!e.repeat) timed(e, () => mark(type)); return; }
-    if (type || (k.length === 1 && k.toLowerCase() === C().accurateKey)) setTimeout(prune, 40);
+    if (pending.length && !SPAN_KEYS.has(k) && !(type && sel)) {
+      // Span keys are still waiting: a key of the page's (Enter above all) waits behind them, then goes to
+      // the page's handler as typed, so a save carries the spans typed before it.
+      stop(e);
+      const init = { key: k, code: e.code, shiftKey: e.shiftKey, repeat: e.repeat, bubbles: true, cancelable: true };
+      later(() => { S.replaying = true; try { doc.dispatchEvent(new KeyboardEvent('keydown', init)); }
+                    finally { S.replaying = false; }
+                    if (type || k.toLowerCase() === C().accurateKey) setTimeout(() => later(prune), 40); });
+      return;
+    }
+    if (k === ',' || k === '.' || k === '<' || k === '>') {
+      stop(e); S.vsel = true;
+      timed(e, () => move(k === ',' || k === '<' ? -1 : 1, k === '<' || k === '>'));
+      return;
+    }
+    if (k === 'Escape' && sel) { stop(e); S.vsel = false; timed(e, () => { S.sel = null; }); return; }
+    if ((k === 'Backspace' || k === 'Delete') && sel) { stop(e); timed(e, () => removeOn(range())); return; }
+    if (k === '/' && sel && (pending.length || selectedSpan())) {
+      stop(e);
+      timed(e, () => { const span = selectedSpan(); if (span) editFix(span); });
+      return;
+    }
+    if (type && sel) { stop(e); S.vsel = false; if (!e.repeat) timed(e, () => mark(type)); return; }
+    // A type key without a selection ticks or unticks as before (judge_keys.js); an untick, or Accurate, then
+    // drops the spans of the types no longer ticked.
+    if (type || (k.length === 1 && k.toLowerCase() === C().accurateKey)) setTimeout(() => later(prune), 40);
   }, true);
   // The mouse: press on a word and drag, or click, then shift-click; a click on a span's badge removes it.
   function wordAt(target) { return target && target.closest ? target.closest('[data-testid="ann-caption"] .ann-w') : null; }
@@ -197,6 +239,7 @@
         return;
       }
       if (e.shiftKey && S.sel) S.sel.b = i; else S.sel = { a: i, b: i };
+      S.vsel = true;
       S.cur = S.sel.b;
       S.drag = true;
     });
