@@ -91,6 +91,7 @@ def test_where_section_shows_the_span_figures_of_the_pair(project_store):
     ids = ids_of(project_store)
     at = page_test("agreement", project_store.url, user="lea", role="lead", project=PROJECT).run()
     at.multiselect(key="agr_annotators").set_value(["ann1", "ann2"]).run()
+    at.toggle(key="agr_spans").set_value(True).run()
     assert "No error spans marked by these two yet." in texts(at)
     # "caption A0: a man in a *red* shirt | 0": ann1 marks "man" (3), ann2 "a man" (2-4), both as gender.
     with project_store.transaction() as conn:
@@ -98,6 +99,7 @@ def test_where_section_shows_the_span_figures_of_the_pair(project_store):
             insert_judgement(conn, ids[0], user_id(conn, name), label="inaccurate", error_types=["gender"], spans=[span])
     at = page_test("agreement", project_store.url, user="lea", role="lead", project=PROJECT).run()
     at.multiselect(key="agr_annotators").set_value(["ann1", "ann2"]).run()
+    at.toggle(key="agr_spans").set_value(True).run()
     m = _metrics(at)
     assert m["Token micro F1"] == "0.67" and m["Exact span F1"] == "0.00"
     assert m["Typed errors not localised"] == "13 / 13"

@@ -38,12 +38,14 @@ class QueueEntry(FieldAccess):
     spans: tuple = ()
 
 
-def layer_types(store, project: str, system: str, layer: Layer | str) -> dict[int, tuple[str, ...]]:
+def layer_types(store, project: str, system: str, layer: Layer | str, *, frame=None) -> dict[int, tuple[str, ...]]:
     """caption_id → error types (taxonomy order) of the inaccurate captions of ``system`` whose types
-    ``layer`` knows; resolved by annotator.layers.build_layer, the same rules the analysis uses."""
+    ``layer`` knows; resolved by annotator.layers.build_layer, the same rules the analysis uses. ``frame``: the
+    system's judgement frame (annotations and adjudications) when the caller has read it already."""
     from ..layers import build_layer
     from ..store.analysis_queries import judgement_frame
-    frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
+    if frame is None:
+        frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
     return build_layer(frame, layer, system=system).caption_types()
 
 
@@ -63,11 +65,13 @@ def queue(store, project: str, system: str, error_type: str, layer: Layer | str,
         raise InputError(f"captions of type {etype.name!r} are not corrected")
     with store.read() as conn:
         system_id(conn, project_id(conn, project), system)  # NotFound for an unknown project or system
-    carried = layer_types(store, project, system, layer)
+    from ..store.analysis_queries import judgement_frame
+    frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
+    carried = layer_types(store, project, system, layer, frame=frame)
     with store.read() as conn:
         rows = layer_queue(conn, project_id(conn, project), system, error_type, carried, corrector=user)
     from .span_rule import layer_spans
-    marked = layer_spans(store, project, system, layer, error_type) if rows else {}
+    marked = layer_spans(store, project, system, layer, error_type, frame=frame) if rows else {}
     return [QueueEntry(**{**r, "correction": None if r["correction"] is None else CurrentCorrection(**r["correction"]),
                           "spans": marked.get(r["caption_id"], ())})
             for r in rows]

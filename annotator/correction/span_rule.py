@@ -128,13 +128,15 @@ def prefill(text: str, spans, error_type: str | None = None) -> str:
     return " ".join(words) if any(s.fix is not None for s in chosen) else text
 
 
-def layer_spans(store, project: str, system: str, layer, error_type: str) -> dict[int, tuple[Span, ...]]:
+def layer_spans(store, project: str, system: str, layer, error_type: str, *, frame=None) -> dict[int, tuple[Span, ...]]:
     """caption id → the spans of ``error_type`` that the judgements ``layer`` rests on give the caption
-    (annotator.layers.layer_judgement_ids; several judgements' spans merged). Captions without any are absent."""
+    (annotator.layers.layer_judgement_ids; several judgements' spans merged). Captions without any are absent.
+    ``frame``: the system's judgement frame (annotations and adjudications), when read already."""
     from ..layers import layer_judgement_ids
     from ..store.analysis_queries import judgement_frame
     from ..store.judgements import judgement_spans
-    frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
+    if frame is None:
+        frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
     ids = [int(i) for i in layer_judgement_ids(frame, layer, system=system)]
     with store.read() as conn:
         found = judgement_spans(conn, ids)

@@ -38,6 +38,10 @@ def _span_report(url: str, project: str, version: tuple, annotators: tuple, syst
 def _span_section(store, project: str, version: tuple, annotators, system: str | None, a: str, b: str) -> None:
     """Agreement on where: the chosen pair's token F1 per type, and every pair's figures (annotator.span_agreement)."""
     st.subheader("Where: error spans")
+    # Reading every judgement with its caption text is heavier than the figures above: asked for, not by default.
+    if not st.toggle("Compare the words the annotators marked", key="agr_spans",
+                     help="Token and exact-span F1 of the error spans, per type (annotator agreement --spans)"):
+        return
     report = _span_report(store.url, project, version, tuple(annotators), system, store)
     pair = next((p for p in report.pairs if {p.a, p.b} == {a, b}), None)
     if pair is None or not pair.per_type:
