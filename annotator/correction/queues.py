@@ -24,8 +24,9 @@ class CurrentCorrection(FieldAccess):
 
 @dataclass(frozen=True)
 class QueueEntry(FieldAccess):
-    """One caption to correct: where it is, its text, the types its layer judgement carries, and the
-    corrector's current correction for the queue's type (None while it is open)."""
+    """One caption to correct: where it is, its text, the types its layer judgement carries, the
+    corrector's current correction for the queue's type (None while it is open), and the error spans of the
+    queue's type that the layer's judgements mark (annotator.spans.Span; empty when none)."""
 
     caption_id: int
     line_no: int
@@ -34,14 +35,17 @@ class QueueEntry(FieldAccess):
     text: str
     error_types: tuple[str, ...]
     correction: CurrentCorrection | None
+    spans: tuple = ()
 
 
-def layer_types(store, project: str, system: str, layer: Layer | str) -> dict[int, tuple[str, ...]]:
+def layer_types(store, project: str, system: str, layer: Layer | str, *, frame=None) -> dict[int, tuple[str, ...]]:
     """caption_id → error types (taxonomy order) of the inaccurate captions of ``system`` whose types
-    ``layer`` knows; resolved by annotator.layers.build_layer, the same rules the analysis uses."""
+    ``layer`` knows; resolved by annotator.layers.build_layer, the same rules the analysis uses. ``frame``: the
+    system's judgement frame (annotations and adjudications) when the caller has read it already."""
     from ..layers import build_layer
     from ..store.analysis_queries import judgement_frame
-    frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
+    if frame is None:
+        frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
     return build_layer(frame, layer, system=system).caption_types()
 
 
@@ -61,10 +65,15 @@ def queue(store, project: str, system: str, error_type: str, layer: Layer | str,
         raise InputError(f"captions of type {etype.name!r} are not corrected")
     with store.read() as conn:
         system_id(conn, project_id(conn, project), system)  # NotFound for an unknown project or system
-    carried = layer_types(store, project, system, layer)
+    from ..store.analysis_queries import judgement_frame
+    frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
+    carried = layer_types(store, project, system, layer, frame=frame)
     with store.read() as conn:
         rows = layer_queue(conn, project_id(conn, project), system, error_type, carried, corrector=user)
-    return [QueueEntry(**{**r, "correction": None if r["correction"] is None else CurrentCorrection(**r["correction"])})
+    from .span_rule import layer_spans
+    marked = layer_spans(store, project, system, layer, error_type, frame=frame) if rows else {}
+    return [QueueEntry(**{**r, "correction": None if r["correction"] is None else CurrentCorrection(**r["correction"]),
+                          "spans": marked.get(r["caption_id"], ())})
             for r in rows]
 
 

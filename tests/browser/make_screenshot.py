@@ -1,6 +1,7 @@
 """Regenerate docs/img/annotate.png: the annotate page on the sample project, in headless Chromium.
 
 Usage: .venv/bin/python tests/browser/make_screenshot.py [output.png]
+       .venv/bin/python tests/browser/make_screenshot.py --spans [output.png]   (docs/img/annotate_spans.png)
 
 Not a test (pytest does not collect it). It loads the sample project into a
 temporary database, gives its captions to an annotator, logs in, starts a
@@ -18,7 +19,17 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def main(out: Path) -> None:
+def _mark_spans(page, wait_until_settled) -> None:
+    """The caption "A man in an orange jacket …": "man" marked as Gender, "jacket" as Type of clothing with the
+    fix "space suit", by the word cursor and the type keys."""
+    page.once("dialog", lambda d: d.accept("space suit"))
+    for key in (".", ".", "2", ".", ".", ".", ".", "3", ",", ".", "/"):
+        page.keyboard.press(key)
+        page.wait_for_timeout(60)
+    wait_until_settled(page, quiet_ms=300)
+
+
+def main(out: Path, spans: bool = False) -> None:
     from conftest import CHROMIUM, CHROMIUM_ARGS, login, start_server, wait_until_settled
     from playwright.sync_api import sync_playwright
 
@@ -43,7 +54,9 @@ def main(out: Path) -> None:
             page = browser.new_page(viewport={"width": 1440, "height": 960}, device_scale_factor=1)
             login(page, server.url, "maria", "screenshot-password")
             page.evaluate("() => document.activeElement && document.activeElement.blur()")
-            for key in ("2", "3"):  # Gender, Type of clothing (ticking implies Inaccurate)
+            if spans:
+                _mark_spans(page, wait_until_settled)
+            for key in (() if spans else ("2", "3")):  # Gender, Type of clothing (ticking implies Inaccurate)
                 page.keyboard.press(key)
                 page.wait_for_timeout(200)
                 wait_until_settled(page, quiet_ms=300)
@@ -61,4 +74,8 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "img" / "annotate.png")
+    args = sys.argv[1:]
+    with_spans = "--spans" in args
+    args = [a for a in args if a != "--spans"]
+    default = ROOT / "docs" / "img" / ("annotate_spans.png" if with_spans else "annotate.png")
+    main(Path(args[0]) if args else default, spans=with_spans)
