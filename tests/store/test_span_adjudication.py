@@ -12,7 +12,7 @@ from annotator.spans import Span
 from annotator.store.judgements import current_judgement, insert_judgement
 from annotator.store.users import user_id
 from tests.apptest_helpers import page_test
-from tests.test_agreement_store import PROJECT, build_project
+from tests.store.test_agreement_store import PROJECT, build_project
 
 # c13 is "caption B3: two dogs on grass 3": ann1 ticked stance and position, ann2 stance.
 ANN1 = (Span(3, 4, "stance", "dogs lying"), Span(4, 6, "position", "beside grass"))

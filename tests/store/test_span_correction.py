@@ -15,7 +15,7 @@ from annotator.store.judgements import save_judgement
 from annotator.store.users import user_id
 from tests.apptest_helpers import page_test
 from tests.cli_helpers import run_cli
-from tests.test_correction_store import ALICE, BOB, build_demo
+from tests.store.test_correction_store import ALICE, BOB, build_demo
 
 # "A man in a blue shirt is climbing a rock.": blue = token 4, shirt = 5.
 ALICE_SPAN = Span(4, 5, "clothing_color", "orange")

@@ -20,8 +20,8 @@ from annotator.store.judgements import current_judgement, history
 from annotator.store.migrations import MIGRATIONS, applied_versions
 from annotator.store.projects import table_counts
 from annotator.store.users import user_id
-from tests.test_annotation import demo  # noqa: F401  (six captions assigned to ann1)
-from tests.test_judgement_export import fresh  # noqa: F401  (a second, empty store of the same kind)
+from tests.core.test_annotation import demo  # noqa: F401  (six captions assigned to ann1)
+from tests.io.test_judgement_export import fresh  # noqa: F401  (a second, empty store of the same kind)
 
 # "sys-a says: a cat sits on a sofa number 0": cat = token 3, sofa = 7, number 0 = 8..10
 CAT = {"start": 3, "end": 4, "type": "subject_wrong", "fix": "dog"}

@@ -12,7 +12,7 @@ from annotator.spans import Span
 from annotator.taxonomy import load_taxonomy
 from annotator.ui import annotate_spans
 from tests.apptest_helpers import visible
-from tests.test_app_annotate import _open, _rows, demo  # noqa: F401  (the five-caption project of ann1)
+from tests.ui.test_app_annotate import _open, _rows, demo  # noqa: F401  (the five-caption project of ann1)
 
 # "sys-a says: a cat sits on a sofa number 0": cat = 3, sofa = 7
 CAT = {"start": 3, "end": 4, "type": "subject_wrong", "fix": "dog"}
