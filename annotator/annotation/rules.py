@@ -83,6 +83,7 @@ def unrelated_hint_text(count: int | str) -> str:
     decides when it is due; the annotate page fills the count in as types are ticked)."""
     return (f"{count} error types ticked. That is right when each is a separate fix of a caption that still "
             "describes this picture. If it is beyond repair instead, Generally unrelated on its own may fit better. "
+            "The study's rule of thumb: usually generally unrelated when more than two or three types apply. "
             "There is no fixed number: it is your judgement, and wrong clothing weighs less than a wrong subject "
             "or activity.")
 

@@ -94,6 +94,9 @@ def register(sub) -> None:
                                       "hidden on the Correction page until a correction is saved; on by default)")
     q.add_argument("--project", required=True)
     q.add_argument("mode", nargs="?", choices=("on", "off"), help="switch it on or off (default: show the mode)")
+    q.add_argument("--views", choices=("open", "closed"), default=None,
+                   help="while blind correction is on, close the Annotate page's references and the Rescoring page's "
+                        "scores to correctors (analysts), or open them again (default: open; leads always see them)")
     add_json_flag(q)
     q.set_defaults(func=_blind)
 
@@ -234,13 +237,16 @@ def _plan(args, ctx) -> int:
 
 
 def _blind(args, ctx) -> int:
-    from ..correction.blind import project_blind, set_project_blind
+    from ..correction.blind import project_blind, project_views_closed, set_project_blind, set_project_views_closed
     store = ctx.store()
     if args.mode is not None:
         set_project_blind(store, args.project, args.mode == "on")
-    on = project_blind(store, args.project)
-    ctx.emit({"project": args.project, "blind": on},
-             f"blind correction is {'on' if on else 'off'} for {args.project}")
+    if args.views is not None:
+        set_project_views_closed(store, args.project, args.views == "closed")
+    on, closed = project_blind(store, args.project), project_views_closed(store, args.project)
+    ctx.emit({"project": args.project, "blind": on, "views_closed": closed},
+             f"blind correction is {'on' if on else 'off'} for {args.project}; references and scores on the Annotate "
+             f"and Rescoring pages are {'closed to correctors while it is on' if closed else 'open to correctors'}")
     return 0
 
 

@@ -115,8 +115,12 @@ def register(sub) -> None:
 def _gap_args(p) -> None:
     from ..diversity import RATIO_MEASURES
     p.add_argument("--measure", default="hdd", choices=RATIO_MEASURES, help="measure L of the diversity ratio (default hdd)")
-    p.add_argument("--mu", type=float, default=0.81, help="µ of the lexical gap (default 0.81)")
-    p.add_argument("--alpha", type=float, default=5.0, help="α of the lexical gap (default 5)")
+    from ..diversity.gap import GAP_PRESETS
+    p.add_argument("--gap-preset", default="text", choices=list(GAP_PRESETS),
+                   help="µ and α of the lexical gap: text = the study's text (µ 0.81, α 5; the default), table3 = "
+                        "fitted to the study's Table 3 (µ 0.82, α 20.4), which the text's values do not reproduce")
+    p.add_argument("--mu", type=float, default=None, help="µ of the lexical gap (default: the preset's, 0.81)")
+    p.add_argument("--alpha", type=float, default=None, help="α of the lexical gap (default: the preset's, 5)")
 
 
 def _reference_args(p) -> None:
@@ -166,13 +170,16 @@ def _settings(args):
     from dataclasses import replace
 
     from ..diversity import MTLD_PRESETS, DiversitySettings, GapSettings
+    from ..diversity.gap import gap_preset
     from ..errors import InputError
     from ..tokenize import TokenSettings
     try:
         mtld = replace(MTLD_PRESETS[args.mtld], threshold=args.mtld_threshold)
         settings = DiversitySettings(tokens=TokenSettings(lowercase=not args.keep_case, strip_punctuation=not args.keep_punctuation),
                                      hdd_draws=args.hdd_draws, mattr_window=args.mattr_window, mtld=mtld)
-        gap = GapSettings(measure=args.measure, mu=args.mu, alpha=args.alpha)
+        mu, alpha = gap_preset(args.gap_preset)
+        gap = GapSettings(measure=args.measure, mu=mu if args.mu is None else args.mu,
+                          alpha=alpha if args.alpha is None else args.alpha)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     return settings, gap
@@ -273,9 +280,10 @@ def _rich_sparse(args, ctx) -> int:
     _write_output(args, report)
     table = report.table()
     table.columns = [f"{a[len('Ground truth: '):]} / {b[len('Candidates: '):]}" for a, b in table.columns]
-    from ..metric_settings import tokenize_header
+    from ..metric_settings import paper_tokenize_note, tokenize_header
     lines = [f"ground truth / candidates; mean over {settings.draws} draws of {settings.ground_truth} ground-truth "
-             f"descriptions per image (seed {settings.seed}); {tokenize_header(report.tokenize)}",
+             f"descriptions per image (seed {settings.seed}); {tokenize_header(report.tokenize)}; "
+             f"{paper_tokenize_note(report.tokenize, 'lexical-gap')}",
              table.to_string(float_format=lambda v: f"{v:.3f}", na_rep="–"), ""]
     lines += [f"{c.ground_truth} / {c.candidates}: {c.images} images, {c.candidates_per_draw} candidates per draw"
               for c in report.cells]

@@ -15,8 +15,8 @@ def register(sub) -> None:
                        description="Show a project's settings; with an option, change that setting first.")
     p.add_argument("--project", required=True, help="project name")
     p.add_argument("--metric-tokenize", choices=TOKENIZERS, default=None,
-                   help="how caption metrics read the text: none = raw text (the error-analysis study's setting, "
-                        "the default), ptb = coco-caption's PTB tokenizer first (the COCO evaluation server's; "
+                   help="how caption metrics read the text: none = raw text (the default; reproduces the "
+                        "error-analysis study's released scores), ptb = coco-caption's PTB tokenizer first (the COCO evaluation server's; "
                         "needs Java)")
     add_json_flag(p)
     p.set_defaults(func=_settings)

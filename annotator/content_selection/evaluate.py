@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
+from pathlib import PurePath
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -318,6 +319,14 @@ def evaluate_project(project: Project, *, train_project: Project | None = None, 
         raise InputError(f"the training project is the evaluated project {project.name!r}: its own descriptions "
                          "would be among the priors; leave the training project out to rank each image with the "
                          "counts of the other images", "--train-project")
+    if train_project is not None:
+        shared = shared_images(project, train_project)
+        if shared:
+            shown = ", ".join(repr(s) for s in shared[:3]) + (" …" if len(shared) > 3 else "")
+            raise InputError(f"{len(shared)} of the {len(project.items)} evaluated images of {project.name!r} are also "
+                             f"images of the training project {train_project.name!r} ({shown}): their own descriptions "
+                             "would be among the priors; give a training project without them, or leave it out to "
+                             "rank each image with the counts of the other images", "--train-project")
     report = evaluate(project.items, None if train_project is None else train_project.items, baselines=baselines,
                       ks=ks, systems=systems, runs=runs, seed=seed, per_image=per_image,
                       empty_descriptions=empty_descriptions, upper_bound=upper_bound)
@@ -325,6 +334,16 @@ def evaluate_project(project: Project, *, train_project: Project | None = None, 
         report.meta["priors"]["project"] = train_project.name
     report.meta = {"project": project.name, **report.meta}
     return report
+
+
+def _image_name(item) -> str:
+    """An image's file name (its key when it has no file), the same across projects with other image roots."""
+    return PurePath(str(item.image or item.key)).name.lower()
+
+
+def shared_images(project: Project, train_project: Project) -> list[str]:
+    """The image file names ``project`` shares with ``train_project`` (sorted)."""
+    return sorted({_image_name(i) for i in project.items} & {_image_name(i) for i in train_project.items})
 
 
 def scope_lines(report: Report) -> list[str]:

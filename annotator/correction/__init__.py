@@ -2,7 +2,8 @@
 
 The package is split along its seams: :mod:`.tokens` (tokens and alignment),
 :mod:`.diff` (word diffs), :mod:`.words` (the guards' word lists),
-:mod:`.guards` (the rules), :mod:`.saving` (storing corrections and their
+:mod:`.guards` (the guard and the word-class rules), :mod:`.rules` (the phrase
+rules), :mod:`.saving` (storing corrections and their
 history), :mod:`.queue` (what to correct) and :mod:`.sets` (correction sets
 for rescoring). Everything public is importable from ``annotator.correction``.
 
@@ -19,9 +20,12 @@ chosen by the error type (rules and word lists: guidelines/correction_words.toml
   boy ↔ girl, his ↔ her …); man → girl is refused because it changes age too.
 * ``age``: swaps that keep gender (man ↔ boy, woman ↔ girl …); age adjectives
   (young, little, old …) may be added, dropped or swapped next to a person word.
-* ``clothing_type``: garments into garments.
-* every other type: at most ``max_changed_words`` changed words (default 3)
-  and no reordering.
+* ``clothing_type``: garment phrases into garment phrases, fewer garments or
+  a garment that is not there dropped; colours stay.
+* activity, scene, number, position, stance, subjects and objects, other:
+  the phrase rules of :mod:`.rules` (docs/correction.md has the table); no
+  word moved; other types' words (colours, garments, numbers, gender and age
+  swaps) stay. A cap on changed words is an option, off by default.
 
 Words are compared case-insensitively; the text is saved exactly as typed.
 *Articles*: "a" and "an" may switch into each other inside a changed stretch

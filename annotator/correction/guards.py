@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import GuardViolation, InputError
@@ -86,19 +88,17 @@ def _check_edit(rule: Rule, e: Edit, a: list[str], b: list[str], words: Correcti
     old_arts = [t for t in old if t in arts]
     new_arts = [t for t in new if t in arts]
     shown = f"'{' '.join(e.old) or '∅'}' → '{' '.join(e.new) or '∅'}'"
-    if rule.kind == "class" and rule.drop and old and not new:
-        return _check_garment_edit(rule, e, a, b, old, new, words, type_name, shown)
     if len(old_arts) != len(new_arts):
         return [f"{shown}: an article may switch between a and an, but not appear or disappear"]
     old1 = [t for t in old if t not in arts]
     new1 = [t for t in new if t not in arts]
+    if rule.kind == "pairs" and old1 and len(old1) == len(new1) and all(_is_pair(rule, o, n) for o, n in zip(old1, new1)):
+        return []  # word-for-word swaps (child → baby), even of words that are also free adjectives
     if not old1 and not new1:
         return [f"{shown}: only the article changed; a/an may switch only together with an allowed change"]
     old2 = [t for t in old1 if t not in rule.free]
     new2 = [t for t in new1 if t not in rule.free]
     anchors = rule.anchors or rule.words
-    if rule.kind == "class" and (rule.modifiers or rule.drop):
-        return _check_garment_edit(rule, e, a, b, old2, new2, words, type_name, shown)
     if rule.kind == "class":
         noun = "colour" if rule.name == "colour" else ("garment" if rule.name == "clothing" else f"'{rule.name}'")
         bad = _outside(old2, rule.phrases) + _outside(new2, rule.phrases)
@@ -129,42 +129,6 @@ def _check_edit(rule: Rule, e: Edit, a: list[str], b: list[str], words: Correcti
     return []
 
 
-def _garment_phrase(tokens: list[str], rule: Rule, words: CorrectionWords) -> tuple[bool, list[str]]:
-    """Is ``tokens`` one or more garment phrases (modifiers, then a garment; joined by 'and' or a comma)?
-    Returns that and the tokens that cannot be modifiers (verbs, prepositions, clause words)."""
-    links = words.word_class("garment_links")
-    bad = [t for t in tokens if t not in rule.words and t not in links
-           and (_is_verb(t, words) or t in words.word_class("location_prepositions") or _is_boundary(t, words))
-           and t not in (",",)]
-    return bool(tokens) and tokens[-1] in rule.words and not bad, bad
-
-
-def _check_garment_edit(rule: Rule, e: Edit, a: list[str], b: list[str], old: list[str], new: list[str],
-                        words: CorrectionWords, type_name: str, shown: str) -> list[str]:
-    colours = words.rules["colour"].words if "colour" in words.rules else frozenset()
-    links = words.word_class("garment_links")
-    if old and not new and rule.drop:
-        # Dropping a garment that is not there: the whole phrase goes, with the words that joined it on.
-        core = [t for t in old if t not in links]
-        if core and (core[-1] in rule.words) and not _garment_phrase(core, rule, words)[1]:
-            return []
-        return [f"{shown}: only a whole garment phrase may be dropped (the garment word last)"]
-    if not old or not new:
-        what = "adds" if new else "removes"
-        return [f"{shown}: {what} words instead of changing a garment into another"]
-    if sorted(t for t in old if t in colours) != sorted(t for t in new if t in colours):
-        return [f"{shown}: colours may not change for {type_name} (correct them as a colour error)"]
-    after_a = a[e.i2] if e.i2 < len(a) else None
-    after_b = b[e.j2] if e.j2 < len(b) else None
-    for side, after in ((old, after_a), (new, after_b)):
-        ok, bad = _garment_phrase(side + ([after] if after in rule.words and side[-1] not in rule.words else []),
-                                  rule, words)
-        if not ok:
-            return [f"{shown}: only a garment phrase (its modifiers and the garment) may change for {type_name}"
-                    + (f" (not: {_q(bad)})" if bad else "")]
-    return []
-
-
 def _pair_hint(rule: Rule, old: str, new: str, words: CorrectionWords) -> str:
     """Explain a refused swap when another rule (or two in a row) would explain it."""
     others = [r for r in words.rules.values() if r.kind == "pairs" and r.name != rule.name]
@@ -182,10 +146,19 @@ def _pair_hint(rule: Rule, old: str, new: str, words: CorrectionWords) -> str:
     return ""
 
 
+#: A rule a caller adds for one caption (the span rule: edits stay inside the spans of the type being corrected):
+#: called with the type id, the edits and both texts' lower-case tokens; returns violations as sentences.
+CaptionRule = Callable[[str, list, list, list], list]
+
+
 def check_correction(error_type: str, original: str, corrected: str, *, max_changed_words: int | None = None,
-                     words: CorrectionWords | None = None, spans=()) -> GuardReport:
+                     words: CorrectionWords | None = None, spans=(), caption_rule: CaptionRule | None = None
+                     ) -> GuardReport:
     """Check a correction against the conservative rule of ``error_type``; never raises on a violation.
 
+    The type's own rule (guidelines/correction_words.toml: what may change) runs first, then the words of other
+    types that may not change under it (a colour under activity), then ``caption_rule`` when a caller has one for
+    this caption — the single place where a per-caption rule joins the word-class rules.
     ``max_changed_words`` caps the changed words of the types without a word-class rule (activity, scene,
     number …); None uses the word-list file's cap, which is off unless the file sets one. ``spans`` (annotator.spans)
     of ``error_type`` replace the word-class rules with the span rule (annotator.correction.span_rule).
@@ -206,20 +179,71 @@ def check_correction(error_type: str, original: str, corrected: str, *, max_chan
     rule = words.rule_for(error_type)
     type_name = etype.name.lower()
     violations: list[str] = []
-    if not _lower_tokens(corrected):
+    if not b:
         violations.append("the corrected caption is empty")
-    elif rule is not None and rule.kind in ("class", "pairs"):
-        for e in edits:
-            violations.extend(_check_edit(rule, e, a, b, words, type_name))
-    else:
-        if limit is not None and changed > limit:
+    elif edits:
+        if rule is None or rule.kind not in ("class", "pairs", "garment"):
+            # The study's one rule for every type: a fix that reorders the sentence is not made.
+            moved = _moved(edits, words)
+            if moved:
+                violations.append(f"word order changed: {', '.join(repr(m) for m in moved)} moved to another "
+                                  "place in the sentence")
+        # Another type's words next: they name the type the edit belongs to.
+        violations.extend(_kept_words(rule, edits, words, type_name))
+        violations.extend(_type_rule(rule, edits, a, b, words, type_name))
+        if (rule is None or rule.kind not in ("class", "pairs")) and limit is not None and changed > limit:
             violations.append(f"{changed} words changed; at most {limit} may change for {type_name}")
-        moved = _moved(edits, words)
-        if moved:
-            violations.append(f"word order changed: {', '.join(repr(m) for m in moved)} moved to another place in the sentence")
-        if rule is not None and edits:
-            violations.extend(_check_phrase(rule, edits, a, b, words, type_name))
+        if caption_rule is not None:
+            violations.extend(caption_rule(error_type, edits, a, b))
     return GuardReport(error_type, rule.name if rule else "limit", tuple(violations), changed)
+
+
+def _type_rule(rule: Rule | None, edits: list[Edit], a: list[str], b: list[str], words: CorrectionWords,
+               type_name: str) -> list[str]:
+    """The violations of the type's own rule (what may change under it)."""
+    if rule is None or rule.kind == "limit":
+        return []
+    if rule.kind == "class":
+        return _check_colour(rule, edits, a, b, words, type_name)
+    if rule.kind == "pairs":
+        out = []
+        for e in edits:
+            if not _joins_partner(rule, e, a):
+                out.extend(_check_edit(rule, e, a, b, words, type_name))
+        return out
+    from . import rules as phrase_rules
+    return phrase_rules.check(rule, edits, a, b, words, type_name)
+
+
+def _joins_partner(rule: Rule, e: Edit, a: list[str]) -> bool:
+    """'men' → 'men and women': a group of both, the partner joined on with 'and' (rules with join_partner)."""
+    new = [t.lower() for t in e.new]
+    return (rule.join_partner and not e.old and len(new) == 2 and new[0] == "and" and e.i1 > 0
+            and _is_pair(rule, a[e.i1 - 1], new[1]))
+
+
+def _kept_words(rule: Rule | None, edits: list[Edit], words: CorrectionWords, type_name: str) -> list[str]:
+    """Words of another type's class that appear or change under this type, and other types' swaps."""
+    if rule is None:
+        return []
+    old = Counter(t.lower() for e in edits for t in e.old)
+    new = Counter(t.lower() for e in edits for t in e.new)
+    added = new - old
+    removed = old - new
+    out = []
+    owner = {"colours": "a colour", "garments": "a garment", "numbers": "a number"}
+    for cls in rule.keep:
+        members = words.word_class(cls)
+        bad = sorted(t for t in added if t in members)
+        if bad:
+            out.append(f"{_q(bad)}: {owner.get(cls, cls)} may not appear or change when correcting {type_name} "
+                       "(that is another error type's correction)")
+    for other in rule.keep_pairs:
+        other_rule = words.rules[other]
+        swaps = sorted({f"'{o}' → '{n}'" for o in removed for n in added if _is_pair(other_rule, o, n)})
+        if swaps:
+            out.append(f"{', '.join(swaps)} changes {other}, not {type_name}")
+    return out
 
 
 def _moved(edits: list[Edit], words: CorrectionWords) -> list[str]:
@@ -229,7 +253,52 @@ def _moved(edits: list[Edit], words: CorrectionWords) -> list[str]:
     return sorted(removed & added)
 
 
-# --------------------------------------------------------------------------- phrase rules
+# --------------------------------------------------------------------------- colours
+
+def _check_colour(rule: Rule, edits: list[Edit], a: list[str], b: list[str], words: CorrectionWords,
+                  type_name: str) -> list[str]:
+    """Colour words into colour words, and the colour belongs where the type says (a garment's, or not)."""
+    colours = rule.words
+    if len(a) == len(b) and all(x == y or (x in colours and y in colours) for x, y in zip(a, b)):
+        # Colours swapped in place, however the alignment pairs them ("a blue shirt and a black shirt" →
+        # "a black shirt and a blue shirt").
+        return _colour_targets(rule, b, [k for k, (x, y) in enumerate(zip(a, b)) if x != y], words, type_name)
+    out = []
+    for e in edits:
+        problems = _check_edit(rule, e, a, b, words, type_name)
+        out.extend(problems or _colour_targets(rule, b, list(range(e.j1, e.j2)) or [e.j1], words, type_name))
+    return out
+
+
+def _colour_target(b: list[str], k: int, rule: Rule, words: CorrectionWords) -> str | None:
+    """What the colour at (or right before) position ``k`` of the text describes: 'garment', another noun, or
+    None when no noun follows it."""
+    garment_tokens = {t for p in words.word_class("garments_phrases") for t in p}
+    skip = rule.words | rule.free | {",", "and"}
+    n = k
+    while n < len(b) and b[n] in skip:
+        n += 1
+    stops = words.word_class("location_prepositions") | words.word_class("clause_words")
+    for t in b[n:n + 3]:
+        if t in garment_tokens:
+            return "garment"
+        if not re.match(r"\w", t) or t in stops or _is_verb(t, words):
+            break
+    return b[n] if n < len(b) and re.match(r"\w", b[n]) and b[n] not in stops else None
+
+
+def _colour_targets(rule: Rule, b: list[str], positions, words: CorrectionWords, type_name: str) -> list[str]:
+    out = []
+    for k in positions:
+        target = _colour_target(b, k, rule, words)
+        if target is None or not rule.target:
+            continue
+        if rule.target == "garment" and target != "garment":
+            out.append(f"the colour of '{target}' is not a colour of clothing (correct it as Color, if at all)")
+        elif rule.target == "not_garment" and target == "garment":
+            out.append("the colour of a garment is corrected as Color of clothing, not as Color")
+    return list(dict.fromkeys(out))
+
 
 def _is_verb(token: str, words: CorrectionWords) -> bool:
     """A verb form that can head a verb phrase: listed, or an -ing form (running, holding)."""
@@ -237,70 +306,6 @@ def _is_verb(token: str, words: CorrectionWords) -> bool:
         return False
     return token in words.word_class("verbs") or any(
         token.endswith(suffix) and len(token) > len(suffix) + 1 for suffix in words.word_class("verb_suffixes"))
-
-
-def _is_boundary(token: str, words: CorrectionWords) -> bool:
-    """A token that ends a phrase: punctuation or a word that opens a new clause."""
-    return not re.match(r"\w", token) or token in words.word_class("clause_words")
-
-
-def _region(edits: list[Edit]) -> tuple[int, int, int, int]:
-    """The one stretch of both texts that holds every edit (equal tokens inside it included)."""
-    return min(e.i1 for e in edits), max(e.i2 for e in edits), min(e.j1 for e in edits), max(e.j2 for e in edits)
-
-
-def _verb_phrase_end(a: list[str], v: int, words: CorrectionWords) -> int:
-    """End (exclusive) of the verb phrase headed at ``a[v]``: the verb with its object, up to punctuation, a
-    clause word, or a location preposition that follows the object (sitting on a bench | in a park)."""
-    preps = words.word_class("location_prepositions")
-    k = v + 1
-    while k < len(a) and not _is_boundary(a[k], words) and not (a[k] in preps and k > v + 1):
-        k += 1
-    return k
-
-
-def _check_phrase(rule: Rule, edits: list[Edit], a: list[str], b: list[str], words: CorrectionWords,
-                  type_name: str) -> list[str]:
-    i1, i2, j1, j2 = _region(edits)
-    while i2 > i1 and j2 > j1 and not re.match(r"\w", a[i2 - 1]) and not re.match(r"\w", b[j2 - 1]):
-        i2, j2 = i2 - 1, j2 - 1  # a full stop that became an exclamation mark is not a change of phrase
-    shown = f"'{' '.join(a[i1:i2]) or '∅'}' → '{' '.join(b[j1:j2]) or '∅'}'"
-    clause = words.word_class("clause_words")
-    new_clause = sorted({t for t in b[j1:j2] if t in clause or not re.match(r"\w", t)}
-                        - {t for t in a[i1:i2] if t in clause or not re.match(r"\w", t)})
-    if rule.kind == "verb_phrase":
-        heads = [v for v in range(min(i1 + 1, len(a))) if _is_verb(a[v], words) and _verb_phrase_end(a, v, words) >= max(i1, v + 1)]
-        if not heads:
-            return [f"{shown}: {type_name} corrections change the verb phrase (the verb and its object), "
-                    "and this changes words outside it"]
-        v = heads[-1]
-        end = _verb_phrase_end(a, v, words)
-        if i2 > end:
-            return [f"{shown}: changes words after the verb phrase '{' '.join(a[v:end])}' (keep the location and "
-                    "what follows)"]
-        if i1 == v and j2 > j1 and not _is_verb(b[j1], words):
-            return [f"{shown}: the verb '{a[v]}' must become another verb"]
-        if new_clause:
-            return [f"{shown}: adds a new clause or sentence ({_q(new_clause)})"]
-        return []
-    # location_phrase
-    preps = words.word_class("location_prepositions")
-    starts = [p for p in range(min(i1 + 1, len(a))) if a[p] in preps
-              and not any(_is_boundary(t, words) or _is_verb(t, words) for t in a[p + 1:i1])]
-    if not starts:
-        return [f"{shown}: {type_name} corrections change the location phrase (in a park, on a beach), "
-                "and this changes words outside it"]
-    p = starts[-1]
-    end = p + 1
-    while end < len(a) and not _is_boundary(a[end], words) and not _is_verb(a[end], words):
-        end += 1
-    if i2 > end:
-        return [f"{shown}: changes words after the location phrase '{' '.join(a[p:end])}'"]
-    if i1 == p and j2 > j1 and b[j1] not in preps:
-        return [f"{shown}: the new location must start with a preposition (in, on, at, near …)"]
-    if new_clause:
-        return [f"{shown}: adds a new clause or sentence ({_q(new_clause)})"]
-    return []
 
 
 def enforce(report: GuardReport, override_reason: str | None) -> str | None:

@@ -294,7 +294,7 @@ def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[i
     and the reference corpus ``reference`` (default: the project's references).
     """
     from ..store.human_scores import scores_frame
-    from ..metric_settings import resolve_tokenize, tokenize_header
+    from ..metric_settings import paper_tokenize_note, resolve_tokenize, tokenize_header
     human = scores_frame(store, project)
     if human.empty:
         raise InputError(f"project {project!r} has no human scores yet; import some first")
@@ -303,7 +303,8 @@ def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[i
     if metrics is None and compute_metrics:
         tokenize = resolve_tokenize(store, project, tokenize)
         metrics, notes = caption_metric_scores(store, project, systems, compute_metrics, tokenize)
-        notes = [f"metrics computed here: {tokenize_header(tokenize)}"] + notes
+        notes = [f"metrics computed here: {tokenize_header(tokenize)}; "
+                 f"{paper_tokenize_note(tokenize, 'lexical-gap')}"] + notes
     report = project_diversity(store, project, systems=systems, settings=settings, gap=gap, reference=reference)
     out = correlate(human, metrics, report, humans=humans, per_system=per_system, system_means=system_means,
                     notes=notes)

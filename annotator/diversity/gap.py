@@ -18,10 +18,28 @@ from typing import Mapping
 
 import numpy as np
 
-__all__ = ["RATIO_MEASURES", "GapSettings", "lexical_diversity_ratio", "lexical_gap", "weighted"]
+__all__ = ["RATIO_MEASURES", "GAP_PRESETS", "GapSettings", "gap_preset", "lexical_diversity_ratio", "lexical_gap",
+           "weighted"]
 
 #: Measures that can serve as L in the lexical diversity ratio (a ratio of counts would be meaningless).
 RATIO_MEASURES = ("hdd", "mtld", "mattr", "ttr", "rttr", "logttr")
+
+
+#: Named (µ, α) pairs of the lexical gap. The study's text gives µ = 0.81 and α = 5, but its own Table 3 does not
+#: follow from them (ld 1.03 gives Lg 0.75 with them, the table prints 0.98); a least-squares fit of the logistic
+#: curve to Table 3's eleven (ld, Lg) rows gives α ≈ 20.4, µ ≈ 0.82, which reproduces every row to the table's
+#: two decimals (within 0.01). docs/lexical_gap.md, "Errata".
+GAP_PRESETS = {
+    "text": {"mu": 0.81, "alpha": 5.0, "about": "the lexical-gap study's text (µ = 0.81, α = 5)"},
+    "table3": {"mu": 0.82, "alpha": 20.4, "about": "fitted to the lexical-gap study's Table 3 (µ = 0.82, α = 20.4)"},
+}
+
+
+def gap_preset(name: str) -> tuple[float, float]:
+    """(µ, α) of a named preset (:data:`GAP_PRESETS`); ValueError naming the presets otherwise."""
+    if name not in GAP_PRESETS:
+        raise ValueError(f"unknown lexical-gap preset {name!r}; choose one of {', '.join(GAP_PRESETS)}")
+    return GAP_PRESETS[name]["mu"], GAP_PRESETS[name]["alpha"]
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,10 @@ def _type_name(type_id: str) -> str:
 
 
 def _run(store, project: str, *, command_line: bool, system, error_type, captions, annotator=None, reason=None,
-         max_changed_words=None):
+         max_changed_words=None, dry_run=False):
     from .importers import import_corrections
     return import_corrections(store, project, system, error_type, captions, annotator=annotator, reason=reason,
-                              max_changed_words=max_changed_words)
+                              max_changed_words=max_changed_words, dry_run=bool(dry_run))
 
 
 FORMAT = ImportFormat(
@@ -53,11 +53,13 @@ FORMAT = ImportFormat(
         ReaderOption("captions", "--captions", "the corrected copy, one caption per line", metavar="FILE", kind="file",
                      required=True, label="Corrected captions (full copy, line-aligned)"),
         ReaderOption("reason", "--reason", "store lines the error type's guard refuses (or whose caption no judgement "
-                     "tags with the type), with this reason (without it such a line refuses the whole import, naming "
-                     "the line and the rule)", metavar="TEXT",
+                     "tags with the type), with this reason (without it such lines refuse the whole import, each "
+                     "listed with its line and rule)", metavar="TEXT",
                      label="Reason for lines the guard refuses (optional)"),
         ReaderOption("max_changed_words", "--max-changed-words", "also refuse corrections changing more than N words "
                      "(off by default)", metavar="N", kind="integer", label="Most words a correction may change (optional)"),
+        ReaderOption("dry_run", "--dry-run", "check every line and list each refused one with its rule, storing "
+                     "nothing", kind="switch", label="Only check (store nothing)"),
     ),
     read=read_corrected_captions,
     run=_run,

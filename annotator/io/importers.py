@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Sequence
 
-from ..errors import InputError
+from ..errors import InputError, NotFound
 from ..limits import check_free_text
 from ..model import Item, Project, Role
 from ..store import Store
@@ -81,6 +81,9 @@ class ImportResult:
     user: str | None = None
     #: Corrections stored past a guard (or without a tag), with the import's reason.
     overridden: int = 0
+    #: Corrections: every refused line as (line number, rule and reason), and whether nothing was stored.
+    refused: list = field(default_factory=list)
+    dry_run: bool = False
 
     def add(self, summary: ImportSummary) -> None:
         """Add the counts of one ``write_project`` call."""
@@ -100,12 +103,18 @@ class ImportResult:
             parts = [f"{self.judgements} judgement revisions stored ({self.items_read} rows read; annotators: "
                      f"{self.user})"]
         if self.format == "corrections":
-            parts.append(f"{self.corrections} corrections by {self.user}")
+            would = "would be stored" if self.dry_run else "by"
+            parts = [f"{self.corrections} corrections {would} {self.user}" if self.dry_run
+                     else f"{self.corrections} corrections by {self.user}"]
             if self.overridden:
                 parts.append(f"{self.overridden} of them past a guard, with the reason given")
+            if self.dry_run:
+                parts.append(f"{len(self.refused)} line(s) refused")
         if self.unchanged:
             parts.append(f"{self.unchanged} already stored unchanged")
-        return f"{self.format} import into {self.project!r}: " + ", ".join(parts)
+        head = "dry run (nothing stored) of " if self.dry_run else ""
+        return (f"{head}{self.format} import into {self.project!r}: " + ", ".join(parts)
+                + "".join(f"\n  line {n}: {what}" for n, what in self.refused))
 
 
 def _check_key_style(conn, project: Project, source: str) -> None:
@@ -308,7 +317,7 @@ def write_legacy_judgements(conn, project: str, system: str, annotator: str, jud
 @_import_guard
 def import_corrections(store: Store, project: str, system: str, error_type: str, captions: Path | str, *,
                        annotator: str | None = None, reason: str | None = None,
-                       max_changed_words: int | None = None) -> ImportResult:
+                       max_changed_words: int | None = None, dry_run: bool = False) -> ImportResult:
     """Import a corrected full copy of ``system``'s captions: each changed line is a correction of ``error_type``.
 
     The file must have exactly as many lines as the system has captions. The
@@ -316,12 +325,14 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
     nothing; a line whose current correction (same user and type) already has
     this text is left alone. Every changed line passes the guard of
     ``error_type`` that a save on the Correction page passes
-    (:func:`annotator.correction.check_correction`); the first line that does
-    not is refused with its line number and the rule, and nothing is stored,
+    (:func:`annotator.correction.check_correction`); when lines do not, every
+    one of them is listed with its line number and rule, and nothing is stored,
     unless ``reason`` is given: then the reason is stored with each correction
     that needed it (and only with those), as an override made on the page is.
     A line whose caption no judgement tags with ``error_type`` needs the
-    reason too, when the system's captions are judged at all.
+    reason too, when the system's captions are judged at all. ``dry_run``
+    checks everything and stores nothing: the result lists the refused lines
+    (``result.refused``) and counts what would be stored.
     """
     from ..correction import check_correction
     from ..correction.queues import untagged_reason
@@ -341,7 +352,7 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
     reason = (reason or "").strip() or None
     if reason is not None:
         check_free_text(reason, "override reason", "--reason")
-    result = ImportResult(project, "corrections", items_read=len(lines), systems=[system], user=user)
+    result = ImportResult(project, "corrections", items_read=len(lines), systems=[system], user=user, dry_run=dry_run)
     with store.transaction() as conn:
         pid = project_id(conn, project)
         rows = captions_of_system(conn, pid, system)
@@ -360,22 +371,40 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
             if report.ok and r.id not in untagged:
                 continue
             if reason is None:
-                what = (f"refused by the {report.rule} guard of {tax.get(type_id).name}: " + "; ".join(report.violations)
-                        if not report.ok else f"refused: {untagged[r.id]}")
-                raise InputError(what + " (nothing was imported; correct less, or give --reason to store these lines "
-                                 "with a reason)", str(captions), n)
+                result.refused.append((n, f"refused by the {report.rule} guard of {tax.get(type_id).name}: "
+                                       + "; ".join(report.violations) if not report.ok
+                                       else f"refused: {untagged[r.id]}"))
+                continue
             overrides[r.id] = reason
-        uid = user_id(conn, user, create_role=Role.ANALYST)
-        current = current_correction_texts(conn, uid, type_id, [r.id for r, _ in changed])
-        for r, text in changed:
+        if result.refused and not dry_run:
+            first = result.refused[0][0]
+            raise InputError(f"{len(result.refused)} of {len(changed)} changed line(s) refused (nothing was imported; "
+                             "correct less, or give --reason to store these lines with a reason):"
+                             + "".join(f"\n  line {n}: {what}" for n, what in result.refused), str(captions), first)
+        refused_lines = {n for n, _ in result.refused}
+        stored = [(r, text) for n, (r, text) in enumerate(zip(rows, lines), start=1)
+                  if text != r.text and n not in refused_lines]
+        # A dry run creates no user: one that does not exist yet has nothing stored to compare with.
+        uid = _existing_user(conn, user) if dry_run else user_id(conn, user, create_role=Role.ANALYST)
+        current = current_correction_texts(conn, uid, type_id, [r.id for r, _ in stored]) if uid is not None else {}
+        for r, text in stored:
             if r.id in current and current[r.id] == text:
                 result.unchanged += 1
                 continue
-            insert_correction(conn, r.id, type_id, uid, original_text=r.text, corrected_text=text,
-                              override_reason=overrides.get(r.id))
+            if not dry_run:
+                insert_correction(conn, r.id, type_id, uid, original_text=r.text, corrected_text=text,
+                                  override_reason=overrides.get(r.id))
             result.corrections += 1
             result.overridden += r.id in overrides
     return result
+
+
+def _existing_user(conn, name: str) -> int | None:
+    from ..store.users import user_id
+    try:
+        return user_id(conn, name)
+    except NotFound:
+        return None
 
 
 @dataclass(frozen=True)

@@ -57,8 +57,8 @@ the list in :mod:`annotator.metrics.registry`.
 
 Input text
 ----------
-By default the raw text is scored with no tokenisation (the error-analysis
-study's setting): each scorer splits strings exactly as coco-caption's scorers
+By default the raw text is scored with no tokenisation (which reproduces the
+error-analysis study's released scores; the study never states a tokenisation): each scorer splits strings exactly as coco-caption's scorers
 do when handed raw strings. ``tokenize="ptb"`` first applies coco-caption's
 PTBTokenizer (the Stanford jar it ships, run by Java; lower-cases and drops
 punctuation). The choice is part of every metric's signature, e.g.

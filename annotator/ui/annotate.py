@@ -32,6 +32,7 @@ from ..annotation import (
     prefetch,
     labels_as_text, pictures_sent, task_image, unrelated_hint_text,
 )
+from ..correction.blind import views_closed_for
 from ..errors import AnnotatorError, InputError, JudgementChanged, StoreUnavailable
 from ..model import Label, Role
 from ..taxonomy import taxonomy
@@ -778,7 +779,9 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
         if note:
             st.caption(f":orange[{md_escape(note)}]")
         with st.container(key="ann_refs"):
-            if item.references:
+            if views_closed_for(ctx.store, ctx.project, ctx.user.role):
+                st.caption("References are closed to correctors while this project's blind correction round is open.")
+            elif item.references:
                 order = [b.box_id for b in item.boxes]
                 st.html("".join(reference_html(r.text, r.mentions, order) for r in item.references))
             else:

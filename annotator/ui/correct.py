@@ -10,7 +10,9 @@ from ..correction import (
     leave_untouched, queue, rule_description, state_version,
 )
 from ..access import LEADS
-from ..correction.blind import project_blind, set_project_blind
+from ..correction.blind import (
+    project_blind, project_views_closed, references_shown, set_project_blind, set_project_views_closed, typed_blind,
+)
 from ..correction.plan import correction_plan
 from ..correction.queues import caption_in_context, correction_layers, item_reference_texts
 from ..correction.span_rule import pieces, prefill
@@ -90,6 +92,14 @@ def render(ctx: ui.PageContext) -> None:
         if on != blind:
             set_project_blind(store, project, on, actor_role=ctx.user.role)
             blind = on
+        if blind:
+            closed = project_views_closed(store, project)
+            close = st.toggle("Close references and scores to correctors on Annotate and Rescoring", value=closed,
+                              key=f"correct_blind_views::{project}",
+                              help="While blind correction is on, analysts see no references on the Annotate page "
+                                   "and no scores on the Rescoring page; leads and admins still do.")
+            if close != closed:
+                set_project_views_closed(store, project, close, actor_role=ctx.user.role)
     elif blind:
         st.caption("Blind correction: the references and the score change show once the caption's correction is saved.")
 
@@ -253,7 +263,7 @@ def render(ctx: ui.PageContext) -> None:
         st.text("Also annotated: " + (", ".join(others) if others else "nothing else"))
         st.info(SPAN_RULE_TEXT if it.spans else rule_description(etype, words, limit))
         # Blind mode: references (and the score change below) only once this caption's correction is saved.
-        revealed = not blind or it.correction is not None
+        revealed = references_shown(blind, it.correction is not None)
         if revealed:
             with st.expander("Reference descriptions"):
                 for ref in item_reference_texts(store, cctx["item_id"]):
@@ -294,7 +304,8 @@ def render(ctx: ui.PageContext) -> None:
         try:
             saved = correct_caption(store, cid, etype, ctx.user.name, st.session_state.get(text_key, ""),
                                     override_reason=st.session_state.get(reason_key), max_changed_words=limit,
-                                    create_role=ctx.user.role, stamp=shown_stamp, blind=blind, spans=it.spans)
+                                    create_role=ctx.user.role, stamp=shown_stamp,
+                                    blind=typed_blind(blind, revealed), spans=it.spans)
         except GuardViolation as exc:
             st.session_state[flash_key] = ("error", f"Not saved: {exc}")
             return
@@ -310,7 +321,7 @@ def render(ctx: ui.PageContext) -> None:
     def _untouched():
         try:
             saved = leave_untouched(store, cid, etype, ctx.user.name, create_role=ctx.user.role, stamp=shown_stamp,
-                                    blind=blind)
+                                    blind=typed_blind(blind, revealed))
         except AnnotatorError as exc:
             st.session_state[flash_key] = ("error", f"Not saved: {exc}")
             return

@@ -17,10 +17,11 @@ from ..access import LEADS
 from ..diversity import (
     DiversitySettings, GapSettings, MEASURE_LABELS, MTLD_PRESETS, RATIO_MEASURES, lexical_gap, project_diversity,
 )
+from ..diversity.gap import GAP_PRESETS, gap_preset
 from ..diversity.sources import reference_corpus, reference_options
 from ..errors import AnnotatorError
 from ..io.tables import FORMATS, file_name, mime_type, write_table
-from ..metric_settings import project_tokenize, tokenize_header
+from ..metric_settings import paper_tokenize_note, project_tokenize, tokenize_header
 from ..metrics import REGISTRY
 from ..store.human_scores import score_names, scores_fingerprint
 from ..tokenize import TokenSettings
@@ -95,6 +96,12 @@ class _Texts:
     ref_bytes: bytes | None
 
 
+def _apply_gap_preset() -> None:
+    """The preset chosen sets µ and α (the user may still change them)."""
+    mu, alpha = gap_preset(st.session_state["div_gap_preset"])
+    st.session_state["div_mu"], st.session_state["div_alpha"] = mu, alpha
+
+
 def _mu_section(texts: _Texts, mu: float, measure: str):
     """µ from rich and sparse sub-corpora (the lexical-gap study's Fig. 5), once switched on: the estimate, else None."""
     st.subheader("µ from rich and sparse sub-corpora")
@@ -165,7 +172,8 @@ def _rich_sparse_section(store, texts: _Texts):
     st.caption(f"Mean over {rich_sparse.settings.draws} draws of {rich_sparse.settings.ground_truth} ground-truth "
                "descriptions per image. Human: the references; machine: the systems' captions. Images per cell: "
                + "; ".join(f"{c.ground_truth}/{c.candidates} {c.images}" for c in rich_sparse.cells) + ".")
-    st.caption("Metric input: " + tokenize_header(rich_sparse.tokenize))
+    st.caption("Metric input: " + tokenize_header(rich_sparse.tokenize) + "; "
+               + paper_tokenize_note(rich_sparse.tokenize, "lexical-gap"))
     for note in rich_sparse.notes:
         st.caption(ui.md_escape(note))
     return rich_sparse
@@ -188,6 +196,10 @@ def render(ctx: ui.PageContext) -> None:
         c1, c2, c3 = st.columns(3)
         measure = c1.selectbox("Measure for ld", RATIO_MEASURES, index=0, key="div_measure",
                                format_func=lambda m: MEASURE_LABELS.get(m, m))
+        c1.selectbox("µ and α", list(GAP_PRESETS), key="div_gap_preset", on_change=_apply_gap_preset,
+                     format_func=lambda p: GAP_PRESETS[p]["about"],
+                     help="The study's text gives µ 0.81, α 5, which do not reproduce its Table 3; the fit to "
+                          "Table 3 does (docs/lexical_gap.md, Errata).")
         mu = c2.number_input("µ (ld where Lg = 0.5)", value=0.81, step=0.01, format="%.2f", key="div_mu")
         alpha = c3.number_input("α (steepness)", value=5.0, step=0.5, min_value=0.1, key="div_alpha")
         c1, c2, c3 = st.columns(3)

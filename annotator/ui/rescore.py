@@ -7,6 +7,7 @@ import streamlit as st
 from .. import ui
 from ..cli import json_text
 from ..correction import corrections_table
+from ..correction.blind import views_closed_for
 from ..correction.queues import correction_layers, corrections_version, default_layer
 from ..errors import AnnotatorError
 from ..io.tables import FORMATS, file_name, mime_type, write_table
@@ -45,6 +46,10 @@ def render(ctx: ui.PageContext) -> None:
     systems = ui.project_systems(ctx)
     if ctx.user.role in LEADS:
         _tokenize_setting(ctx.store, project, ctx.user.role)
+    if views_closed_for(ctx.store, project, ctx.user.role):
+        st.info("Scores are closed to correctors while this project's blind correction round is open (a lead's "
+                "setting on the Correction page): they would show how close edits come to the references.")
+        return
 
     tab_table, tab_file = st.tabs(["Corrections table", "Rescore a caption file"])
     with tab_table:

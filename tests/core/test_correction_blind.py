@@ -8,7 +8,7 @@ import pytest
 
 from annotator.cli import main
 from annotator.correction import correct_caption, corrections_table
-from annotator.correction.blind import project_blind, set_project_blind
+from annotator.correction.blind import project_blind, project_views_closed, set_project_blind, set_project_views_closed
 from annotator.errors import AnnotatorError
 from annotator.store.corrections import current_corrections_frame
 from tests.store.test_correction_store import REFS, build_demo
@@ -25,14 +25,18 @@ def _page(store, role="lead"):
     return page_test("correct", store.url, user="lead" if role == "lead" else "alice", role=role, project="demo").run()
 
 
-def test_blind_is_the_default_and_only_leads_switch_it(store):
+@pytest.mark.parametrize("get, put, default, other_role", [
+    (project_blind, set_project_blind, True, "annotator"),  # blind correction: on by default
+    (project_views_closed, set_project_views_closed, False, "analyst"),  # the other pages' views: open by default
+])
+def test_the_blind_settings_and_only_leads_switch_them(store, get, put, default, other_role):
     build_demo(store)
-    assert project_blind(store, "demo") is True
+    assert get(store, "demo") is default
     with pytest.raises(AnnotatorError):
-        set_project_blind(store, "demo", False, actor_role="annotator")
-    assert project_blind(store, "demo") is True
-    set_project_blind(store, "demo", False, actor_role="lead")
-    assert project_blind(store, "demo") is False
+        put(store, "demo", not default, actor_role=other_role)
+    assert get(store, "demo") is default
+    put(store, "demo", not default, actor_role="lead")
+    assert get(store, "demo") is (not default)
 
 
 def test_references_and_scores_hidden_until_saved(store, no_java):
@@ -54,13 +58,17 @@ def test_references_and_scores_hidden_until_saved(store, no_java):
     assert row.blind is True or row.blind == 1
 
 
-def test_the_lead_switch_turns_blind_off_for_the_project(store, no_java):
+@pytest.mark.parametrize("toggle, value, get", [("correct_blind::demo", False, project_blind),
+                                                 ("correct_blind_views::demo", True, project_views_closed)])
+def test_the_lead_toggles_on_the_correction_page(store, no_java, toggle, value, get):
+    # Blind correction off (references and scores then show), or the other pages' views closed to correctors.
     build_demo(store)
     at = _page(store)
-    at.toggle(key="correct_blind::demo").set_value(False).run()
+    at.toggle(key=toggle).set_value(value).run()
     assert not at.exception, at.exception
-    assert project_blind(store, "demo") is False
-    assert all(r in texts(at) for r in REFS[0]) and at.metric
+    assert get(store, "demo") is value
+    if toggle == "correct_blind::demo":
+        assert all(r in texts(at) for r in REFS[0]) and at.metric
 
 
 def test_the_mode_is_recorded_and_exported(store, tmp_path, capsys):
@@ -77,3 +85,66 @@ def test_the_mode_is_recorded_and_exported(store, tmp_path, capsys):
     assert main(["--db", store.url, "corrections", "blind", "--project", "demo", "off"]) == 0
     assert "blind correction is off for demo" in capsys.readouterr().out
     assert project_blind(store, "demo") is False
+
+
+def test_a_revision_typed_after_the_first_save_showed_the_references_is_not_blind(store, no_java):
+    # Blind project: revision 1 is typed with the references hidden; the save shows them, so revision 2 of the
+    # same caption is typed with them on screen and must be recorded as such.
+    ids = build_demo(store)
+    at = _page(store)
+    key = next(t.key for t in at.text_area if t.key.startswith("correct_text::"))
+    at.text_area(key=key).set_value("A boy in a blue shirt is climbing a rock.").run()
+    at.button(key="correct_save").click().run()
+    assert not at.exception, at.exception
+    at = _page(store)  # back to the same caption, its references now shown
+    assert all(r in texts(at) for r in REFS[0])
+    at.text_area(key=key).set_value("A young boy in a blue shirt is climbing a rock.").run()
+    at.button(key="correct_save").click().run()
+    assert not at.exception, at.exception
+    from annotator.correction import caption_corrections
+    assert [(h.revision, bool(h.blind)) for h in caption_corrections(store, ids[0], "age")] == [(1, True), (2, False)]
+
+
+def test_typed_blind_follows_what_was_on_screen():
+    from annotator.correction.blind import references_shown, typed_blind
+    assert typed_blind(True, references_shown(True, False)) is True  # first revision of a blind project
+    assert typed_blind(True, references_shown(True, True)) is False  # later revisions: references were shown
+    assert typed_blind(False, references_shown(False, False)) is False
+
+
+def _html(at) -> str:
+    return "\n".join(h.value for h in at.html)
+
+
+def test_a_lead_closes_annotate_references_and_rescoring_scores_to_correctors(store, no_java, capsys):
+    from annotator.assignment import assign
+    from annotator.auth import add_user
+    build_demo(store)
+    add_user(store, "ana", "analyst")
+    assign(store, "demo", ["ana"], double_fraction=0)
+
+    def annotate(user, role):
+        at = page_test("annotate", store.url, user=user, role=role, project="demo", create_user=False).run()
+        assert not at.exception, at.exception
+        return at
+
+    def rescore(user, role):
+        at = page_test("rescore", store.url, user=user, role=role, project="demo", create_user=False).run()
+        assert not at.exception, at.exception
+        return at
+
+    # Open by default: the analyst sees an item's references and the rescoring tabs.
+    assert any(r in _html(annotate("ana", "analyst")) for refs in REFS for r in refs)
+    assert rescore("ana", "analyst").tabs
+    assert main(["--db", store.url, "corrections", "blind", "--project", "demo", "--views", "closed"]) == 0
+    assert "closed to correctors while it is on" in capsys.readouterr().out
+    at = annotate("ana", "analyst")
+    assert not any(r in _html(at) for refs in REFS for r in refs)
+    assert "References are closed to correctors" in texts(at)
+    at = rescore("ana", "analyst")
+    assert not at.tabs and not at.dataframe and not at.metric and "Scores are closed to correctors" in texts(at)
+    # Leads keep the views; with blind correction off nothing is closed.
+    assert rescore("lead", "lead").tabs
+    set_project_blind(store, "demo", False, actor_role="lead")
+    assert rescore("ana", "analyst").tabs
+    assert any(r in _html(annotate("ana", "analyst")) for refs in REFS for r in refs)

@@ -77,7 +77,7 @@ def test_raw_mode_is_what_it_was(project, capsys):
     assert all("|tok=none|" in s for s in got["signatures"].values())
     code, out, _ = cli(store, capsys, "rescore", "--project", "tok", "--system", "sys", "--metrics", METRICS)
     assert out.splitlines()[0] == ("tok / sys (stored captions, 40 captions); tokenisation: none (raw text, case and "
-                                   "punctuation kept (the error-analysis study's setting))")
+                                   "punctuation kept; reproduces the error-analysis study's released scores)")
     # A project set to PTB still scores raw text when asked to, bit for bit.
     set_project_tokenize(store, "tok", "ptb")
     code, out, _ = cli(store, capsys, "rescore", "--project", "tok", "--system", "sys", "--metrics", METRICS,

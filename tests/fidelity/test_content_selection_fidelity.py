@@ -155,6 +155,16 @@ def test_a_training_project_is_not_the_evaluated_one():
     assert report.meta["images"] == 7
 
 
+def test_a_training_project_sharing_images_is_refused_with_their_count():
+    # A copy of the evaluated images under another name: the priors would hold each image's own descriptions.
+    project = Project("seven", items=_seven(captions=False))
+    copy = Project("seven-copy", items=_seven(captions=False)[:3] + [figure2_item("t")])
+    with pytest.raises(InputError) as exc:
+        evaluate_project(project, train_project=copy, baselines=["unigram"])
+    assert exc.value.source == "--train-project" and "3 of the 7 evaluated images" in str(exc.value)
+    assert "'seven-copy'" in str(exc.value)
+
+
 # ---- item 9: descriptions without mentions, WordNet senses -----------------------------------------------------
 
 def _with_empty() -> Item:

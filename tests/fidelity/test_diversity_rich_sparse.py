@@ -160,6 +160,10 @@ def test_project_pools_and_cli(store, capsys, tmp_path):
     rc, out, err = run_cli(store, capsys, "rich-sparse", "--project", "rs", "--draws", "20", "--metric", "rouge",
                            "--system", "A", "--system", "B")
     assert rc == 0, err
+    # The header says which paper the tokenisation reproduces: the lexical-gap study scored with coco-caption's
+    # evaluation (PTB), so raw text does not reproduce its Table 1, and says how to.
+    assert ("does not reproduce the lexical-gap study's Tables 1 and 5 (scored with coco-caption's evaluation, "
+            "which tokenises): --tokenize ptb") in out.splitlines()[0]
     assert "Human / Machine" in out and "ROUGE-L" in out
     assert "machine ground truth, machine candidates: no image has 6 or more machine descriptions" in out
     rc, _, err = run_cli(store, capsys, "rich-sparse", "--project", "rs", "--draws", "0")
@@ -168,6 +172,12 @@ def test_project_pools_and_cli(store, capsys, tmp_path):
     assert rc == 2 and "--format" in err
     rc, _, err = run_cli(store, capsys, "rich-sparse", "--project", "rs", "--system", "Z")
     assert rc != 0 and "no system called 'Z'" in err
+
+
+def test_the_paper_note_names_the_tokenisation_that_reproduces_the_lexical_gap_study():
+    from annotator.metric_settings import paper_tokenize_note
+    assert paper_tokenize_note("ptb", "lexical-gap").startswith("reproduces the lexical-gap study's Tables 1 and 5")
+    assert paper_tokenize_note("none", "lexical-gap").startswith("does not reproduce")
 
 
 def test_page_table_equals_the_core(sqlite_store):

@@ -90,6 +90,24 @@ def test_no_text_prescribes_a_number_of_errors_for_unrelated():
         assert not re.search(r"\b(three|3|four|4) or more\b", flat, re.I), where
 
 
+def test_the_studys_rule_of_thumb_stands_beside_the_reminder_as_guidance():
+    """The study's guideline: a caption is usually generally unrelated when more than 2–3 types apply, a call the
+    annotator makes. The instructions give it in the Generally-unrelated advice, next to the page's reminder, and
+    no longer tell annotators that three or four errors are common and to tick them all."""
+    flat = " ".join(load_guidelines().instructions.split())
+    (advice,) = [b for b in flat.split("- ") if b.startswith("Choose **Generally unrelated")]
+    assert "usually generally unrelated when more than two or three types apply" in advice
+    assert "guidance, not a threshold" in advice and "the call is yours" in advice and "reminder" in advice
+    assert "are common" not in flat and "three or four errors" not in flat
+    # The same words wherever the type is explained: its definition, the type's page, the contrast, the reminder.
+    unrelated = taxonomy().get("unrelated")
+    many = next(c for c in load_guidelines().contrasts if c.id == "many_unrelated")
+    hint = unrelated_hint(["age", "clothing_type", "clothing_color", "stance"])
+    for where, text in (("definition", unrelated.definition), ("contrast", many.rule), ("reminder", hint),
+                        ("error_types.md", (GUIDELINES_DIR / "error_types.md").read_text(encoding="utf-8"))):
+        assert "more than two or three types apply" in " ".join(text.split()), where
+
+
 def test_instructions_state_the_threshold_the_rule_uses():
     flat = " ".join(load_guidelines().instructions.split())
     (word,) = re.findall(r"reminder once you tick more than (\w+) types", flat)

@@ -70,3 +70,29 @@ def test_a_blank_reason_is_no_reason(project, tmp_path):
     fixed = _file(tmp_path, ["A girl is riding a horse on a beach .", CAPTIONS[1], CAPTIONS[2]])
     with pytest.raises(InputError, match="line 1"):
         import_corrections(project, "p", "sys", "gender", fixed, reason="   ")
+
+
+def test_every_refused_line_is_listed_with_its_rule(project, tmp_path):
+    # Lines 1 and 3 both break the gender guard: the message names both, not only the first.
+    fixed = _file(tmp_path, ["A girl is riding a horse on a beach .", CAPTIONS[1], "A woman is holding a kite in a park ."])
+    exc = refused(project, lambda: import_corrections(project, "p", "sys", "gender", fixed), "2 of 2 changed line(s)",
+                  "line 1: refused by the gender guard", "'man' → 'girl'", "line 3: refused by the gender guard",
+                  "'boy' → 'woman'")
+    assert exc.location == 1
+
+
+def test_a_dry_run_stores_nothing_and_lists_what_it_would_refuse(project, tmp_path, capsys):
+    fixed = _file(tmp_path, ["A woman is riding a horse on a beach .", CAPTIONS[1], "A woman is holding a kite in a park ."])
+    result = import_corrections(project, "p", "sys", "gender", fixed, dry_run=True)
+    assert result.corrections == 1 and [n for n, _ in result.refused] == [3]
+    assert current_corrections_frame(project, "p").empty
+    rc = main(["--db", project.url, "import", "corrections", "--project", "p", "--system", "sys",
+               "--error-type", "gender", "--captions", str(fixed), "--dry-run"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "1 corrections would be stored" in out and "1 line(s) refused" in out
+    assert "line 3: refused by the gender guard" in out
+    assert current_corrections_frame(project, "p").empty
+    from annotator.store.users import user_id
+    from annotator.errors import NotFound
+    with project.transaction() as conn, pytest.raises(NotFound):
+        user_id(conn, "corrector")  # a dry run creates no user either

@@ -79,3 +79,13 @@ def test_no_project(sqlite_store):
     at = page_test("diversity", sqlite_store.url, user="ana", role="analyst").run()
     assert not at.exception
     assert "There is no project yet" in texts(at)
+
+
+def test_the_gap_preset_sets_mu_and_alpha(sqlite_store):
+    # The study's text (µ 0.81, α 5) by default; the fit to its Table 3 (µ 0.82, α 20.4) on choice.
+    seed(sqlite_store)
+    at = page_test("diversity", sqlite_store.url, user="ana", role="analyst", project="div").run()
+    assert (at.number_input(key="div_mu").value, at.number_input(key="div_alpha").value) == (0.81, 5.0)
+    at.selectbox(key="div_gap_preset").set_value("table3").run()
+    assert not at.exception, at.exception
+    assert (at.number_input(key="div_mu").value, at.number_input(key="div_alpha").value) == (0.82, 20.4)
