@@ -19,9 +19,9 @@ import logging
 import threading
 from collections import OrderedDict
 
-from sqlalchemy import select
-
 from .store import Store
+from .store.judgements import newest_judgement_id
+from .store.projects import projects_by_recent_judgements
 
 log = logging.getLogger(__name__)
 
@@ -76,16 +76,8 @@ def forget_frames() -> None:
 def recently_active_projects(store: Store, limit: int = WARM_PROJECTS) -> list[str]:
     """Up to ``limit`` project names, those whose judgements were saved most recently first (looked up from
     the newest 2,000 judgement rows: a primary-key walk, instant on any size), then the rest by name."""
-    from .store.schema import captions, judgements, projects, systems
     with store.read() as conn:
-        newest = select(judgements.c.caption_id).order_by(judgements.c.id.desc()).limit(2000).subquery()
-        recent = conn.execute(
-            select(projects.c.name).select_from(newest.join(captions, captions.c.id == newest.c.caption_id)
-                                                .join(systems, systems.c.id == captions.c.system_id)
-                                                .join(projects, projects.c.id == systems.c.project_id))
-        ).scalars().all()
-        names = conn.execute(select(projects.c.name).order_by(projects.c.name)).scalars().all()
-    ordered = list(dict.fromkeys([*recent, *names]))
+        ordered = projects_by_recent_judgements(conn, 2000)
     return ordered[:max(0, int(limit))]
 
 
@@ -110,11 +102,8 @@ def warm_up(store: Store, *, snapshots=None, projects: list[str] | None = None) 
 
 def _judgement_rows_at_most(store: Store) -> int:
     """The newest judgement id: at least as many as the judgement rows there are (one primary-key look-up)."""
-    from sqlalchemy import func
-
-    from .store.schema import judgements
     with store.read() as conn:
-        return int(conn.execute(select(func.max(judgements.c.id))).scalar() or 0)
+        return newest_judgement_id(conn)
 
 
 def warm_up_in_background(url: str, *, snapshot_base=None, projects: list[str] | None = None) -> threading.Thread:

@@ -29,6 +29,7 @@ from sqlalchemy import BigInteger, Connection, Text, and_, case, cast, extract, 
 from ..model import Box, Judgement, JudgementKind, Label
 from . import Store
 from .codec import decode_types, mask_types
+from .judgements import newest_judgement_id
 from .projects import practice_marks, project_id, project_image_root
 from .schema import boxes, captions, current_judgements, items, judgements, systems, users
 
@@ -467,9 +468,9 @@ def data_version(store: Store, project: str) -> tuple:
     """
     with store.read() as conn:
         pid = project_id(conn, project)
-        newest = conn.execute(select(func.max(judgements.c.id))).scalar()
+        newest = newest_judgement_id(conn)
         practice = practice_marks(conn, pid)
-    return (pid, newest or 0, *practice)
+    return (pid, newest, *practice)
 
 
 class LiveJudgementFrame:

@@ -44,6 +44,12 @@ def lock_key(conn: Connection, key: str) -> None:
         conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})
 
 
+def newest_judgement_id(conn: Connection) -> int:
+    """The newest judgement id of the whole store (0 when there is none): one primary-key look-up. Every save
+    appends a row, so it moves with every save, and it is at least the number of judgement rows."""
+    return int(conn.execute(select(func.max(judgements.c.id))).scalar() or 0)
+
+
 def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
                      error_types=(), note: str = "", seconds: float = 0.0,
                      kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None,

@@ -14,7 +14,7 @@ from . import Store
 from .codec import decode_mentions, encode_mentions
 from .judgements import lock_key
 from .rows import insert_if_absent
-from .schema import boxes, captions, current_judgements, items, projects, refs, systems
+from .schema import boxes, captions, current_judgements, items, judgements, projects, refs, systems
 
 _CHUNK = 5000
 
@@ -41,6 +41,19 @@ def project_names(store: Store) -> list[str]:
     """All project names, sorted."""
     with store.read() as conn:
         return [r[0] for r in conn.execute(select(projects.c.name).order_by(projects.c.name))]
+
+
+def projects_by_recent_judgements(conn: Connection, newest: int = 2000) -> list[str]:
+    """Every project name: those with judgements among the ``newest`` judgement rows first, the most recently
+    judged first (a primary-key walk, instant on any size), then the rest by name."""
+    recent_rows = select(judgements.c.caption_id).order_by(judgements.c.id.desc()).limit(int(newest)).subquery()
+    recent = conn.execute(
+        select(projects.c.name).select_from(recent_rows.join(captions, captions.c.id == recent_rows.c.caption_id)
+                                            .join(systems, systems.c.id == captions.c.system_id)
+                                            .join(projects, projects.c.id == systems.c.project_id))
+    ).scalars().all()
+    names = conn.execute(select(projects.c.name).order_by(projects.c.name)).scalars().all()
+    return list(dict.fromkeys([*recent, *names]))
 
 
 def project_system_names(conn: Connection, pid: int) -> list[str]:
