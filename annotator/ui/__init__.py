@@ -31,11 +31,10 @@ from ..access import check_page
 from ..config import load_settings
 from ..errors import AnnotatorError, PermissionDenied, StoreUnavailable
 from ..model import Role
-
-USER_KEY = "annotator_user"
-PROJECT_KEY = "annotator_project"
-LOCAL_USER = "local"
-
+from . import session_cookie
+from .session_cookie import CLEAR_KEY, REJECTED_KEY, request_cookie
+from .state import (LOCAL_MODE_KEY, LOCAL_USER, PROJECT_KEY, PROJECT_NAMES_KEY, SESSION_ENDED_KEY,  # noqa: F401
+                    USER_KEY, project_names, remembered)
 
 @dataclass(frozen=True)
 class SessionUser:
@@ -80,25 +79,6 @@ def start_metric_warm_up() -> dict[str, str]:
     return REGISTRY.warm_up(wait=False)
 
 
-#: Session keys of what the shell last read from the store, shown again while the database is down.
-PROJECT_NAMES_KEY = "annotator_project_names"
-LOCAL_MODE_KEY = "annotator_local_mode"
-
-
-def _remembered(key: str, read):
-    """``read()``, remembered in the session; during a database outage the value this session saw last
-    (the outage is raised again when the session never saw one). The page then still shows its widgets
-    with their unsaved values, and the action that needs the database reports the outage."""
-    try:
-        value = read()
-    except StoreUnavailable:
-        if key in st.session_state:
-            return st.session_state[key]
-        raise
-    st.session_state[key] = value
-    return value
-
-
 def no_accounts(store) -> bool:
     """True when no account can log in yet (accounts made by imports have no password and do not count)."""
     from ..store.users import any_user_with_password
@@ -106,7 +86,7 @@ def no_accounts(store) -> bool:
     def read():
         with store.read() as conn:
             return not any_user_with_password(conn)
-    return _remembered(LOCAL_MODE_KEY, read)
+    return remembered(LOCAL_MODE_KEY, read)
 
 
 def client_address() -> tuple[str | None, dict[str, str]]:
@@ -128,20 +108,10 @@ def local_mode(store) -> bool:
     return no_accounts(store) and request_is_local()
 
 
-def project_names(store) -> list[str]:
-    """All project names (during a database outage: the ones this session saw last)."""
-    from ..store.projects import project_names as read
-    return _remembered(PROJECT_NAMES_KEY, lambda: read(store))
-
-
 def outage_notice(exc: StoreUnavailable) -> None:
     """Say plainly that the database is down and what happens to the user's work."""
     st.error(f"{md_escape(str(exc))}. Nothing you saved before is affected; this page works again by itself "
              "once the database answers.", icon=":material/cloud_off:")
-
-
-#: Session key of the message a session that was ended shows on the log-in form.
-SESSION_ENDED_KEY = "annotator_session_ended"
 
 
 def current_user(store) -> SessionUser | None:
@@ -161,7 +131,6 @@ def current_user(store) -> SessionUser | None:
     from ..auth import SessionClaim, resume_session
     from ..errors import SessionEnded
     from ..sessions import check_session
-    from . import session_cookie
     raw = st.session_state.get(USER_KEY)
     if raw:
         try:
@@ -422,7 +391,6 @@ def log_out() -> None:
     """Log out (callback of the logout button): end the store session, so every tab using it ends too, forget
     everything this tab knew and have the log-in page clear the browser's cookie."""
     from ..sessions import end_session as end_store_session
-    from .session_cookie import CLEAR_KEY
     sid = (st.session_state.get(USER_KEY) or {}).get("sid")
     if sid:
         try:
@@ -436,7 +404,6 @@ def log_out() -> None:
 def end_session(message: str) -> None:
     """Log the session out because it ended (account changed, expired, logged out elsewhere); the log-in form
     shows ``message`` and clears the browser's cookie."""
-    from .session_cookie import CLEAR_KEY, REJECTED_KEY, request_cookie
     _forget_everything()
     st.session_state[SESSION_ENDED_KEY] = message
     st.session_state[CLEAR_KEY] = True
@@ -519,7 +486,6 @@ def sidebar(store, user: SessionUser, page_id: str | None = None) -> str | None:
 
     The project and the page (``page_id``) are remembered for the user, so that a reload or the next log-in
     opens them again; a log-in's cookie is handed over here (annotator.ui.session_cookie)."""
-    from . import session_cookie
     project = project_picker(store)
     uid = (st.session_state.get(USER_KEY) or {}).get("id")
     session_cookie.remember_place(store, uid, session_cookie.LAST_PROJECT, project)

@@ -59,3 +59,88 @@ def test_the_sql_check_finds_a_planted_query():
     harmless = ("import streamlit as st\nfrom sqlalchemy.exc import IntegrityError\n"
                 "def text(x):\n    return x\nst.text(text('a'))\nst.multiselect('x', [])\n")
     assert sql_outside_store(harmless) == []
+
+
+# ------------------------------------------------------------------ no import cycles
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(package_dir: Path) -> dict[str, set[str]]:
+    """Module → the modules of the package it imports, counting imports anywhere in the file (inside functions
+    too, where a cycle hides from the interpreter). ``from .x import name`` ties to ``x``, or to ``x.name`` when
+    that is a module of its own."""
+    root = package_dir.parent
+    files = {_module_name(p, root): p for p in package_dir.rglob("*.py")}
+    top = package_dir.name
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for mod, path in files.items():
+        here = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = here.split(".")[:len(here.split(".")) - node.level + 1] if node.level else []
+                base = ".".join(base + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
+            else:
+                continue
+            for t in targets:
+                while t and t not in files and t.startswith(top):
+                    t = t.rpartition(".")[0]  # `import annotator.x.y` without the module itself: its package
+                if t in files and t != mod:
+                    graph[mod].add(t)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def test_no_import_cycle():
+    found = cycles(import_graph(PACKAGE))
+    assert found == [], "modules that import each other in a loop (imports inside functions counted):\n" + "\n".join(
+        " <-> ".join(c) for c in found)
+
+
+def test_the_cycle_check_finds_a_planted_cycle(tmp_path):
+    pkg = tmp_path / "house"
+    (pkg / "io").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "io" / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "io" / "reader.py").write_text("from .writer import store_rows\n", encoding="utf-8")
+    (pkg / "io" / "writer.py").write_text("def store_rows():\n    from . import reader\n", encoding="utf-8")
+    (pkg / "core.py").write_text("import house.io.reader\n", encoding="utf-8")
+    assert import_graph(pkg)["house.core"] == {"house.io.reader"}
+    assert cycles(import_graph(pkg)) == [["house.io.reader", "house.io.writer"]]
+    (pkg / "io" / "writer.py").write_text("def store_rows():\n    pass\n", encoding="utf-8")
+    assert cycles(import_graph(pkg)) == []
