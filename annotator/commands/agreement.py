@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from ..cli import add_json_flag
+from . import add_json_flag
 from .tables import emit_report, report_command, write_output
 
 

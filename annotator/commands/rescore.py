@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..cli import add_json_flag
 from ..errors import InputError
 from ..metrics.bootstrap import DEFAULT_RESAMPLES
 from ..metrics.registry import REGISTRY
 from ..metrics.sample import Sample
 from ..metrics.tokenize import TOKENIZERS
+from . import add_json_flag
 
 
 def _metric_labels() -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import ui
-from ..cli import json_text
+from ..report import json_text
 from ..correction import corrections_table
 from ..correction.queues import correction_layers, corrections_version, default_layer
 from ..errors import AnnotatorError

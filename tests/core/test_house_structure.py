@@ -144,3 +144,10 @@ def test_the_cycle_check_finds_a_planted_cycle(tmp_path):
     assert cycles(import_graph(pkg)) == [["house.io.reader", "house.io.writer"]]
     (pkg / "io" / "writer.py").write_text("def store_rows():\n    pass\n", encoding="utf-8")
     assert cycles(import_graph(pkg)) == []
+
+
+def test_nothing_imports_the_command_line_back():
+    # The command line sits on top: its commands and the pages take what they share with it (the JSON and
+    # printable text of annotator.report, the --json flag of annotator.commands) from below, not from cli.py.
+    graph = import_graph(PACKAGE)
+    assert sorted(m for m, targets in graph.items() if "annotator.cli" in targets) == ["annotator.__main__"]
