@@ -46,11 +46,20 @@ def render(ctx: ui.PageContext) -> None:
     if ctx.user.role in LEADS:
         _tokenize_setting(ctx.store, project, ctx.user.role)
 
+    _metric_cards()
     tab_table, tab_file = st.tabs(["Corrections table", "Rescore a caption file"])
     with tab_table:
         _corrections_tab(ctx.store, project, systems)
     with tab_file:
         _caption_file_tab(ctx.store, project, systems)
+
+
+def _metric_cards() -> None:
+    """What each metric measures, the paper that defines it and a link to it (the metrics' own cards)."""
+    with st.expander("About the metrics"):
+        for card in REGISTRY.cards():
+            st.markdown(f"**{ui.md_escape(card.label)}**: {ui.md_escape(card.description)}")
+            st.text(f"{card.citation} {card.link}")  # as text: the page turns no URL into a link
 
 
 def _tokenize_setting(store, project: str, role) -> None:
