@@ -5,7 +5,7 @@ clear the HttpOnly session cookie, so a log-in survives reloads, new tabs and ty
 `streamlit run app.py` still works, with log-ins that last as long as their tab.
 
 When the server starts it also reads the dashboards' judgement frames of the most active projects in a
-background thread (annotator.live_frames; ANNOTATOR_WARM_DASHBOARDS=0 turns that off).
+background thread (annotator.frames.warm; ANNOTATOR_WARM_DASHBOARDS=0 turns that off).
 """
 
 from pathlib import Path
@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotator.config import load_settings
-from annotator.live_frames import warm_up_in_background
+from annotator.frames.warm import warm_up_in_background
 from annotator.ui.session_routes import routes
 
 app = st.App(Path(__file__).resolve().parent / "app.py", routes=routes())

@@ -30,6 +30,8 @@ import streamlit as st
 from ..access import check_page
 from ..config import load_settings
 from ..errors import AnnotatorError, PermissionDenied, StoreUnavailable
+from ..frames.shared import dashboard_frame
+from ..frames.snapshots import folder_for
 from ..model import Role
 from . import session_cookie
 from .session_cookie import CLEAR_KEY, REJECTED_KEY, request_cookie
@@ -297,14 +299,12 @@ def project_systems(ctx: PageContext) -> list[str]:
 def frame_snapshots(url: str):
     """Where the dashboards' judgement frames of the database at ``url`` are kept between server starts
     (None when the settings turn that off)."""
-    from ..store.frame_snapshots import folder_for
     return folder_for(url, load_settings().frame_cache)
 
 
 def _live_judgements(url: str, project: str):
-    # The process's one live frame per project (annotator.live_frames), which the warm-up at server start
+    # The process's one live frame per project (annotator.frames), which the warm-up at server start
     # may have read already.
-    from ..live_frames import dashboard_frame
     return dashboard_frame(_store_for(url), project, snapshots=frame_snapshots(url))
 
 

@@ -151,3 +151,14 @@ def test_nothing_imports_the_command_line_back():
     # printable text of annotator.report, the --json flag of annotator.commands) from below, not from cli.py.
     graph = import_graph(PACKAGE)
     assert sorted(m for m, targets in graph.items() if "annotator.cli" in targets) == ["annotator.__main__"]
+
+
+def test_the_dashboards_frames_have_one_home():
+    # Reading, snapshots, warm-up and the process's shared frames live in annotator/frames/; the store keeps only
+    # the SQL they use (the judgement read and the versions).
+    from annotator.frames import assignments, live, shared, snapshots, warm
+    homes = {live.LiveJudgementFrame: "live", live.merge_judgement_frames: "live", snapshots.SnapshotFolder: "snapshots",
+             snapshots.folder_for: "snapshots", shared.dashboard_frame: "shared", shared.team_live_frame: "shared",
+             warm.warm_up: "warm", warm.warm_up_in_background: "warm", assignments.assignment_frame: "assignments"}
+    assert {thing.__module__ for thing in homes} == {f"annotator.frames.{m}" for m in homes.values()}
+    assert not (PACKAGE / "live_frames.py").exists() and not (PACKAGE / "store" / "frame_snapshots.py").exists()
