@@ -1,4 +1,4 @@
-"""Read queries for agreement, adjudication and error analysis.
+"""The bulk judgement read behind agreement, adjudication and error analysis.
 
 :func:`judgement_frame` is the bulk read behind the agreement dashboard, the
 adjudication queue, the error tables and their CLI commands. It is
@@ -7,9 +7,9 @@ codes (caption, user/kind/label, judgement id, error-type mask of migration
 9) as one comma-joined text (group_concat on SQLite, string_agg on
 PostgreSQL), numpy parses each in one call, and the DataFrame is built
 column by column with categoricals for users, systems, kinds, labels and
-type strings; no Python object is made per row. The other functions are
-small look-ups for one screen (a caption with its image, its judgements
-with notes).
+type strings; no Python object is made per row. The small look-ups for one
+screen (a caption with its image, its judgements with notes) are in
+store/caption_queries.py; the frames built on this read, in annotator/frames/.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import BigInteger, Connection, Text, and_, case, cast, extract, func, literal_column, select, text
 
-from ..model import Box, Judgement, JudgementKind, Label
+from ..model import JudgementKind, Label
 from . import Store
-from .codec import decode_types, mask_types
-from .projects import project_id, project_image_root
-from .schema import boxes, captions, current_judgements, items, judgements, systems, users
+from .codec import mask_types
+from .projects import project_id
+from .schema import captions, current_judgements, items, judgements, systems, users
 
 #: Columns of :func:`judgement_frame` (a superset of what annotator.agreement needs).
 FRAME_COLUMNS = ["caption_id", "item_id", "is_practice", "system", "user", "kind", "label", "error_types", "judgement_id"]
@@ -410,86 +410,3 @@ def annotators_in(frame: pd.DataFrame) -> list[str]:
     users_ = frame["user"].array
     codes = np.asarray(users_.codes)[np.asarray(frame["kind"].array.codes) == KINDS.index(JudgementKind.ANNOTATION.value)]
     return sorted(str(u) for u in users_.categories[np.unique(codes[codes >= 0])])
-
-
-def caption_details(store: Store, project: str, caption_ids) -> pd.DataFrame:
-    """Caption rows for display: caption_id, item_id, item_key, image_path, width, height,
-    is_practice, system, line_no, text (in the order of ``caption_ids``; unknown ids left out)."""
-    ids = [int(c) for c in caption_ids]
-    cols = ["caption_id", "item_id", "item_key", "image_path", "width", "height", "is_practice", "system", "line_no", "text"]
-    if not ids:
-        return pd.DataFrame(columns=cols)
-    with store.read() as conn:
-        pid = project_id(conn, project)
-        rows = []
-        for start in range(0, len(ids), 5000):
-            chunk = ids[start:start + 5000]
-            rows += conn.execute(
-                select(captions.c.id, items.c.id, items.c.key, items.c.image_path, items.c.width, items.c.height,
-                       items.c.is_practice, systems.c.name, captions.c.line_no, captions.c.text)
-                .select_from(captions.join(items, items.c.id == captions.c.item_id)
-                             .join(systems, systems.c.id == captions.c.system_id))
-                .where(captions.c.id.in_(chunk), systems.c.project_id == pid)).all()
-    df = pd.DataFrame([tuple(r) for r in rows], columns=cols)
-    if df.empty:
-        return df
-    df["is_practice"] = df["is_practice"].astype(bool)
-    order = {c: n for n, c in enumerate(ids)}
-    return df.sort_values("caption_id", key=lambda s: s.map(order)).reset_index(drop=True)
-
-
-def caption_judgements(store: Store, caption_id: int) -> list[Judgement]:
-    """The current judgement of every user and kind for one caption (with notes), by kind then user."""
-    with store.read() as conn:
-        q = (select(judgements, users.c.name.label("user_name"))
-             .join(current_judgements, current_judgements.c.judgement_id == judgements.c.id)
-             .join(users, users.c.id == judgements.c.user_id)
-             .where(current_judgements.c.caption_id == int(caption_id))
-             .order_by(judgements.c.kind, users.c.name))
-        out = []
-        for r in conn.execute(q):
-            out.append(Judgement(caption_id=r.caption_id, user=r.user_name, label=Label(r.label) if r.label else None,
-                                 error_types=decode_types(r.error_types), note=r.note, seconds=r.seconds,
-                                 kind=JudgementKind(r.kind), revision=r.revision, created_at=r.created_at,
-                                 judgement_id=r.id))
-        return out
-
-
-def item_boxes(store: Store, item_id: int) -> list[Box]:
-    """The gold boxes of one item."""
-    with store.read() as conn:
-        return [Box(b.box_key, b.label, b.x, b.y, b.w, b.h, b.synset)
-                for b in conn.execute(select(boxes).where(boxes.c.item_id == int(item_id)).order_by(boxes.c.id))]
-
-
-def image_root(store: Store, project: str) -> str | None:
-    """The project's image root directory (None if not set)."""
-    with store.read() as conn:
-        return project_image_root(conn, project_id(conn, project))
-
-
-def practice_items(store: Store, project: str) -> list[str]:
-    """Keys of the items marked as practice/guideline examples, in import order."""
-    with store.read() as conn:
-        pid = project_id(conn, project)
-        return [r[0] for r in conn.execute(select(items.c.key).where(items.c.project_id == pid, items.c.is_practice.is_(True))
-                                           .order_by(items.c.position))]
-
-
-def item_keys(store: Store, project: str, item_ids) -> dict[int, str]:
-    """Item id → key for the given ids."""
-    ids = [int(i) for i in item_ids]
-    out: dict[int, str] = {}
-    with store.read() as conn:
-        pid = project_id(conn, project)
-        for start in range(0, len(ids), 5000):
-            for r in conn.execute(select(items.c.id, items.c.key).where(items.c.project_id == pid,
-                                                                       items.c.id.in_(ids[start:start + 5000]))):
-                out[r.id] = r.key
-    return out
-
-
-def user_role(store: Store, name: str) -> str | None:
-    """The role of user ``name`` (None if there is no such user)."""
-    with store.read() as conn:
-        return conn.execute(select(users.c.role).where(users.c.name == name)).scalar()
