@@ -54,10 +54,8 @@ class RougeL(MeanScoreMetric):
     settings = (Setting("beta", BETA, "weight of recall against precision in the F-measure"),
                 Setting("split", "space", "tokens: the text split on single spaces, as coco-caption"))
     reference = "pycocoevalcap.rouge.rouge:Rouge"
-    description = ("Longest common subsequence of caption and references: the best precision and the best "
-                   "recall over the references, combined in an F-measure (beta = 1.2).")
-    citation = ("Lin. ROUGE: A Package for Automatic Evaluation of Summaries. Text Summarization Branches Out "
-                "(ACL workshop) 2004.")
+    description = "Longest common subsequence: best precision and best recall over the references in an F-measure."
+    citation = "Lin. ROUGE: A Package for Automatic Evaluation of Summaries. Text Summarization Branches Out (ACL workshop) 2004."
     link = "https://aclanthology.org/W04-1013/"
     score_keys = ("ROUGE_L",)
 
