@@ -17,8 +17,6 @@ Session keys: ``ui.USER_KEY`` holds the logged-in user as a dict
 from __future__ import annotations
 
 import functools
-import re
-import string
 import threading
 import tomllib
 from contextlib import contextmanager
@@ -28,13 +26,13 @@ from pathlib import Path
 import streamlit as st
 
 from ..access import check_page
-from ..config import load_settings
 from ..errors import AnnotatorError, PermissionDenied, StoreUnavailable
-from ..frames.shared import dashboard_frame
-from ..frames.snapshots import folder_for
 from ..model import Role
 from . import session_cookie
 from .session_cookie import CLEAR_KEY, REJECTED_KEY, request_cookie
+from .caches import (SCORING_PAGES, cached_layer, frame_snapshots, get_store, live_judgements,  # noqa: F401
+                     start_metric_warm_up, store_for)
+from .text import WORD_JOINER, md_escape  # noqa: F401
 from .state import (LOCAL_MODE_KEY, LOCAL_USER, PROJECT_KEY, PROJECT_NAMES_KEY, SESSION_ENDED_KEY,  # noqa: F401
                     USER_KEY, project_names, remembered)
 
@@ -55,30 +53,6 @@ class PageContext:
     user: SessionUser
     project: str | None
     page_id: str | None = None
-
-
-@st.cache_resource(show_spinner=False)
-def _store_for(url: str):
-    from ..store import open_store
-    return open_store(url)
-
-
-def get_store():
-    """The process-wide store for the configured database URL (migrated once)."""
-    return _store_for(load_settings().database_url)
-
-
-#: Pages that score captions with the metrics (and so use METEOR's warm processes).
-SCORING_PAGES = frozenset({"rescore", "correct"})
-
-
-@st.cache_resource(show_spinner=False)
-def start_metric_warm_up() -> dict[str, str]:
-    """Start warming the metrics' long-lived processes once per server process, in the background; returns
-    each metric's state then (``annotator.metrics.registry.REGISTRY.warm_up``). Cached, so every later
-    page run finds it started."""
-    from ..metrics.registry import REGISTRY
-    return REGISTRY.warm_up(wait=False)
 
 
 def no_accounts(store) -> bool:
@@ -296,18 +270,6 @@ def project_systems(ctx: PageContext) -> list[str]:
     raise AssertionError("unreachable")
 
 
-def frame_snapshots(url: str):
-    """Where the dashboards' judgement frames of the database at ``url`` are kept between server starts
-    (None when the settings turn that off)."""
-    return folder_for(url, load_settings().frame_cache)
-
-
-def _live_judgements(url: str, project: str):
-    # The process's one live frame per project (annotator.frames), which the warm-up at server start
-    # may have read already.
-    return dashboard_frame(_store_for(url), project, snapshots=frame_snapshots(url))
-
-
 def project_judgements(ctx: PageContext):
     """(frame, data version) of the selected project's current annotations and adjudications.
 
@@ -318,7 +280,7 @@ def project_judgements(ctx: PageContext):
     project = require_project(ctx)
     try:
         with st.spinner("Reading judgements…", show_time=True):
-            return _live_judgements(ctx.store.url, project).get()
+            return live_judgements(ctx.store.url, project).get()
     except AnnotatorError as exc:
         show_error_and_stop(exc)
     raise AssertionError("unreachable")
@@ -332,15 +294,9 @@ def case_picture(case) -> None:
         st.caption(f"The photo cannot be shown: {md_escape(problem)}")
 
 
-@st.cache_resource(show_spinner="Resolving the layer…", max_entries=8)
-def _judgement_layer(url: str, project: str, version: tuple, layer: str, _frame):
-    from ..layers import build_layer
-    return build_layer(_frame, layer)
-
-
 def judgement_layer(ctx: PageContext, frame, version: tuple, layer: str):
     """The layer ``layer`` (a Layer label) built from :func:`project_judgements`' frame, once per data version."""
-    return _judgement_layer(ctx.store.url, require_project(ctx), version, layer, frame)
+    return cached_layer(ctx.store.url, require_project(ctx), version, layer, frame)
 
 
 # --------------------------------------------------------------------------- app shell helpers
@@ -348,29 +304,6 @@ def judgement_layer(ctx: PageContext, frame, version: tuple, layer: str):
 #: Session key of the cached progress: {(user, project): (Progress, monotonic time)}.
 PROGRESS_KEY = "annotator_progress"
 PROGRESS_MAX_AGE = 120.0  # seconds; the annotate page updates it on every save anyway
-
-
-#: Every ASCII punctuation character: CommonMark lets a backslash make any of them literal, and together they
-#: cover Markdown and what Streamlit adds to it (images, links, autolinks, emphasis, ``$…$`` KaTeX, ``:red[…]``
-#: colours, ``:emoji:`` and ``:material/…:`` icons, entities such as ``&lt;``).
-_MD_SPECIAL = frozenset(string.punctuation)
-#: Where the browser would turn plain text into a link (``scheme://``, ``www.``, ``name@host.tld``): escapes do
-#: not stop that, it runs on the text after Markdown; an invisible word joiner there does.
-_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?i:(?<=www))(?=\.)|(?<=[\w.+-])(?=@[\w-]+\.)")
-WORD_JOINER = "\u2060"
-
-
-def md_escape(text: str) -> str:
-    """``text`` shown as itself inside Markdown: every punctuation character backslash-escaped, and an
-    invisible word joiner where the text would otherwise become a link.
-
-    Every user-given string (project, system, user and annotator names, item keys, captions, notes, error
-    messages that quote input) goes through this wherever Streamlit renders Markdown: headers, markdown,
-    captions, alert boxes, metric labels and help, image captions, button, radio, tab and expander labels.
-    Plain-text places (st.text, st.code, tables, select-box options) need nothing.
-    """
-    text = _AUTOLINK.sub(WORD_JOINER, str(text))
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
 
 
 def log_in(user, sid: str | None = None) -> None:
