@@ -6,7 +6,7 @@ annotator.ui.origin_guard refuses websockets opened by pages of another origin (
 `streamlit run app.py` still works, with log-ins that last as long as their tab.
 
 When the server starts it also reads the dashboards' judgement frames of the most active projects in a
-background thread (annotator.live_frames; ANNOTATOR_WARM_DASHBOARDS=0 turns that off).
+background thread (annotator.frames.warm; ANNOTATOR_WARM_DASHBOARDS=0 turns that off).
 """
 
 from pathlib import Path
@@ -15,7 +15,7 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 from annotator.config import load_settings
-from annotator.live_frames import warm_up_in_background
+from annotator.frames.warm import warm_up_in_background
 from annotator.ui.origin_guard import OriginGuard
 from annotator.ui.session_routes import routes
 

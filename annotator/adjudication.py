@@ -264,7 +264,7 @@ class CaptionCase:
 def caption_case(store, project: str, caption_id: int) -> CaptionCase:
     """Load one caption with its item, boxes, annotations and adjudications (NotFound if absent)."""
     from .errors import NotFound
-    from .store.analysis_queries import caption_details, caption_judgements, image_root, item_boxes
+    from .store.caption_queries import caption_details, caption_judgements, image_root, item_boxes
     from .store.projects import project_id, trusted_image_root
     details = caption_details(store, project, [caption_id])
     if details.empty:

@@ -371,7 +371,7 @@ def record_sample(store, plan: SamplePlan) -> SampleSummary:
     from .estimate.sampling import draw_seed
     from .store.assignments import (add_assignments, draws_made, insert_draw, project_captions, queue_ends,
                                     queued_captions)
-    from .store.judgements import lock_key
+    from .store.rows import lock_key
     from .store.projects import project_id, system_id
     project, names, rows, design, seed, floor = plan.project, plan.names, plan.users, plan.design, plan.seed, plan.floor
     chosen = [s for s, _, _ in plan.planned]

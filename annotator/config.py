@@ -11,10 +11,10 @@
 ``ANNOTATOR_SECRET_KEY``    signs session cookies; unset: a random key kept in the database, shared by every
                             app process on it (see annotator.sessions)
 ``ANNOTATOR_FRAME_CACHE``   folder for the dashboards' judgement snapshots, so a restarted server opens them
-                            fast (annotator.store.frame_snapshots); default <data dir>/cache/frames, ``off``
+                            fast (annotator.frames.snapshots); default <data dir>/cache/frames, ``off``
                             for none
 ``ANNOTATOR_WARM_DASHBOARDS``  0: the server does not read the dashboards' frames of the most active
-                            projects in the background when it starts (annotator.live_frames)
+                            projects in the background when it starts (annotator.frames.warm)
 """
 
 from __future__ import annotations

@@ -43,7 +43,8 @@ def load_sample(store: Store, *, project: str = SAMPLE_PROJECT, sample_dir: Path
     starting at once cannot both load it: the check runs inside the write
     transaction and a lost race on the project name is reported as False.
     """
-    from .io.importers import write_jsonl_project, write_legacy_judgements
+    from .io.jsonl import write_jsonl_project
+    from .io.judgements import write_legacy_judgements
     from .io.jsonl import read_jsonl_project
     from .io.judgements import read_legacy_judgements
     from .store.exchange import has_projects

@@ -1,4 +1,4 @@
-"""The 20-type error taxonomy, loaded from ``guidelines/taxonomy.toml``.
+"""The error taxonomy (the study's 20 types), loaded from ``guidelines/taxonomy.toml``.
 
 The taxonomy is data: ids, names, groups, definitions, examples, keyboard keys
 and the aliases other tools use. Everything else in annotator reads it from
@@ -16,6 +16,8 @@ from .errors import InputError
 
 GUIDELINES_DIR = Path(__file__).resolve().parent.parent / "guidelines"
 TAXONOMY_FILE = GUIDELINES_DIR / "taxonomy.toml"
+#: a type's mask bit is below this: the store keeps the mask in a signed 64-bit integer, and -1 means "no mask"
+MASK_BITS = 62
 
 
 def read_toml(path: Path | str, what: str) -> dict:
@@ -32,6 +34,8 @@ class ErrorType:
     """One error type of the taxonomy."""
 
     id: str
+    #: the type's bit in the store's integer type mask (``annotator.store.codec``); fixed for good once stored
+    bit: int
     name: str
     group: str
     key: str
@@ -62,6 +66,19 @@ class Taxonomy:
     def ids(self) -> tuple[str, ...]:
         """Type ids in taxonomy order."""
         return tuple(t.id for t in self.types)
+
+    @cached_property
+    def mask_ids(self) -> tuple[str | None, ...]:
+        """Type ids by mask bit: ``mask_ids[b]`` is the type whose ``bit`` is b (None for a bit no type has)."""
+        out: list[str | None] = [None] * (max((t.bit for t in self.types), default=-1) + 1)
+        for t in self.types:
+            out[t.bit] = t.id
+        return tuple(out)
+
+    @cached_property
+    def bit_of(self) -> dict[str, int]:
+        """Type id → its mask bit."""
+        return {t.id: t.bit for t in self.types}
 
     def get(self, type_id: str) -> ErrorType:
         """Return the type with this id; raise InputError for an unknown id."""
@@ -108,9 +125,10 @@ def _normalise(label: str) -> str:
     return " ".join(str(label).strip().lower().replace("_", " ").split())
 
 
-def load_taxonomy(path: Path | str = TAXONOMY_FILE) -> Taxonomy:
-    """Read and validate a taxonomy file (see guidelines/taxonomy.toml for the format)."""
-    path = Path(path)
+def load_taxonomy(path: Path | str | None = None) -> Taxonomy:
+    """Read and validate a taxonomy file (``TAXONOMY_FILE`` when none is given; see guidelines/taxonomy.toml for
+    the format)."""
+    path = Path(TAXONOMY_FILE if path is None else path)
     data = read_toml(path, "taxonomy")
     meta = data.get("meta", {})
     groups = tuple(meta.get("groups", ()))
@@ -118,6 +136,7 @@ def load_taxonomy(path: Path | str = TAXONOMY_FILE) -> Taxonomy:
     by_id: dict[str, ErrorType] = {}
     by_alias: dict[str, str] = {}
     keys_seen: dict[str, str] = {}
+    bits_seen: dict[int, str] = {}
     reserved = {meta.get("accurate_key", "y"), meta.get("inaccurate_key", "n")}
     for n, raw in enumerate(data.get("type", []), start=1):
         where = f"type #{n}"
@@ -128,6 +147,7 @@ def load_taxonomy(path: Path | str = TAXONOMY_FILE) -> Taxonomy:
                 raise InputError(f"the example's types must start with the type's own id {raw['id']!r}", str(path), where)
             etype = ErrorType(
                 id=raw["id"],
+                bit=raw["bit"],
                 name=raw["name"],
                 group=raw["group"],
                 key=raw["key"],
@@ -147,6 +167,12 @@ def load_taxonomy(path: Path | str = TAXONOMY_FILE) -> Taxonomy:
         if etype.key in keys_seen or etype.key in reserved:
             raise InputError(f"keyboard key {etype.key!r} used twice", str(path), where)
         keys_seen[etype.key] = etype.id
+        if isinstance(etype.bit, bool) or not isinstance(etype.bit, int) or not 0 <= etype.bit < MASK_BITS:
+            raise InputError(f"bit of {etype.id!r} must be a whole number from 0 to {MASK_BITS - 1}, not {etype.bit!r}",
+                             str(path), where)
+        if etype.bit in bits_seen:
+            raise InputError(f"bit {etype.bit} of {etype.id!r} is already {bits_seen[etype.bit]!r}'s", str(path), where)
+        bits_seen[etype.bit] = etype.id
         by_id[etype.id] = etype
         types.append(etype)
         for label in (etype.id, etype.name, *etype.aliases):

@@ -5,9 +5,9 @@ shows and ``annotator team`` prints. It is computed from two frames:
 
 * the project's current annotations with skips kept and their timing
   (annotator.store.analysis_queries.judgement_frame with ``include_skipped``
-  and ``with_timing``, brought up to date by a LiveJudgementFrame, so a
+  and ``with_timing``, brought up to date by annotator.frames.live.team_frame, so a
   refresh reads only what was saved since);
-* the project's assignments (annotator.store.team_queries.assignment_frame).
+* the project's assignments (annotator.frames.assignments.assignment_frame).
 
 Per annotator (everyone with an assignment or an annotation in the project):
 
@@ -41,6 +41,8 @@ import numpy as np
 import pandas as pd
 
 from .agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, agreement_report
+from .frames.assignments import assignment_frame
+from .frames.live import team_frame
 from .model import JudgementKind, Label
 
 __all__ = ["TeamAgreement", "TeamCounts", "TeamReport", "team_agreement", "team_counts", "team_report",
@@ -305,15 +307,8 @@ def team_agreement(frame: pd.DataFrame, *, confidence: float = DEFAULT_CONFIDENC
 def read_team_report(store, project: str, *, live=None, **options) -> TeamReport:
     """:func:`team_report` of ``project`` read from the store; ``live`` is a LiveJudgementFrame made with
     ``kinds=("annotation",), include_skipped=True, with_timing=True`` (a new one, read in full, by default)."""
-    from .store.team_queries import assignment_frame
     live = live or team_frame(store, project)
     frame, _ = live.get()
     return team_report(project, frame, assignment_frame(store, project), **options)
 
 
-def team_frame(store, project: str, *, snapshots=None):
-    """The live frame the team report reads (current annotations, skips kept, with timing); ``snapshots``
-    as for LiveJudgementFrame."""
-    from .store.analysis_queries import LiveJudgementFrame
-    return LiveJudgementFrame(store, project, kinds=("annotation",), include_skipped=True, with_timing=True,
-                              snapshots=snapshots)

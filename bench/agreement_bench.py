@@ -21,7 +21,7 @@ Printed separately, each the best of ``--repeat`` runs:
                 printed per page with its read and compute parts, the range over ``--cold-runs`` fresh processes;
                 once as a server's first start (no frame snapshot) and once as a restarted server (the snapshot
                 its last full read wrote, 1,000 saves since: each such run adds 1,000 revisions to the store);
-                then twice more with serve.py's warm-up (annotator.live_frames.warm_up) run first in the same
+                then twice more with serve.py's warm-up (annotator.frames.warm.warm_up) run first in the same
                 process, from the snapshots and from none, its time printed beside the page's. OK only when
                 every run is within the target.
                 ``--code DIR`` runs those processes on another checkout of annotator (a figure before a change).
@@ -208,7 +208,7 @@ def main(argv=None) -> int:
     print(f"end-to-end CLI-like (read + report): {t_read + t_rep:.3f} s; (read + layer + tables): {t_read + total_tables:.3f} s")
 
     # A lead's dashboard while annotators keep saving: one save, then the frame is brought up to date.
-    from annotator.store.analysis_queries import LiveJudgementFrame
+    from annotator.frames.live import LiveJudgementFrame
     from annotator.store.judgements import save_judgement
     live = LiveJudgementFrame(store, PROJECT)
     live.get()
@@ -282,14 +282,14 @@ def _cold(db_path: Path, *, runs: int, code: Path) -> None:
     import shutil
 
     _cold_runs(db_path, runs=runs, code=code, snapshots=None)
-    if not (code / "annotator" / "store" / "frame_snapshots.py").exists():
+    if not (code / "annotator" / "frames" / "snapshots.py").exists():
         return  # older code: no snapshots
     folder = Path(tempfile.mkdtemp(prefix="frame-snapshots-"))
     try:
         _run_step(db_path, code, ["--make-snapshots", str(folder)])
         _save_since(f"sqlite:///{db_path}", 1000)
         _cold_runs(db_path, runs=runs, code=code, snapshots=folder)
-        if (code / "annotator" / "live_frames.py").exists():
+        if (code / "annotator" / "frames" / "warm.py").exists():
             # What serve.py does at start: the warm-up reads the frames in the background, then a lead opens
             # the page. Once from the snapshots, once as a server's very first start (no snapshot).
             _cold_runs(db_path, runs=runs, code=code, snapshots=folder, warm=True)
@@ -328,14 +328,15 @@ def _save_since(url: str, n: int) -> None:
 
 def _make_snapshots(url: str, folder: Path) -> int:
     """What a running server leaves on disk: each dashboard frame read in full and its snapshot written."""
-    from annotator.store.analysis_queries import LiveJudgementFrame
-    from annotator.store.frame_snapshots import folder_for
+    from annotator.frames.live import LiveJudgementFrame
+    from annotator.frames.snapshots import folder_for
     from annotator.team import team_frame
     store = open_store(url)
     snapshots = folder_for(url, folder)
     import threading
 
-    from annotator.store.team_queries import assignment_frame, assignment_version
+    from annotator.frames.assignments import assignment_frame
+    from annotator.store.frame_versions import assignment_version
     for live in (LiveJudgementFrame(store, PROJECT, kinds=("annotation", "adjudication"), snapshots=snapshots),
                  team_frame(store, PROJECT, snapshots=snapshots)):
         live.get()
@@ -382,17 +383,19 @@ def _cold_page(page: str, url: str, snapshot_folder: Path | None = None, warm: b
     from annotator.agreement import agreement_report
     from annotator.analysis import compare_systems, error_tables
     from annotator.layers import ADJUDICATED, build_layer
-    from annotator.store.analysis_queries import LiveJudgementFrame, annotators_in
+    from annotator.frames.live import LiveJudgementFrame
+    from annotator.store.analysis_queries import annotators_in
     from annotator.team import team_frame, team_report
     from annotator.team_selection import default_team
 
     snapshots = None
     if snapshot_folder is not None:
-        from annotator.store.frame_snapshots import folder_for
+        from annotator.frames.snapshots import folder_for
         snapshots = folder_for(url, snapshot_folder)
     warm_seconds = 0.0
     if warm:  # serve.py's warm-up at server start, finished before the lead opens the page
-        from annotator.live_frames import dashboard_frame, team_live_frame, warm_up
+        from annotator.frames.shared import dashboard_frame, team_live_frame
+        from annotator.frames.warm import warm_up
         store = open_store(url)
         t_w = time.perf_counter()
         warm_up(store, snapshots=snapshots, projects=[PROJECT])
@@ -401,7 +404,8 @@ def _cold_page(page: str, url: str, snapshot_folder: Path | None = None, warm: b
     if not warm:
         store = open_store(url)
     if page == "team":
-        from annotator.store.team_queries import assignment_frame, assignment_version
+        from annotator.frames.assignments import assignment_frame
+        from annotator.store.frame_versions import assignment_version
         live = team_live_frame(store, PROJECT, snapshots=snapshots) if warm else team_frame(store, PROJECT,
                                                                                           snapshots=snapshots)
         frame, _ = live.get()

@@ -130,7 +130,7 @@ _MAIN_MODULE = sys.modules["__main__"]
 
 @pytest.fixture(autouse=True)
 def _own_frame_snapshots(tmp_path, monkeypatch):
-    """The dashboards keep judgement snapshots on disk (annotator.store.frame_snapshots): each test keeps its
+    """The dashboards keep judgement snapshots on disk (annotator.frames.snapshots): each test keeps its
     own (also for the app servers it starts), so none starts from another test's files."""
     monkeypatch.setenv("ANNOTATOR_FRAME_CACHE", str(tmp_path / "frame-snapshots"))
 

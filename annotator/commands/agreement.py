@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from ..cli import add_json_flag
+from . import add_json_flag
 from .tables import emit_report, report_command, write_output
 
 
@@ -130,7 +130,8 @@ def _readable(r) -> str:
 
 def _disagreements(args, ctx) -> int:
     from ..adjudication import adjudication_queue
-    from ..store.analysis_queries import caption_details, judgement_frame
+    from ..store.analysis_queries import judgement_frame
+    from ..store.caption_queries import caption_details
 
     store = ctx.store()
     frame = judgement_frame(store, args.project, kinds=("annotation", "adjudication"), system=args.system)
@@ -151,7 +152,7 @@ def _disagreements(args, ctx) -> int:
 def _adjudicate(args, ctx) -> int:
     from ..adjudication import adjudicate
     from ..errors import NotFound
-    from ..store.analysis_queries import caption_details, user_role
+    from ..store.caption_queries import caption_details, user_role
     from ..taxonomy import taxonomy
 
     store = ctx.store()

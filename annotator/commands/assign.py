@@ -7,7 +7,7 @@ next human sample of each system (``--active N`` / ``--random N``), drawn with r
 
 from __future__ import annotations
 
-from ..cli import add_json_flag
+from . import add_json_flag
 
 #: Options of a regular assignment that a sample draw leaves alone (their defaults are filled in for a regular one).
 _REGULAR_ONLY = {"double_fraction": "--double-fraction", "split": "--split", "second_pass": "--second-pass",

@@ -6,7 +6,7 @@ pg_dump / pg_restore commands to use instead and exit with code 1.
 
 from __future__ import annotations
 
-from ..cli import add_json_flag
+from . import add_json_flag
 
 
 def register(sub) -> None:

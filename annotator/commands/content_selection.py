@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from ..cli import add_json_flag
+from . import add_json_flag
 
 
 def register(sub) -> None:

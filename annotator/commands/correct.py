@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..cli import add_json_flag
+from . import add_json_flag
 from .tables import add_raw_csv_flag
 
 

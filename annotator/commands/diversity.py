@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..cli import add_json_flag
 from ..metrics.registry import REGISTRY
 from ..metrics.tokenize import TOKENIZERS
+from . import add_json_flag
 from .tables import add_raw_csv_flag
 
 _MTLD_CHOICES = ("lexicalrichness", "mccarthy-jarvis", "taaled-mean-length")

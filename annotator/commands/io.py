@@ -13,8 +13,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..cli import add_json_flag, json_text
 from ..io.catalog import formats
+from ..report import json_text
+from . import add_json_flag
 
 
 def register(sub) -> None:

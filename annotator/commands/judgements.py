@@ -10,7 +10,7 @@ times); CSV and XLSX are for people.
 
 from __future__ import annotations
 
-from ..cli import add_json_flag
+from . import add_json_flag
 
 
 def register(sub) -> None:

@@ -9,14 +9,15 @@ names, their defaults and the tokenisation choices come from the registry.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
-from ..cli import add_json_flag
 from ..errors import InputError
 from ..metrics.bootstrap import DEFAULT_RESAMPLES
 from ..metrics.registry import REGISTRY
 from ..metrics.sample import Sample
 from ..metrics.tokenize import TOKENIZERS
+from . import add_json_flag
 
 
 def _metric_labels() -> str:
@@ -53,7 +54,8 @@ def add_by_type_arguments(parser) -> None:
 def register(sub) -> None:
     p = sub.add_parser("rescore", help=f"{_metric_labels()} of a system against the references",
                        description="Score a system's captions against the project's references exactly as "
-                                   "coco-caption (pycocoevalcap) does. METEOR needs Java.")
+                                   "coco-caption (pycocoevalcap) does. METEOR needs Java.",
+                       epilog="metrics:\n" + REGISTRY.cards_text(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--project", required=True, help="project name")
     p.add_argument("--system", required=True, help="system whose captions (or caption order) to use")
     p.add_argument("--captions", metavar="FILE",

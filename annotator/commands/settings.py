@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
-from ..cli import add_json_flag
 from ..metrics.tokenize import TOKENIZERS
+from . import add_json_flag
 
 
 def register(sub) -> None:

@@ -11,7 +11,7 @@ flags every such report shares and :func:`emit_report` writes or prints what it 
 
 from __future__ import annotations
 
-from ..cli import add_json_flag
+from . import add_json_flag
 
 TABLE_FORMATS = ("csv", "xlsx", "latex", "md", "json")
 

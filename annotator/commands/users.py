@@ -5,9 +5,9 @@ from __future__ import annotations
 import getpass
 import sys
 
-from ..cli import add_json_flag
 from ..errors import InputError
 from ..model import Role
+from . import add_json_flag
 
 
 def register(sub) -> None:

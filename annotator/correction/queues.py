@@ -80,7 +80,7 @@ def queue(store, project: str, system: str, error_type: str, layer: Layer | str,
 def state_version(store, project: str) -> tuple:
     """A cheap fingerprint of a project's judgements and corrections: it changes with every save of either,
     so queues and live scores can be cached until it moves."""
-    from ..store.analysis_queries import data_version
+    from ..store.frame_versions import data_version
     return (*data_version(store, project), *corrections_version(store, project))
 
 

@@ -27,7 +27,7 @@ a system name     the captions of that system alone: ld and Lg are constant
 
 Pairs with a missing value are left out (``n`` says how many were used); fewer
 than three pairs or a constant variable give NaN. Human scores are imported
-with :func:`annotator.io.importers.import_human_scores` (format:
+with :func:`annotator.io.human_scores.import_human_scores` (format:
 :mod:`annotator.io.human_scores`).
 """
 

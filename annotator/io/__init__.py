@@ -1,9 +1,10 @@
 """Reading and writing project data.
 
 Readers turn files into domain objects (:mod:`annotator.model`) and never touch
-the database; :mod:`annotator.io.importers` writes what a reader produced in
-one store transaction, so an import is all-or-nothing. Writers turn stored
-projects back into files.
+the database; each format's ``import_*`` function, beside its reader in the
+format's module, writes what the reader produced in one store transaction
+(with :mod:`annotator.io.importers`, the step they share), so an import is
+all-or-nothing. Writers turn stored projects back into files.
 
 Import formats are listed by the importer catalog (:mod:`annotator.io.catalog`):
 each format's module declares ``FORMAT`` (name, help, options, example files
@@ -29,16 +30,20 @@ one (``1000092795.jpg``, ``COCO_val2014_000000391895.jpg``), so captions of
 another system imported later in another format attach to the same items.
 """
 
+from importlib import import_module
 
-__all__ = [
-    "ImportResult", "export_jsonl", "import_coco", "import_corrections", "import_flickr30k", "import_human_scores",
-    "import_jsonl", "import_judgement_rows", "import_judgements", "import_lines", "import_project",
-]
+#: Where each import function lives: the format module that reads its files also stores them.
+_HOMES = {
+    "ImportResult": "importers", "import_project": "importers",
+    "import_lines": "lines", "import_coco": "coco", "import_flickr30k": "flickr30k",
+    "import_jsonl": "jsonl", "export_jsonl": "jsonl", "import_judgement_rows": "judgement_rows",
+    "import_judgements": "judgements", "import_corrections": "corrections", "import_human_scores": "human_scores",
+}
+__all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str):
     # Loaded on first use, so `import annotator.io.tables` (the table writers) stays light.
-    if name in __all__:
-        from . import importers
-        return getattr(importers, name)
+    if name in _HOMES:
+        return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

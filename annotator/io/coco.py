@@ -24,6 +24,9 @@ from ..correspondence import parse_markup
 from ..errors import InputError
 from ..images import image_size, resolve_image_path
 from ..model import Box, Caption, Item, Project, Reference
+from ..store import Store
+from ..store.projects import write_project
+from .importers import ImportResult, import_guard
 from .options import INLINE_MENTIONS, Example, ImportFormat, ReaderOption, image_root_option
 from .textfiles import read_json, shorten
 from .validate import (
@@ -210,9 +213,32 @@ def read_coco_results(project: str, system: str, results_json: Path | str, keys_
     return check_project(Project(name=project, items=items), src, [f"record {n}" for n in range(len(items))])
 
 
+@import_guard
+def import_coco(store: Store, project: str, captions_json: Path | str, instances_json: Path | str | None = None, *,
+                results: Path | str | None = None, system: str | None = None,
+                image_root: Path | str | None = None, inline_mentions: bool = False,
+                trust_root: bool = False) -> ImportResult:
+    """Import COCO references (+ instance boxes, + one system's results) into ``project``.
+
+    ``inline_mentions``: the results' captions carry ``[words|box ids]`` markup (see :func:`read_coco_results`).
+    """
+    project = check_name(project, "project", "--project")
+    if (results is None) != (system is None):
+        raise InputError("--results and --system go together: give both or neither")
+    proj, keys = read_coco_project(project, captions_json, instances_json, image_root=image_root,
+                                   trust_root=trust_root)
+    res_proj = (read_coco_results(project, system, results, keys, inline_mentions=inline_mentions)
+                if results is not None else None)
+    result = ImportResult(project, "coco", items_read=len(proj.items), systems=res_proj.systems if res_proj else [])
+    with store.transaction() as conn:
+        result.add(write_project(conn, proj, source=str(captions_json)))
+        if res_proj is not None:
+            result.add(write_project(conn, res_proj, source=str(results)))
+    return result
+
+
 def _run(store, project: str, *, command_line: bool, captions_json, instances_json, results=None, system=None,
          image_root=None, inline_mentions=False):
-    from .importers import import_coco
     if not command_line and results is None:
         system = None  # the page's system field only names the system of a results file
     return import_coco(store, project, captions_json, instances_json, results=results, system=system,

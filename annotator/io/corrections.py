@@ -1,7 +1,7 @@
 """Corrected captions: a full, line-aligned copy of one system's captions, some lines corrected for one error type.
 
 A reader only: :func:`read_corrected_captions` returns the lines (each checked
-as caption text); :func:`annotator.io.importers.import_corrections` compares
+as caption text); :func:`import_corrections` compares
 them with the stored captions and stores each changed line as a correction.
 """
 
@@ -9,9 +9,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..correction import check_correction
+from ..correction.queues import untagged_reason
+from ..errors import InputError, NotFound
+from ..limits import check_free_text
+from ..model import Role
+from ..store import Store
+from ..store.corrections import insert_correction
+from ..store.exchange import current_correction_texts
+from ..store.projects import captions_of_system, project_id
+from ..store.users import user_id
+from ..taxonomy import taxonomy
+from .importers import ImportResult, import_guard
 from .options import Example, ImportFormat, ReaderOption
 from .textfiles import read_lines
-from .validate import check_text
+from .validate import check_name, check_text
 
 
 def read_corrected_captions(path: Path | str) -> list[str]:
@@ -32,9 +44,105 @@ def _type_name(type_id: str) -> str:
     return taxonomy().get(type_id).name
 
 
+#: User that owns imported corrections when no ``--annotator`` is given.
+DEFAULT_CORRECTOR = "corrector"
+
+
+@import_guard
+def import_corrections(store: Store, project: str, system: str, error_type: str, captions: Path | str, *,
+                       annotator: str | None = None, reason: str | None = None,
+                       max_changed_words: int | None = None, dry_run: bool = False) -> ImportResult:
+    """Import a corrected full copy of ``system``'s captions: each changed line is a correction of ``error_type``.
+
+    The file must have exactly as many lines as the system has captions. The
+    original text of a correction is the stored caption. Unchanged lines add
+    nothing; a line whose current correction (same user and type) already has
+    this text is left alone. Every changed line passes the guard of
+    ``error_type`` that a save on the Correction page passes
+    (:func:`annotator.correction.check_correction`); when lines do not, every
+    one of them is listed with its line number and rule, and nothing is stored,
+    unless ``reason`` is given: then the reason is stored with each correction
+    that needed it (and only with those), as an override made on the page is.
+    A line whose caption no judgement tags with ``error_type`` needs the
+    reason too, when the system's captions are judged at all. ``dry_run``
+    checks everything and stores nothing: the result lists the refused lines
+    (``result.refused``) and counts what would be stored.
+    """
+    from ..correction import check_correction
+    from ..correction.queues import untagged_reason
+    from ..store.corrections import insert_correction
+    from ..store.exchange import current_correction_texts
+    from ..store.users import user_id
+    tax = taxonomy()
+    type_id = tax.resolve_strict(str(error_type), "--error-type")
+    if not tax.get(type_id).correctable:
+        raise InputError(f"error type {type_id!r} is not correctable", "--error-type")
+    user = (DEFAULT_CORRECTOR if annotator is None else str(annotator)).strip()
+    if not user:
+        raise InputError("an annotator name cannot be empty", "--annotator")
+    user = check_name(user, "user", "--annotator")
+    project, system = check_name(project, "project", "--project"), check_name(system, "system", "--system")
+    lines = read_corrected_captions(captions)
+    reason = (reason or "").strip() or None
+    if reason is not None:
+        check_free_text(reason, "override reason", "--reason")
+    result = ImportResult(project, "corrections", items_read=len(lines), systems=[system], user=user, dry_run=dry_run)
+    with store.transaction() as conn:
+        pid = project_id(conn, project)
+        rows = captions_of_system(conn, pid, system)
+        if len(lines) != len(rows):
+            raise InputError(f"line count differs: the file has {len(lines)} lines but system {system!r} has "
+                             f"{len(rows)} captions", str(captions))
+        changed = [(r, text) for r, text in zip(rows, lines) if text != r.text]
+        if not changed:
+            return result
+        overrides = {}
+        untagged = untagged_reason(conn, [r.id for r, _ in changed], type_id)
+        for n, (r, text) in enumerate(zip(rows, lines), start=1):
+            if text == r.text:
+                continue
+            report = check_correction(type_id, r.text, text.strip(), max_changed_words=max_changed_words)
+            if report.ok and r.id not in untagged:
+                continue
+            if reason is None:
+                result.refused.append((n, f"refused by the {report.rule} guard of {tax.get(type_id).name}: "
+                                       + "; ".join(report.violations) if not report.ok
+                                       else f"refused: {untagged[r.id]}"))
+                continue
+            overrides[r.id] = reason
+        if result.refused and not dry_run:
+            first = result.refused[0][0]
+            raise InputError(f"{len(result.refused)} of {len(changed)} changed line(s) refused (nothing was imported; "
+                             "correct less, or give --reason to store these lines with a reason):"
+                             + "".join(f"\n  line {n}: {what}" for n, what in result.refused), str(captions), first)
+        refused_lines = {n for n, _ in result.refused}
+        stored = [(r, text) for n, (r, text) in enumerate(zip(rows, lines), start=1)
+                  if text != r.text and n not in refused_lines]
+        # A dry run creates no user: one that does not exist yet has nothing stored to compare with.
+        uid = _existing_user(conn, user) if dry_run else user_id(conn, user, create_role=Role.ANALYST)
+        current = current_correction_texts(conn, uid, type_id, [r.id for r, _ in stored]) if uid is not None else {}
+        for r, text in stored:
+            if r.id in current and current[r.id] == text:
+                result.unchanged += 1
+                continue
+            if not dry_run:
+                insert_correction(conn, r.id, type_id, uid, original_text=r.text, corrected_text=text,
+                                  override_reason=overrides.get(r.id))
+            result.corrections += 1
+            result.overridden += r.id in overrides
+    return result
+
+
+def _existing_user(conn, name: str) -> int | None:
+    from ..store.users import user_id
+    try:
+        return user_id(conn, name)
+    except NotFound:
+        return None
+
+
 def _run(store, project: str, *, command_line: bool, system, error_type, captions, annotator=None, reason=None,
          max_changed_words=None, dry_run=False):
-    from .importers import import_corrections
     return import_corrections(store, project, system, error_type, captions, annotator=annotator, reason=reason,
                               max_changed_words=max_changed_words, dry_run=bool(dry_run))
 

@@ -38,9 +38,12 @@ import defusedxml.ElementTree as DET
 from ..errors import InputError
 from ..images import image_size, resolve_image_path
 from ..model import Box, Item, Mention, Project, Reference
+from ..store import Store
+from ..store.projects import write_project
+from .importers import ImportResult, import_guard
 from .options import Example, ImportFormat, ReaderOption, image_root_option
 from .textfiles import read_lines, shorten
-from .validate import check_dimension, check_project, parse_float, resolve_root
+from .validate import check_dimension, check_name, check_project, parse_float, resolve_root
 
 _PHRASE = re.compile(r"\[/EN#([0-9]{1,18})((?:/[^\s/\[\]]+)+)\s+([^\[\]]*?)\]")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$")  # a plain file name stem, not a path
@@ -216,8 +219,19 @@ def read_flickr30k_project(project: str, root: Path | str, *, ids: Path | str | 
                          [f"image {i.key}" for i in items])
 
 
+@import_guard
+def import_flickr30k(store: Store, project: str, root: Path | str, *, ids: Path | str | None = None,
+                     image_root: Path | str | None = None, trust_root: bool = False) -> ImportResult:
+    """Import Flickr30K Entities references with phrase–box links and gold boxes into ``project``."""
+    project = check_name(project, "project", "--project")
+    proj = read_flickr30k_project(project, root, ids=ids, image_root=image_root, trust_root=trust_root)
+    result = ImportResult(project, "flickr30k", items_read=len(proj.items))
+    with store.transaction() as conn:
+        result.add(write_project(conn, proj, source=str(root)))
+    return result
+
+
 def _run(store, project: str, *, command_line: bool, root, ids=None, image_root=None):
-    from .importers import import_flickr30k
     return import_flickr30k(store, project, root, ids=ids, image_root=image_root, trust_root=command_line)
 
 

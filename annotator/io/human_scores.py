@@ -1,7 +1,7 @@
 """Human scores: per-caption judgements read from a CSV/TSV or from one number per line.
 
 A reader only: it turns a file into :class:`ScoreRecord` objects and never
-touches the database. :func:`annotator.io.importers.import_human_scores`
+touches the database. :func:`annotator.io.human_scores.import_human_scores`
 resolves the records against a project's captions (:func:`resolve_scores`) and
 stores them in one transaction; :func:`annotator.diversity.correlation.read_metric_scores`
 reads per-caption metric values in the same form.
@@ -42,11 +42,15 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import InputError
+from ..store import Store
+from ..store.human_scores import caption_keys, delete_scores, write_scores
+from ..store.projects import project_id
+from .importers import import_guard
 from .options import EXAMPLES_DIR, Example, ImportFormat, ReaderOption
 from .textfiles import decode_utf8
 from .validate import check_name, parse_float, parse_int
 
-__all__ = ["NAME", "HELP", "OPTIONS", "EXAMPLE", "FORMAT", "ScoreRecord", "read", "read_scores_csv", "read_score_lines",
+__all__ = ["HumanScoreImport", "import_human_scores", "NAME", "HELP", "OPTIONS", "EXAMPLE", "FORMAT", "ScoreRecord", "read", "read_scores_csv", "read_score_lines",
            "resolve_scores", "source_name"]
 
 #: The format's name on the command line (``annotator import human-scores``).
@@ -282,9 +286,52 @@ def resolve_scores(records: Sequence[ScoreRecord], keys, source: str, *, whole_s
     return rows
 
 
+@dataclass(frozen=True)
+class HumanScoreImport:
+    """What a human-score import wrote."""
+
+    source: str
+    project: str
+    names: tuple[str, ...]
+    systems: tuple[str, ...]
+    captions: int
+    values: int
+    replaced: int = 0
+
+    def describe(self) -> str:
+        """One readable line for the CLI and the data page."""
+        return (f"imported {self.values} score(s) ({', '.join(self.names)}) for {self.captions} caption(s) of "
+                f"{', '.join(self.systems)} into project {self.project!r}"
+                + (f"; {self.replaced} old score(s) replaced" if self.replaced else ""))
+
+
+@import_guard
+def import_human_scores(store: Store, project: str, path_or_text, *, system: str | None = None,
+                        name: str | None = None, columns: Sequence[str] | None = None, replace: bool = False,
+                        source: str | None = None) -> HumanScoreImport:
+    """Read a human-score file (:mod:`annotator.io.human_scores`) and store its scores in one transaction.
+
+    With ``system`` (and ``name``) the file is one score per line for that
+    system; otherwise it is a CSV/TSV with key columns. A value for a (caption,
+    name) already stored replaces it; ``replace`` first deletes the project's
+    stored scores of the imported names. Nothing is written if anything is wrong.
+    """
+    project = check_name(project, "project", "--project")
+    records = read(path_or_text, system=system, name=name, columns=columns, source=source)
+    src = source_name(path_or_text, source)
+    with store.transaction() as conn:
+        pid = project_id(conn, project)
+        keys = caption_keys(conn, pid)
+        rows = resolve_scores(records, keys, src, whole_system=system is not None)
+        names = tuple(dict.fromkeys(r[1] for r in rows))
+        removed = delete_scores(conn, pid, list(names)) if replace else 0
+        write_scores(conn, rows)
+    return HumanScoreImport(src, project, names, tuple(dict.fromkeys(r.system for r in records)),
+                            len({r[0] for r in rows}), len(rows), removed)
+
+
 def _run(store, project: str, *, command_line: bool, file, system=None, name=None, columns=None, replace=False,
          source: str | None = None):
-    from .importers import import_human_scores
     if system and not name:
         raise InputError("--system needs --name (the score name of a one-score-per-line file)", source or str(file))
     return import_human_scores(store, project, file, system=system, name=name, columns=columns, replace=replace,

@@ -28,6 +28,11 @@ from ..errors import InputError
 from ..images import image_size, is_inside, resolve_image_path
 from ..model import Box, Caption, Item, Mention, Project, Reference
 from ..names import LONE_SURROGATE
+from ..store import Store
+from ..store.exchange import caption_lines
+from ..store.projects import ImportSummary, load_project, project_id, write_project
+from .importers import ImportResult, import_guard
+from .judgement_rows import first_object, import_judgement_rows, is_judgement_row
 from .options import Example, ImportFormat, ReaderOption, image_root_option
 from .textfiles import decode_utf8, parse_json, read_bytes
 from .validate import (
@@ -313,8 +318,54 @@ def iter_records(path: Path | str) -> Iterable[dict]:
                     yield obj
 
 
+def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[ImportSummary]:
+    """Store a read JSONL project inside the caller's transaction, keeping each system's caption order."""
+    proj = data.project
+    systems = proj.systems
+    base = Project(proj.name, proj.image_root, trusted_image_root=proj.trusted_image_root, items=[
+        Item(key=i.key, image=i.image, width=i.width, height=i.height, boxes=i.boxes, references=i.references,
+             is_practice=i.is_practice) for i in proj.items])
+    summaries = [write_project(conn, base, source=source)]
+    for system in systems:
+        caps = [(i.key, c) for i in proj.items for c in i.captions if c.system == system]
+        lines = data.caption_lines.get(system)
+        if lines:
+            caps.sort(key=lambda kc: lines[kc[0]])
+        summaries.append(write_project(conn, Project(proj.name, None, [Item(key=k, captions=[c]) for k, c in caps]),
+                                       source=source))
+    return summaries
+
+
+@import_guard
+def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Path | str | None = None,
+                 relative_header_root: bool = True, trust_root: bool = False) -> ImportResult:
+    """Import a native JSONL file into ``project`` (see :mod:`annotator.io.jsonl` for the arguments).
+
+    A file of judgement rows (a judgements export, :mod:`annotator.io.judgement_rows`) is recognised by its
+    first line and imported as judgements of the project's captions.
+    """
+    project = check_name(project, "project", "--project")
+    if is_judgement_row(first_object(path)):
+        return import_judgement_rows(store, project, path)
+    data = read_jsonl_project(project, path, image_root=image_root, relative_header_root=relative_header_root,
+                              trust_root=trust_root)
+    result = ImportResult(project, "jsonl", items_read=len(data.project.items), systems=data.project.systems)
+    with store.transaction() as conn:
+        for s in write_jsonl_project(conn, data, source=str(path)):
+            result.add(s)
+    return result
+
+
+@import_guard
+def export_jsonl(store: Store, project: str, out: IO[str]) -> int:
+    """Write ``project`` as native JSONL to ``out``; return the number of items written."""
+    proj = load_project(store, project)
+    with store.read() as conn:
+        lines = caption_lines(conn, project_id(conn, project))
+    return write_jsonl(proj, out, caption_lines=lines)
+
+
 def _run(store, project: str, *, command_line: bool, file, image_root=None):
-    from .importers import import_jsonl
     # An upload's folder is temporary: a relative image root in its header means nothing there.
     return import_jsonl(store, project, file, image_root=image_root, relative_header_root=command_line,
                         trust_root=command_line)

@@ -37,7 +37,9 @@ from ..errors import InputError
 from ..limits import check_free_text
 from ..model import JudgementKind, Label, Role
 from ..spans import Span, check_spans, spans_json
+from ..store import Store
 from ..taxonomy import taxonomy
+from .importers import ImportResult, import_guard
 from .textfiles import decode_utf8, parse_json, read_bytes, shorten
 from .validate import check_name, check_text
 
@@ -396,3 +398,16 @@ def write_records(conn, project: str, records: list[JudgementRecord], *, source:
             written += 1
     names = tuple(sorted({rec.annotator for rec in records}, key=str.casefold))
     return RowsWritten(written, unchanged, names)
+
+
+@import_guard
+def import_judgement_rows(store: Store, project: str, path: Path | str, *, source: str | None = None) -> ImportResult:
+    """Import a JSONL file of judgement rows into ``project`` (rules in :func:`annotator.io.judgement_rows.write_records`)."""
+    project = check_name(project, "project", "--project")
+    src = source or str(path)
+    records = read_judgement_rows(path, source=src)
+    with store.transaction() as conn:
+        written = write_records(conn, project, records, source=src)
+    return ImportResult(project, "judgement rows", items_read=len(records), judgements=written.revisions,
+                        unchanged=written.unchanged, user=", ".join(written.annotators),
+                        systems=list(dict.fromkeys(r.system for r in records)))

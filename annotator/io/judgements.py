@@ -21,11 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..model import Label
+from ..model import Label, Role
+from ..store import Store
+from ..store.exchange import current_annotations
+from ..store.judgements import insert_judgement
+from ..store.projects import captions_of_system, project_id
+from ..store.users import user_id
 from ..taxonomy import taxonomy
+from .importers import ImportResult, import_guard
 from .options import Example, ImportFormat, ReaderOption
 from .textfiles import MemberLines, read_json_text, shorten
-from .validate import parse_int
+from .validate import check_name, parse_int
 
 _COARSE = {"congruent": Label.ACCURATE, "accurate": Label.ACCURATE,
            "incongruent": Label.INACCURATE, "inaccurate": Label.INACCURATE}
@@ -151,8 +157,47 @@ def read_legacy_judgements(coarse: Path | str, fine: Path | str | None = None) -
     return combine(c, f, coarse_src=str(coarse), fine_src=str(fine) if fine is not None else "fine")
 
 
+@import_guard
+def import_judgements(store: Store, project: str, system: str, annotator: str, coarse: Path | str,
+                      fine: Path | str | None = None) -> ImportResult:
+    """Import the error-analysis tool's coarse (and fine) judgements of ``system``'s captions by ``annotator``.
+
+    The annotator is created (role annotator, no password) when unknown. A
+    caption whose current judgement by this annotator already has the same
+    label and types is left alone, so importing a file twice adds nothing.
+    """
+    if annotator is None or not str(annotator).strip():
+        raise InputError("an annotator name is required", "--annotator")
+    annotator = check_name(str(annotator).strip(), "user", "--annotator")
+    project, system = check_name(project, "project", "--project"), check_name(system, "system", "--system")
+    judgements = read_legacy_judgements(coarse, fine)
+    with store.transaction() as conn:
+        return write_legacy_judgements(conn, project, system, annotator, judgements, source=str(coarse))
+
+
+def write_legacy_judgements(conn, project: str, system: str, annotator: str, judgements, *, source: str) -> ImportResult:
+    """Store judgements read by :func:`annotator.io.judgements.read_legacy_judgements` inside the caller's transaction."""
+    result = ImportResult(project, "judgements", items_read=len(judgements), systems=[system], user=annotator)
+    pid = project_id(conn, project)
+    rows = captions_of_system(conn, pid, system)
+    by_line = {r.line_no: r.id for r in rows}
+    for j in judgements:
+        if j.index not in by_line:
+            raise InputError(f"caption index {j.index} is out of range: system {system!r} has {len(rows)} captions "
+                             f"(0..{len(rows) - 1})", source, f"key '{j.index}'")
+    uid = user_id(conn, annotator, create_role=Role.ANNOTATOR)
+    current = current_annotations(conn, uid, [by_line[j.index] for j in judgements])
+    for j in judgements:
+        cid = by_line[j.index]
+        if current.get(cid) == (j.label.value, j.error_types):
+            result.unchanged += 1
+            continue
+        insert_judgement(conn, cid, uid, label=j.label, error_types=j.error_types)
+        result.judgements += 1
+    return result
+
+
 def _run(store, project: str, *, command_line: bool, system, annotator, coarse, fine=None):
-    from .importers import import_judgements
     return import_judgements(store, project, system, annotator, coarse, fine)
 
 

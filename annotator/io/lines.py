@@ -20,6 +20,8 @@ from ..errors import InputError
 from ..images import image_size, resolve_image_path
 from ..model import Caption, Item, Project, Reference
 from ..names import find_refused_in_text
+from ..store import Store
+from .importers import ImportResult, import_guard, import_project
 from .options import INLINE_MENTIONS, Example, ImportFormat, ReaderOption, image_root_option
 from .textfiles import read_lines
 from .validate import check_name, check_project, check_text, clean_image_path, image_key, resolve_root
@@ -108,9 +110,23 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
                                  trusted_image_root=root if trust_root else None), str(captions), range(1, n + 1))
 
 
+@import_guard
+def import_lines(store: Store, project: str, system: str, captions: Path | str, references=(), *,
+                 images: Path | str | None = None, image_root: Path | str | None = None,
+                 inline_mentions: bool = False, trust_root: bool = False) -> ImportResult:
+    """Import line-aligned captions of ``system`` with references (and an image list) into ``project``.
+
+    ``inline_mentions``: the captions carry ``[words|box ids]`` markup (see :func:`read_lines_project`).
+    ``trust_root``: the image root was named on the command line (see the module docstring).
+    """
+    project = check_name(project, "project", "--project")
+    proj = read_lines_project(project, system, captions, references, images=images, image_root=image_root,
+                              inline_mentions=inline_mentions, trust_root=trust_root)
+    return import_project(store, proj, "lines", source=str(captions))
+
+
 def _run(store, project: str, *, command_line: bool, system, captions, references, images=None, image_root=None,
          inline_mentions=False):
-    from .importers import import_lines
     return import_lines(store, project, system, captions, references, images=images, image_root=image_root,
                         inline_mentions=inline_mentions, trust_root=command_line)
 

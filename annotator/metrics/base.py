@@ -205,6 +205,9 @@ class Metric(abc.ABC):
     * ``reference`` — the reference implementation whose numbers it
       reproduces (``"module:Class"`` with pycocoevalcap's ``compute_score``
       interface), checked by the contract test; None if there is none;
+    * ``description``, ``citation`` and ``link`` — the metric's card: one line
+      saying what it measures, the paper that defines it and a link to that
+      paper (shown by ``annotator rescore --help`` and the Rescoring page);
     * ``default`` — part of the default metric set; ``in_process`` — False
       when the work happens in another process (METEOR's JVM): such a metric
       is scored in a background thread while the others run, and left out of
@@ -230,6 +233,9 @@ class Metric(abc.ABC):
     requires: ClassVar[frozenset[str]] = frozenset({"references"})
     implementation: ClassVar[str] = COCO_CAPTION
     reference: ClassVar[str | None] = None
+    description: ClassVar[str] = ""
+    citation: ClassVar[str] = ""
+    link: ClassVar[str] = ""
     default: ClassVar[bool] = True
     in_process: ClassVar[bool] = True
     score_keys: tuple[str, ...] = ()

@@ -48,6 +48,9 @@ class Bleu(BatchedMetric):
                 Setting("ref", "closest", "reference length: the closest to the caption's (ties: the shorter)"),
                 Setting("smooth", "1e-9,1e-15", "coco-caption's small and tiny constants added to the counts"))
     reference = "pycocoevalcap.bleu.bleu:Bleu"
+    description = "Clipped n-gram precision (n = 1 to 4) against all references, geometric mean, brevity penalty."
+    citation = "Papineni, Roukos, Ward and Zhu. BLEU: a Method for Automatic Evaluation of Machine Translation. ACL 2002."
+    link = "https://aclanthology.org/P02-1040/"
 
     def __init__(self, n: int = 4, tokenize: str | None = None):
         super().__init__(tokenize)

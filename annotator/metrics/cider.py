@@ -57,12 +57,15 @@ class CiderD(BatchedMetric, MeanScoreMetric):
     key = "cider"
     label = "CIDEr-D"
     aliases = ("cider-d", "cider_d")
+    score_keys = ("CIDEr",)
     settings = (Setting("n", 4, "highest n-gram order", attribute="n"),
                 Setting("sigma", SIGMA, "standard deviation of the Gaussian length penalty", attribute="sigma",
                         spec="g"),
                 Setting("df", "refs-of-scored-set", "document frequencies: from the references of the scored set"))
     reference = "pycocoevalcap.cider.cider:Cider"
-    score_keys = ("CIDEr",)
+    description = "Cosine similarity of TF-IDF weighted n-grams (n = 1 to 4) with the references, length penalty."
+    citation = "Vedantam, Zitnick and Parikh. CIDEr: Consensus-based Image Description Evaluation. CVPR 2015."
+    link = "https://arxiv.org/abs/1411.5726"
 
     def __init__(self, n: int = 4, sigma: float = SIGMA, tokenize: str | None = None):
         super().__init__(tokenize)

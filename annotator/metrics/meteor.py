@@ -326,6 +326,10 @@ class Meteor(Metric):
                 Setting("lang", "en", "language of the word lists and paraphrase table"),
                 Setting("norm", "yes", "METEOR's own tokenisation and normalisation (-norm)"))
     reference = "pycocoevalcap.meteor.meteor:Meteor"
+    description = "Unigram alignment (exact, stem, synonym, paraphrase): a recall-weighted F-mean, fragmentation penalty."
+    citation = ("Denkowski and Lavie. Meteor Universal: Language Specific Translation Evaluation for Any Target "
+                "Language. WMT 2014.")
+    link = "https://aclanthology.org/W14-3348/"
     in_process = False
     score_keys = ("METEOR",)
     width = WIDTH

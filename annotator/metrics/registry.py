@@ -12,7 +12,7 @@ Adding a metric is one module with its class and one entry in
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 from .base import SAMPLE_FIELDS, Metric
 from .bleu import Bleu
@@ -22,6 +22,17 @@ from .meteor import Meteor
 from .rouge import RougeL
 from .spice import Spice
 from .tokenize import check_tokenizer
+
+
+class MetricCard(NamedTuple):
+    """What a metric says about itself (as Hugging Face ``evaluate`` metrics do): one line on what it
+    measures, the paper that defines it and a link to that paper."""
+
+    key: str
+    label: str
+    description: str
+    citation: str
+    link: str
 
 
 class MetricRegistry:
@@ -41,6 +52,9 @@ class MetricRegistry:
             key = cls.key
             if not key or key != key.lower() or not cls.label:
                 raise ValueError(f"{cls.__name__} must declare a lower-case key and a label")
+            if not (cls.description and cls.citation and cls.link.startswith("https://")) or "\n" in cls.description:
+                raise ValueError(f"{cls.__name__} must declare its card: a one-line description, a citation and a "
+                                 "https link to the paper")
             unknown = set(cls.requires) - set(SAMPLE_FIELDS)
             if unknown:
                 raise ValueError(f"{cls.__name__} requires unknown sample fields {sorted(unknown)}")
@@ -125,6 +139,16 @@ class MetricRegistry:
     def score_labels(self) -> dict[str, str]:
         """Display label of every score key (``Bleu_4`` → ``BLEU-4``, ``CIDEr`` → ``CIDEr-D``)."""
         return {s: lab for p in self._protos.values() for s, lab in p.score_labels.items()}
+
+    def cards(self, names: Iterable[str] | str | None = None) -> tuple[MetricCard, ...]:
+        """The card of each metric of ``names`` (every metric's by default), in registry order: what ``annotator
+        rescore --help`` and the Rescoring page show about the metrics."""
+        return tuple(MetricCard(k, c.label, c.description, c.citation, c.link)
+                     for k, c in ((k, self._classes[k]) for k in self.select(names)))
+
+    def cards_text(self) -> str:
+        """Every metric's card as plain text, two lines per metric (for ``--help``)."""
+        return "\n".join(f"  {c.key} ({c.label}): {c.description}\n      {c.citation} {c.link}" for c in self.cards())
 
     def label(self, name: str) -> str:
         """Display label of a metric (by key or alias)."""

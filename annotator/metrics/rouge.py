@@ -54,6 +54,9 @@ class RougeL(MeanScoreMetric):
     settings = (Setting("beta", BETA, "weight of recall against precision in the F-measure"),
                 Setting("split", "space", "tokens: the text split on single spaces, as coco-caption"))
     reference = "pycocoevalcap.rouge.rouge:Rouge"
+    description = "Longest common subsequence: best precision and best recall over the references in an F-measure."
+    citation = "Lin. ROUGE: A Package for Automatic Evaluation of Summaries. Text Summarization Branches Out (ACL workshop) 2004."
+    link = "https://aclanthology.org/W04-1013/"
     score_keys = ("ROUGE_L",)
 
     def _prepare(self, tok_refs: list[list[str]], samples=None):

@@ -153,6 +153,9 @@ class Spice(MeanScoreMetric):
 
     key, label, settings, score_keys = "spice", "SPICE", SETTINGS, ("SPICE",)
     reference = "pycocoevalcap.spice.spice:Spice"
+    description = "F-measure of the propositions (objects, attributes, relations) of caption and reference scene graphs."
+    citation = "Anderson, Fernando, Johnson and Gould. SPICE: Semantic Propositional Image Caption Evaluation. ECCV 2016."
+    link = "https://arxiv.org/abs/1607.08822"
     default = in_process = False
 
     @classmethod

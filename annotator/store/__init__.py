@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import Connection, create_engine, event, text
+from sqlalchemy import Connection, text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, DataError, DBAPIError, IntegrityError, OperationalError
 
 from ..errors import InputError, NotFound, StoreUnavailable
+from . import backup as files
 from . import schema
+from .engine import create_store_engine, sqlite_file
 from .migrations import MIGRATIONS, applied_versions, migrate
 
 __all__ = ["Store", "checked_url", "open_existing_store", "open_store", "schema"]
@@ -33,15 +34,13 @@ __all__ = ["Store", "checked_url", "open_existing_store", "open_store", "schema"
 SUPPORTED_BACKENDS = ("sqlite", "postgresql")
 URL_FORMS = "sqlite:///PATH/TO/FILE.db or postgresql+psycopg://USER@HOST:PORT/DATABASE"
 
-SQLITE_BUSY_TIMEOUT_MS = 30_000
-
 
 class Store:
     """A database behind a URL, migrated to the current schema."""
 
     def __init__(self, url: str, *, engine: Engine | None = None, create_folder: bool = True):
         self.url = url
-        self.engine = engine or _create_engine(url, create_folder=create_folder)
+        self.engine = engine or create_store_engine(url, create_folder=create_folder)
         self.dialect = self.engine.dialect.name
 
     @property
@@ -171,44 +170,6 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _sqlite_file(url: str) -> Path | None:
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
-        return None
-    return Path(parsed.database)
-
-
-def _create_engine(url: str, *, create_folder: bool = True) -> Engine:
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        if create_folder and _sqlite_file(url) is not None:
-            _sqlite_file(url).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
-
-        @event.listens_for(engine, "connect")
-        def _sqlite_pragmas(dbapi_conn, _record):
-            # Take transaction control from pysqlite so we can BEGIN IMMEDIATE ourselves.
-            dbapi_conn.isolation_level = None
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA foreign_keys=ON")
-            cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-            # FULL: a committed save survives power loss, not only a killed process.
-            cur.execute("PRAGMA synchronous=FULL")
-            cur.close()
-
-        @event.listens_for(engine, "begin")
-        def _sqlite_begin(conn):
-            # Writers take the write lock up front; readers use a deferred snapshot.
-            if conn.get_execution_options().get("annotator_read"):
-                conn.exec_driver_sql("BEGIN")
-            else:
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-        return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
-
-
 def open_store(url: str | None = None, *, migrate: bool = True) -> Store:
     """Open (and by default migrate, creating the database if needed) the store at ``url``; default from the
     settings. InputError for a URL annotator cannot open (see :func:`checked_url`)."""
@@ -228,7 +189,7 @@ def open_existing_store(url: str | None = None) -> Store:
     (older: ``annotator init`` brings it up to date) or the file is not a database.
     """
     url = checked_url(url if url is not None else _settings_url())
-    path = _sqlite_file(url)
+    path = sqlite_file(url)
     if path is None:
         store = Store(url, create_folder=False)
         with _not_a_database(store):
@@ -236,7 +197,6 @@ def open_existing_store(url: str | None = None) -> Store:
         return store
     if not path.is_file():
         raise NotFound(f"there is no database at {path}; nothing was created (`annotator init` or an import creates one)")
-    from . import backup as files
     try:  # read-only, before any connection that could write to the file (even its journal mode)
         versions = files.recorded_versions(path) or []
     except files.OperationalError as exc:  # locked for longer than the busy timeout, or not readable

@@ -1,4 +1,4 @@
-"""Read queries for agreement, adjudication and error analysis.
+"""The bulk judgement read behind agreement, adjudication and error analysis.
 
 :func:`judgement_frame` is the bulk read behind the agreement dashboard, the
 adjudication queue, the error tables and their CLI commands. It is
@@ -7,37 +7,33 @@ codes (caption, user/kind/label, judgement id, error-type mask of migration
 9) as one comma-joined text (group_concat on SQLite, string_agg on
 PostgreSQL), numpy parses each in one call, and the DataFrame is built
 column by column with categoricals for users, systems, kinds, labels and
-type strings; no Python object is made per row. The other functions are
-small look-ups for one screen (a caption with its image, its judgements
-with notes).
+type strings; no Python object is made per row. The small look-ups for one
+screen (a caption with its image, its judgements with notes) are in
+store/caption_queries.py; the frames built on this read, in annotator/frames/.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import union_categoricals
 from sqlalchemy import BigInteger, Connection, Text, and_, case, cast, extract, func, literal_column, select, text
 
-from ..model import Box, Judgement, JudgementKind, Label
+from ..model import JudgementKind, Label
 from . import Store
-from .codec import decode_types, mask_types
-from .projects import practice_marks, project_id, project_image_root
-from .schema import boxes, captions, current_judgements, items, judgements, systems, users
+from .codec import mask_types
+from .projects import project_id
+from .schema import captions, current_judgements, items, judgements, systems, users
 
 #: Columns of :func:`judgement_frame` (a superset of what annotator.agreement needs).
 FRAME_COLUMNS = ["caption_id", "item_id", "is_practice", "system", "user", "kind", "label", "error_types", "judgement_id"]
 
 log = logging.getLogger(__name__)
 
-_KINDS = [k.value for k in JudgementKind]
+KINDS = [k.value for k in JudgementKind]
 _LABELS = [Label.ACCURATE.value, Label.INACCURATE.value]
 
 
@@ -73,7 +69,7 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
     (an unknown name gives an empty frame). Skipped items are left out unless
     ``include_skipped``. ``changed_after`` keeps only the keys whose current
     revision was saved after judgement id ``changed_after`` (what
-    :class:`LiveJudgementFrame` reads to bring a frame up to date). ``with_timing``
+    :class:`annotator.frames.live.LiveJudgementFrame` reads to bring a frame up to date). ``with_timing``
     adds ``seconds`` (float, the current revision's working time) and ``saved_at``
     (float, its save time in seconds since the epoch, UTC), read through the
     revision's row (the team dashboard's figures). Rows come in no particular order (table order on SQLite).
@@ -91,7 +87,7 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
         practice_ids = np.array([r[0] for r in conn.execute(
             select(items.c.id).where(items.c.project_id == pid, items.c.is_practice.is_(True)))], dtype=np.int64)
         if not sys_rows or not user_rows:
-            return _empty_frame(with_timing)
+            return empty_frame(with_timing)
         sys_ids, user_ids = [r.id for r in sys_rows], [r.id for r in user_rows]
         cj = current_judgements
         # One row of comma-joined numbers per column (group_concat / string_agg): the database formats a
@@ -125,7 +121,7 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
             # (a look-up into the table for every row, half as fast again as walking the table).
             cap = _caption_columns(conn, sys_ids)
             if cap is None:
-                return _empty_frame(with_timing)
+                return empty_frame(with_timing)
             source = cj
             where.append(cj.c.caption_id + 0 >= int(cap[0][0]))
             where.append(cj.c.caption_id + 0 <= int(cap[0][-1]))
@@ -149,7 +145,7 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
             judgement_ids, hundredths = _ints(row[2]), _ints(row[4])
             seconds = _seconds(conn, hundredths, judgement_ids[hundredths < 0])
     if row[0] is None:
-        return _empty_frame(with_timing)
+        return empty_frame(with_timing)
     caption_id, packed, judgement_id, masks = (_ints(v) for v in row[:4])
     n = len(caption_id)
     extra = 2 if with_timing else 0
@@ -176,7 +172,7 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
         "is_practice": np.isin(item_id, practice_ids) if len(practice_ids) else np.zeros(n, bool),
         "system": pd.Categorical.from_codes(_codes(system_id, sys_ids), categories=[r.name for r in sys_rows]),
         "user": pd.Categorical.from_codes(_codes(packed >> 3, user_ids), categories=[r.name for r in user_rows]),
-        "kind": pd.Categorical.from_codes(((packed >> 2) & 1).astype(np.int8), categories=_KINDS),
+        "kind": pd.Categorical.from_codes(((packed >> 2) & 1).astype(np.int8), categories=KINDS),
         "label": pd.Categorical.from_codes(((packed & 3) - 1).astype(np.int8), categories=_LABELS),
         "error_types": pd.Categorical.from_codes(type_codes, categories=vocab),
         "judgement_id": judgement_id,
@@ -391,20 +387,20 @@ def _codes(ids: np.ndarray, ordered_ids: list[int]) -> np.ndarray:
     return sorter[np.searchsorted(order, ids, sorter=sorter)].astype(np.int32)
 
 
-def _text_dtype():
+def text_dtype():
     """The dtype pandas gives an index of names: ``str`` under pandas 3, ``object`` under pandas 2 (or with
     pandas 3's ``future.infer_string`` off). Asked at call time, so one process follows the option it runs with."""
     return pd.Index(["name"]).dtype
 
 
-def _empty_frame(with_timing: bool = False) -> pd.DataFrame:
+def empty_frame(with_timing: bool = False) -> pd.DataFrame:
     # Empty categories of the same dtype a non-empty read gets, so a later merge can unite them.
-    no_names = pd.Index([], dtype=_text_dtype())
+    no_names = pd.Index([], dtype=text_dtype())
     timing = {"seconds": np.array([], np.float64), "saved_at": np.array([], np.float64)} if with_timing else {}
     return pd.DataFrame({
         "caption_id": np.array([], np.int64), "item_id": np.array([], np.int64), "is_practice": np.array([], bool),
         "system": pd.Categorical([], categories=no_names), "user": pd.Categorical([], categories=no_names),
-        "kind": pd.Categorical([], categories=_KINDS), "label": pd.Categorical([], categories=_LABELS),
+        "kind": pd.Categorical([], categories=KINDS), "label": pd.Categorical([], categories=_LABELS),
         "error_types": pd.Categorical([], categories=no_names), "judgement_id": np.array([], np.int64), **timing})
 
 
@@ -412,335 +408,5 @@ def annotators_in(frame: pd.DataFrame) -> list[str]:
     """Sorted names of the users who have annotations (not only adjudications) in a judgement frame;
     read from the categorical codes, without copying the frame."""
     users_ = frame["user"].array
-    codes = np.asarray(users_.codes)[np.asarray(frame["kind"].array.codes) == _KINDS.index(JudgementKind.ANNOTATION.value)]
+    codes = np.asarray(users_.codes)[np.asarray(frame["kind"].array.codes) == KINDS.index(JudgementKind.ANNOTATION.value)]
     return sorted(str(u) for u in users_.categories[np.unique(codes[codes >= 0])])
-
-
-def merge_judgement_frames(old: pd.DataFrame, changed: pd.DataFrame, *, include_skipped: bool = False) -> pd.DataFrame:
-    """``old`` with every (caption, user, kind) key of ``changed`` replaced by its row there.
-
-    ``changed`` holds the keys saved since ``old`` was read, skipped ones included
-    (a skip replaces a judgement, so its key must leave ``old``); they stay out of
-    the result unless ``include_skipped``. Categories (users, systems, type
-    strings) are united. Neither frame is modified.
-    """
-    if changed.empty:
-        return old
-    users_ = old["user"].cat.categories.union(changed["user"].cat.categories, sort=False)
-    kept = old[~np.isin(_key_codes(old, users_), _key_codes(changed, users_))]
-    fresh = changed if include_skipped else changed[changed["label"].notna()]
-    out = {}
-    for col in old.columns:  # FRAME_COLUMNS, and the timing columns when the frames have them
-        a, b = kept[col].array, fresh[col].array
-        if isinstance(a, pd.Categorical):
-            out[col] = union_categoricals(_same_category_dtype(a, b), ignore_order=True)
-        else:
-            out[col] = np.concatenate([np.asarray(a), np.asarray(b)])
-    return pd.DataFrame(out)
-
-
-def _same_category_dtype(a: pd.Categorical, b: pd.Categorical) -> list[pd.Categorical]:
-    """``a`` and ``b`` with categories of one dtype, as union_categoricals requires (pandas 3 refuses to unite
-    ``object`` names with ``str`` names, e.g. a frame kept from an older read or another pandas setting)."""
-    if a.categories.dtype == b.categories.dtype:
-        return [a, b]
-    text = _text_dtype()
-    return [c.set_categories(c.categories.astype(text), rename=True) for c in (a, b)]
-
-
-def _key_codes(frame: pd.DataFrame, users_: pd.Index) -> np.ndarray:
-    """One int64 per row for its (caption, user, kind) key; ``users_`` must hold every user of the frames compared."""
-    user = frame["user"].array
-    user_code = users_.get_indexer(user.categories).astype(np.int64)[np.asarray(user.codes)]
-    kind_code = np.asarray(frame["kind"].array.codes, dtype=np.int64)  # fixed categories: _KINDS
-    return (frame["caption_id"].to_numpy(np.int64) * len(users_) + user_code) * len(_KINDS) + kind_code
-
-
-def data_version(store: Store, project: str) -> tuple:
-    """A cheap fingerprint that changes when judgements or a project's practice marks change.
-
-    Pages use it as a cache key for :func:`judgement_frame`. Every save appends a
-    judgement row, so the newest judgement id moves; it is taken over the whole
-    database (a primary-key look-up, instant on a million rows), so a save in
-    another project merely refreshes the cache. Marking practice items changes
-    the practice count/sum.
-    """
-    with store.read() as conn:
-        pid = project_id(conn, project)
-        newest = conn.execute(select(func.max(judgements.c.id))).scalar()
-        practice = practice_marks(conn, pid)
-    return (pid, newest or 0, *practice)
-
-
-class LiveJudgementFrame:
-    """The current judgements of one project, brought up to date by reading only what changed.
-
-    :meth:`get` compares :func:`data_version` with the version the frame reflects.
-    When only judgements moved on, it reads the keys whose current revision is
-    newer than the last version (an index look-up) and merges them in
-    (:func:`merge_judgement_frames`), instead of reading every row again: on a
-    million judgements that is milliseconds instead of seconds. It reads
-    everything again when practice marks change, when the database went back
-    (a restore), and at least every ``full_every`` seconds. The look-back of
-    ``lookback`` judgement ids covers saves that took their id before the last
-    version was read but committed after it (possible on PostgreSQL, where ids
-    are handed out before commit); the periodic full read bounds what even a
-    save stalled for longer could leave out. Safe to share between threads.
-
-    With ``snapshots`` (a frame_snapshots.SnapshotFolder) the frame also survives
-    the process: every full read is written there in the background, and the
-    first :meth:`get` of a new process starts from that file when it still
-    matches the store (frame_snapshots.fingerprint), reading only what was saved
-    since. ``verify_after`` seconds later a full read in the background checks it;
-    should the frames differ, the new one replaces it and the version returned
-    by :meth:`get` changes, so whatever a page derived from the old one is
-    computed again.
-    """
-
-    def __init__(self, store: Store, project: str, *, kinds=("annotation", "adjudication"),
-                 full_every: float = 300.0, lookback: int = 10_000, clock=None, include_skipped: bool = False,
-                 with_timing: bool = False, snapshots=None, verify_after: float = 20.0):
-        self.store, self.project, self.kinds = store, project, tuple(kinds)
-        # Skips kept as rows (label missing) and the timing columns: what the team dashboard reads.
-        self.include_skipped, self.with_timing = bool(include_skipped), bool(with_timing)
-        self.full_every, self.lookback = float(full_every), int(lookback)
-        self.snapshots, self.verify_after = snapshots, float(verify_after)
-        self._clock = clock or time.monotonic
-        self._lock = threading.Lock()
-        self._frame: pd.DataFrame | None = None
-        self._version: tuple | None = None
-        self._generation = 0  # bumped when a background check replaced a frame started from a snapshot
-        self._full_at = 0.0
-        self.full_reads = 0
-        self.delta_reads = 0
-        self.snapshot_loads = 0
-        self._writer: threading.Thread | None = None
-        self.snapshot_mismatches = 0
-
-    @property
-    def snapshot_kind(self) -> str:
-        """The part of the snapshot file name that says which frame this is."""
-        return ("+".join(self.kinds) + ("-skips" if self.include_skipped else "")
-                + ("-timing" if self.with_timing else ""))
-
-    def get(self) -> tuple[pd.DataFrame, tuple]:
-        """(frame, version it reflects: the data version plus a generation); the frame is never modified
-        after it was returned."""
-        with self._lock:
-            version = data_version(self.store, self.project)
-            if version == self._version:
-                return self._frame, (*version, self._generation)
-            old = self._version
-            if self._frame is None:
-                if self.snapshots is None or not self._start_from_snapshot(version):
-                    self._full_read()
-            elif (old[0] == version[0] and old[2:] == version[2:] and version[1] >= old[1]
-                  and self._clock() - self._full_at < self.full_every):
-                self._merge_changes_since(old[1])
-            else:
-                self._full_read()
-            self._version = version
-            return self._frame, (*version, self._generation)
-
-    def _with_changes_since(self, frame: pd.DataFrame, newest: int) -> pd.DataFrame:
-        """``frame`` (which reflects judgement ids up to ``newest``) with what was saved since merged in."""
-        changed = judgement_frame(self.store, self.project, kinds=self.kinds, include_skipped=True,
-                                  changed_after=max(0, newest - self.lookback), with_timing=self.with_timing)
-        return merge_judgement_frames(frame, changed, include_skipped=self.include_skipped)
-
-    def _merge_changes_since(self, newest: int) -> None:
-        self._frame = self._with_changes_since(self._frame, newest)
-        self.delta_reads += 1
-
-    def _read_everything(self) -> tuple[pd.DataFrame, tuple]:
-        version = data_version(self.store, self.project)
-        return judgement_frame(self.store, self.project, kinds=self.kinds, include_skipped=self.include_skipped,
-                               with_timing=self.with_timing), version
-
-    def _full_read(self) -> None:
-        # The version is taken before the read: what is saved meanwhile is read again by the next refresh.
-        self._frame, version = self._read_everything()
-        self._full_at = self._clock()
-        self.full_reads += 1
-        if self.snapshots is not None:
-            self._save_snapshot_later(self._frame, version)
-
-    def _start_from_snapshot(self, version: tuple) -> bool:
-        from . import frame_snapshots
-        path = self.snapshots.path(version[0], self.snapshot_kind)
-        loaded = frame_snapshots.load(path)
-        if loaded is None:
-            return False
-        frame, meta = loaded
-        expected = _empty_frame(self.with_timing)
-        if list(frame.columns) != list(expected.columns) or any(
-                frame[c].dtype.kind != expected[c].dtype.kind for c in expected.columns
-                if not isinstance(expected[c].dtype, pd.CategoricalDtype)):
-            return False  # written by a version of the code that read other columns
-        newest = int(meta.get("version", [0, -1])[1])
-        if list(meta.get("version", [])) != [version[0], newest, *version[2:]] or newest > version[1]:
-            return False
-        mark = meta.get("fingerprint") or {}
-        with self.store.read() as conn:
-            now = frame_snapshots.fingerprint(conn, version[0], newest, known_users=mark.get("known_users", 0),
-                                              known_systems=mark.get("known_systems", 0))
-        if mark != json_ready(now):
-            return False
-        self._frame = frame
-        self._merge_changes_since(newest)
-        # The periodic full read counts from the snapshot's time; the check below comes much sooner.
-        self._full_at = self._clock()
-        self.snapshot_loads += 1
-        timer = threading.Timer(self.verify_after, self._check_snapshot_start)
-        timer.daemon = True
-        timer.start()
-        return True
-
-    def _check_snapshot_start(self) -> None:
-        """The background check of a frame started from a snapshot: read everything and compare."""
-        try:
-            fresh, version = self._read_everything()
-        except Exception as exc:  # noqa: BLE001 - the next periodic full read tries again
-            log.warning("checking the judgement frame of %s failed: %s", self.project, exc)
-            return
-        with self._lock:
-            if self._version is None or self._version[0] != version[0] or self._version[2:] != version[2:]:
-                return  # the practice marks changed meanwhile: the frame was read in full again anyway
-            # Saves since the check's read: bring it as far as the frame it checks.
-            current = self._with_changes_since(fresh, version[1]) if self._version[1] > version[1] else fresh
-            if not same_judgements(self._frame, current):
-                self.snapshot_mismatches += 1
-                self._generation += 1
-                log.warning("the judgement frame of %s started from a snapshot differed from the store; replaced",
-                            self.project)
-            self._frame, self._full_at = current, self._clock()
-            self.full_reads += 1
-        self._save_snapshot_later(fresh, version)
-
-    def _save_snapshot_later(self, frame: pd.DataFrame, version: tuple) -> None:
-        from . import frame_snapshots
-
-        def meta() -> dict:  # read in the writer's thread, off the page's path
-            with self.store.read() as conn:
-                mark = json_ready(frame_snapshots.fingerprint(conn, version[0], version[1]))
-            return {"project": self.project, "version": list(version), "fingerprint": mark}
-        self._writer = frame_snapshots.save_later(self.snapshots.path(version[0], self.snapshot_kind), frame, meta)
-
-    def wait_for_snapshot(self, timeout: float | None = None) -> None:
-        """Wait until the snapshot being written (if any) is on disk: before a process that read the frame
-        once ends (a benchmark, a test)."""
-        writer = self._writer
-        if writer is not None:
-            writer.join(timeout)
-
-
-def json_ready(value):
-    """``value`` as it reads back from JSON (tuples become lists), for comparing with a stored one."""
-    return json.loads(json.dumps(value))
-
-
-def same_judgements(a: pd.DataFrame, b: pd.DataFrame) -> bool:
-    """True when two judgement frames hold the same rows, in whatever order (each current judgement has
-    its own judgement id, so rows are matched by it)."""
-    if len(a) != len(b) or list(a.columns) != list(b.columns):
-        return False
-    order_a = np.argsort(a["judgement_id"].to_numpy(), kind="stable")
-    order_b = np.argsort(b["judgement_id"].to_numpy(), kind="stable")
-    for col in a.columns:
-        x, y = a[col].array, b[col].array
-        if isinstance(x, pd.Categorical) != isinstance(y, pd.Categorical):
-            return False
-        if isinstance(x, pd.Categorical):
-            # Compare the names each row stands for, through one code space.
-            names = pd.Index(x.categories.astype(str)).union(pd.Index(y.categories.astype(str)), sort=False)
-            cx = np.append(names.get_indexer(x.categories.astype(str)), -1)[np.asarray(x.codes)]
-            cy = np.append(names.get_indexer(y.categories.astype(str)), -1)[np.asarray(y.codes)]
-            if not np.array_equal(cx[order_a], cy[order_b]):
-                return False
-        elif not np.array_equal(np.asarray(x)[order_a], np.asarray(y)[order_b], equal_nan=True):
-            return False
-    return True
-
-
-def caption_details(store: Store, project: str, caption_ids) -> pd.DataFrame:
-    """Caption rows for display: caption_id, item_id, item_key, image_path, width, height,
-    is_practice, system, line_no, text (in the order of ``caption_ids``; unknown ids left out)."""
-    ids = [int(c) for c in caption_ids]
-    cols = ["caption_id", "item_id", "item_key", "image_path", "width", "height", "is_practice", "system", "line_no", "text"]
-    if not ids:
-        return pd.DataFrame(columns=cols)
-    with store.read() as conn:
-        pid = project_id(conn, project)
-        rows = []
-        for start in range(0, len(ids), 5000):
-            chunk = ids[start:start + 5000]
-            rows += conn.execute(
-                select(captions.c.id, items.c.id, items.c.key, items.c.image_path, items.c.width, items.c.height,
-                       items.c.is_practice, systems.c.name, captions.c.line_no, captions.c.text)
-                .select_from(captions.join(items, items.c.id == captions.c.item_id)
-                             .join(systems, systems.c.id == captions.c.system_id))
-                .where(captions.c.id.in_(chunk), systems.c.project_id == pid)).all()
-    df = pd.DataFrame([tuple(r) for r in rows], columns=cols)
-    if df.empty:
-        return df
-    df["is_practice"] = df["is_practice"].astype(bool)
-    order = {c: n for n, c in enumerate(ids)}
-    return df.sort_values("caption_id", key=lambda s: s.map(order)).reset_index(drop=True)
-
-
-def caption_judgements(store: Store, caption_id: int) -> list[Judgement]:
-    """The current judgement of every user and kind for one caption (with notes), by kind then user."""
-    from ..spans import decode_spans
-    with store.read() as conn:
-        q = (select(judgements, users.c.name.label("user_name"))
-             .join(current_judgements, current_judgements.c.judgement_id == judgements.c.id)
-             .join(users, users.c.id == judgements.c.user_id)
-             .where(current_judgements.c.caption_id == int(caption_id))
-             .order_by(judgements.c.kind, users.c.name))
-        out = []
-        for r in conn.execute(q):
-            out.append(Judgement(caption_id=r.caption_id, user=r.user_name, label=Label(r.label) if r.label else None,
-                                 error_types=decode_types(r.error_types), note=r.note, seconds=r.seconds,
-                                 kind=JudgementKind(r.kind), revision=r.revision, created_at=r.created_at,
-                                 judgement_id=r.id, spans=decode_spans(r.spans)))
-        return out
-
-
-def item_boxes(store: Store, item_id: int) -> list[Box]:
-    """The gold boxes of one item."""
-    with store.read() as conn:
-        return [Box(b.box_key, b.label, b.x, b.y, b.w, b.h, b.synset)
-                for b in conn.execute(select(boxes).where(boxes.c.item_id == int(item_id)).order_by(boxes.c.id))]
-
-
-def image_root(store: Store, project: str) -> str | None:
-    """The project's image root directory (None if not set)."""
-    with store.read() as conn:
-        return project_image_root(conn, project_id(conn, project))
-
-
-def practice_items(store: Store, project: str) -> list[str]:
-    """Keys of the items marked as practice/guideline examples, in import order."""
-    with store.read() as conn:
-        pid = project_id(conn, project)
-        return [r[0] for r in conn.execute(select(items.c.key).where(items.c.project_id == pid, items.c.is_practice.is_(True))
-                                           .order_by(items.c.position))]
-
-
-def item_keys(store: Store, project: str, item_ids) -> dict[int, str]:
-    """Item id → key for the given ids."""
-    ids = [int(i) for i in item_ids]
-    out: dict[int, str] = {}
-    with store.read() as conn:
-        pid = project_id(conn, project)
-        for start in range(0, len(ids), 5000):
-            for r in conn.execute(select(items.c.id, items.c.key).where(items.c.project_id == pid,
-                                                                       items.c.id.in_(ids[start:start + 5000]))):
-                out[r.id] = r.key
-    return out
-
-
-def user_role(store: Store, name: str) -> str | None:
-    """The role of user ``name`` (None if there is no such user)."""
-    with store.read() as conn:
-        return conn.execute(select(users.c.role).where(users.c.name == name)).scalar()

@@ -20,6 +20,7 @@ from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 
 from . import schema
+from .engine import create_store_engine
 from .migrations import MIGRATIONS, migrate
 
 LOCK_TIMEOUT_S = 30.0
@@ -148,8 +149,7 @@ def missing_from(expected: Shape, actual: Shape) -> list[str]:
 def migrate_file(path: Path) -> list[int]:
     """Apply the pending migrations to the database file at ``path`` (nobody else has it open); the
     database errors of a failing migration propagate. Leaves no ``-wal`` beside the file."""
-    from . import _create_engine
-    engine = _create_engine(f"sqlite:///{path}")
+    engine = create_store_engine(f"sqlite:///{path}")
     try:
         return migrate(engine)
     finally:

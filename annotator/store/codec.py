@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ..model import Mention
+from ..taxonomy import taxonomy
 
 
 def encode_mentions(mentions) -> str | None:
@@ -31,29 +32,26 @@ def decode_types(raw: str | None) -> tuple[str, ...]:
     return tuple(raw.split()) if raw else ()
 
 
-#: What bit i of ``current_judgements.type_mask`` stands for (migration 9). Stored masks keep their meaning only
-#: while this stays as it is: never reorder or remove an id, only append (at most 62 ids).
-TYPE_MASK_BITS = (
-    "age", "gender", "clothing_type", "clothing_color",
-    "subject_wrong", "subject_similar", "subject_nonexistent", "subject_extra",
-    "object_wrong", "object_similar", "object_nonexistent", "object_extra",
-    "stance", "activity", "position", "number", "scene", "color", "other", "unrelated",
-)
-_TYPE_BIT = {t: i for i, t in enumerate(TYPE_MASK_BITS)}
+def _mask_ids() -> tuple[str | None, ...]:
+    # What bit i of ``current_judgements.type_mask`` stands for (migration 9): each type's ``bit`` in
+    # guidelines/taxonomy.toml. Stored masks keep their meaning only while a type keeps its bit, so a bit is
+    # never changed or reused (the taxonomy loader checks that no two types share one).
+    return taxonomy().mask_ids
 
 
 def type_mask(stored: str | None) -> int | None:
-    """The integer mask stored beside a type string: bit i set for ``TYPE_MASK_BITS[i]``.
+    """The integer mask stored beside a type string: bit b set for the type whose taxonomy ``bit`` is b.
 
-    None when :func:`mask_types` of the mask would not give back exactly ``stored`` (an id outside
-    ``TYPE_MASK_BITS``, an id twice, another order, other spacing); readers then take such a row's text,
+    None when :func:`mask_types` of the mask would not give back exactly ``stored`` (an id the taxonomy does not
+    know, an id twice, another order than the bits', other spacing); readers then take such a row's text,
     so the mask is only ever a faster spelling of the text, never a different one.
     """
     if not stored:
         return 0
+    bit_of = taxonomy().bit_of
     mask, last = 0, -1
     for t in stored.split(" "):
-        bit = _TYPE_BIT.get(t)
+        bit = bit_of.get(t)
         if bit is None or bit <= last:
             return None
         mask, last = mask | (1 << bit), bit
@@ -62,5 +60,7 @@ def type_mask(stored: str | None) -> int | None:
 
 def mask_types(mask: int) -> str:
     """The stored type string a mask from :func:`type_mask` stands for."""
-    mask = int(mask)
-    return " ".join(t for i, t in enumerate(TYPE_MASK_BITS) if (mask >> i) & 1)
+    mask, ids = int(mask), _mask_ids()
+    if mask >> len(ids) or any(ids[i] is None and (mask >> i) & 1 for i in range(len(ids))):
+        raise ValueError(f"type mask {mask} has a bit that no type of the taxonomy has (was a type's bit changed?)")
+    return " ".join(t for i, t in enumerate(ids) if (mask >> i) & 1)

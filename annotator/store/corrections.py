@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..model import Correction
 from . import Store
-from .judgements import _upsert, lock_key
+from .rows import lock_key, upsert
 from .schema import captions, corrections, current_corrections, items, systems, users
 
 
@@ -36,7 +36,7 @@ def insert_correction(conn: Connection, caption_id: int, error_type: str, user_i
         caption_id=caption_id, error_type=error_type, user_id=user_id, revision=revision, original_text=original_text,
         corrected_text=corrected_text, override_reason=override_reason, created_at=at,
         blind=blind)).inserted_primary_key[0]
-    _upsert(conn, current_corrections, {"caption_id": caption_id, "error_type": error_type, "user_id": user_id,
+    upsert(conn, current_corrections, {"caption_id": caption_id, "error_type": error_type, "user_id": user_id,
                                         "correction_id": cid, "revision": revision, "updated_at": at},
             ["caption_id", "error_type", "user_id"])
     return revision

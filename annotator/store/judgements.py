@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pandas as pd
-from sqlalchemy import Connection, func, select, text
+from sqlalchemy import Connection, func, select
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError, JudgementChanged, NotFound
@@ -27,30 +27,17 @@ from ..model import Judgement, JudgementKind, Label
 from ..spans import decode_spans, encode_spans
 from . import Store
 from .codec import decode_types, encode_types, type_mask
+from .drafts import delete_draft
+from .projects import project_id, system_id
+from .rows import lock_key, upsert
 from .schema import captions, current_judgements, items, judgements, systems, users
+from .stamps import check_caption_stamp
 
 
-def _upsert(conn: Connection, table, values: dict, key_cols: list[str]):
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    stmt = insert(table).values(**values)
-    update = {k: stmt.excluded[k] for k in values if k not in key_cols}
-    return conn.execute(stmt.on_conflict_do_update(index_elements=key_cols, set_=update))
-
-
-def lock_key(conn: Connection, key: str) -> None:
-    """Serialise writers of one logical key until the transaction ends.
-
-    On PostgreSQL a transaction-scoped advisory lock on the key's hash: the
-    first save of a brand-new key has no row to lock, and racing inserts of
-    revision 1 could otherwise deadlock between the unique index and the
-    current-pointer upsert. SQLite needs nothing: BEGIN IMMEDIATE already
-    admits one writer at a time.
-    """
-    if conn.dialect.name == "postgresql":
-        conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})
+def newest_judgement_id(conn: Connection) -> int:
+    """The newest judgement id of the whole store (0 when there is none): one primary-key look-up. Every save
+    appends a row, so it moves with every save, and it is at least the number of judgement rows."""
+    return int(conn.execute(select(func.max(judgements.c.id))).scalar() or 0)
 
 
 def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
@@ -72,7 +59,6 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     with the revision.
     """
     if stamp is not None:
-        from .stamps import check_caption_stamp
         check_caption_stamp(conn, stamp, caption_id)
     kind = JudgementKind(kind).value
     label_value = Label(label).value if label is not None else None
@@ -91,13 +77,12 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
         error_types=types, note=note or "", seconds=float(seconds or 0.0), created_at=at,
         spans=encode_spans(spans))).inserted_primary_key[0]
     if revision > newest:
-        _upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
+        upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
                                            "judgement_id": jid, "revision": revision, "label": label_value,
                                            "error_types": types, "type_mask": type_mask(types),
                                            "seconds": float(seconds or 0.0), "updated_at": at},
                 ["caption_id", "user_id", "kind"])
         if kind == JudgementKind.ANNOTATION.value:
-            from .drafts import delete_draft
             delete_draft(conn, caption_id, user_id)  # the judgement supersedes the user's draft of the caption
     return revision
 
@@ -194,7 +179,6 @@ def current_frame(store: Store, project: str, *, kind: str | None = "annotation"
     error_types (space-separated ids). This is the one query analysis and
     agreement read; it touches only the denormalised current table.
     """
-    from .projects import project_id
     with store.read() as conn:
         pid = project_id(conn, project)
         q = (select(current_judgements.c.caption_id, captions.c.item_id, items.c.key.label("item_key"),
@@ -221,7 +205,6 @@ def current_frame(store: Store, project: str, *, kind: str | None = "annotation"
 
 def caption_id_for_line(conn: Connection, pid: int, system: str, line_no: int, *, source: str | None = None) -> int:
     """Caption id of 0-based ``line_no`` of a system; InputError if out of range."""
-    from .projects import system_id
     sid = system_id(conn, pid, system)
     cid = conn.execute(select(captions.c.id).where(captions.c.system_id == sid, captions.c.line_no == line_no)).scalar()
     if cid is None:

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, and_, delete, or_, select
 
-from .judgements import lock_key
+from .rows import lock_key
 from .schema import login_failures
 
 

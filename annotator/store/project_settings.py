@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, select
 
+from .rows import upsert
 from .schema import project_settings
 
 
@@ -17,5 +18,4 @@ def get_setting(conn: Connection, pid: int, key: str, default: str | None = None
 
 def set_setting(conn: Connection, pid: int, key: str, value: str) -> None:
     """Set ``key`` of project ``pid`` inside the caller's (write) transaction."""
-    from .judgements import _upsert
-    _upsert(conn, project_settings, {"project_id": pid, "key": key, "value": str(value)}, ["project_id", "key"])
+    upsert(conn, project_settings, {"project_id": pid, "key": key, "value": str(value)}, ["project_id", "key"])

@@ -12,9 +12,9 @@ from ..errors import InputError, NotFound
 from ..model import Box, Caption, Item, Project, Reference
 from . import Store
 from .codec import decode_mentions, encode_mentions
-from .judgements import lock_key
-from .rows import insert_if_absent
-from .schema import boxes, captions, current_judgements, items, projects, refs, systems
+from .project_settings import get_setting, set_setting
+from .rows import insert_if_absent, lock_key
+from .schema import boxes, captions, current_judgements, items, judgements, projects, refs, systems
 
 _CHUNK = 5000
 
@@ -43,6 +43,19 @@ def project_names(store: Store) -> list[str]:
         return [r[0] for r in conn.execute(select(projects.c.name).order_by(projects.c.name))]
 
 
+def projects_by_recent_judgements(conn: Connection, newest: int = 2000) -> list[str]:
+    """Every project name: those with judgements among the ``newest`` judgement rows first, the most recently
+    judged first (a primary-key walk, instant on any size), then the rest by name."""
+    recent_rows = select(judgements.c.caption_id).order_by(judgements.c.id.desc()).limit(int(newest)).subquery()
+    recent = conn.execute(
+        select(projects.c.name).select_from(recent_rows.join(captions, captions.c.id == recent_rows.c.caption_id)
+                                            .join(systems, systems.c.id == captions.c.system_id)
+                                            .join(projects, projects.c.id == systems.c.project_id))
+    ).scalars().all()
+    names = conn.execute(select(projects.c.name).order_by(projects.c.name)).scalars().all()
+    return list(dict.fromkeys([*recent, *names]))
+
+
 def project_system_names(conn: Connection, pid: int) -> list[str]:
     """Names of project ``pid``'s systems (caption sources) in import order."""
     return [r[0] for r in conn.execute(select(systems.c.name).where(systems.c.project_id == pid).order_by(systems.c.id))]
@@ -65,7 +78,6 @@ TRUSTED_IMAGE_ROOT = "trusted_image_root"
 
 def trusted_image_root(conn: Connection, pid: int) -> str | None:
     """The image root someone with shell access gave project ``pid`` (its import folder), or None."""
-    from .project_settings import get_setting
     return get_setting(conn, pid, TRUSTED_IMAGE_ROOT)
 
 
@@ -102,14 +114,13 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
     """
     if project.image_root is not None:
         # Wherever a root is set, it must be a folder images may be read from (the pages never trust a root).
-        from ..images import check_image_root
+        from ..images import check_image_root  # (Pillow: heavy, and only for an import that names a root)
         check_image_root(project.image_root, trusted=project.trusted_image_root, source=source)
     # Imports into one project run one after another (PostgreSQL; SQLite admits one writer anyway), so
     # two first imports racing into a new project cannot both create the same items.
     lock_key(conn, f"project:{project.name}")
     pid = project_id(conn, project.name, create=True, image_root=project.image_root)
     if project.image_root is not None and project.trusted_image_root is not None:
-        from .project_settings import set_setting
         set_setting(conn, pid, TRUSTED_IMAGE_ROOT, project.trusted_image_root)
     existing = {r.key: (r.id, r.position) for r in conn.execute(select(items.c.key, items.c.id, items.c.position).where(items.c.project_id == pid)).all()}
     next_pos = max((p for _, p in existing.values()), default=-1) + 1

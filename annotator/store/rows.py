@@ -1,4 +1,4 @@
-"""Race-safe creation of named rows (projects, systems, users).
+"""Race-safe writes: creation of named rows (projects, systems, users), upserts, and a lock per logical key.
 
 Two processes that both find no project called ``P`` and both insert it would
 collide on the unique name: on PostgreSQL the second one's INSERT waits for the
@@ -10,7 +10,16 @@ SQLite alike.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Table
+from sqlalchemy import Connection, Table, text
+
+
+def _insert(conn: Connection, table: Table):
+    """The dialect's INSERT of ``table``, which knows ON CONFLICT."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(table)
 
 
 def insert_if_absent(conn: Connection, table: Table, values: dict) -> int | None:
@@ -20,8 +29,24 @@ def insert_if_absent(conn: Connection, table: Table, values: dict) -> int | None
     ``lastrowid`` would be stale after a skipped insert); on None the caller
     reads the existing row back with its own lookup.
     """
+    return conn.execute(_insert(conn, table).values(**values).on_conflict_do_nothing().returning(table.c.id)).scalar()
+
+
+def upsert(conn: Connection, table: Table, values: dict, key_cols: list[str]):
+    """Insert one row, or update the row with the same ``key_cols`` to ``values``."""
+    stmt = _insert(conn, table).values(**values)
+    update = {k: stmt.excluded[k] for k in values if k not in key_cols}
+    return conn.execute(stmt.on_conflict_do_update(index_elements=key_cols, set_=update))
+
+
+def lock_key(conn: Connection, key: str) -> None:
+    """Serialise writers of one logical key until the transaction ends.
+
+    On PostgreSQL a transaction-scoped advisory lock on the key's hash: the
+    first save of a brand-new key has no row to lock, and racing inserts of
+    revision 1 could otherwise deadlock between the unique index and the
+    current-pointer upsert. SQLite needs nothing: BEGIN IMMEDIATE already
+    admits one writer at a time.
+    """
     if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return conn.execute(insert(table).values(**values).on_conflict_do_nothing().returning(table.c.id)).scalar()
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})

@@ -158,7 +158,7 @@ current_judgements = Table(
     Index("ix_current_judgements_user", "user_id", "kind"),
 )
 
-# Which keys changed since a judgement id (analysis_queries.LiveJudgementFrame); added by migration 3.
+# Which keys changed since a judgement id (annotator.frames.live.LiveJudgementFrame); added by migration 3.
 ix_current_judgements_judgement = Index("ix_current_judgements_judgement", current_judgements.c.judgement_id)
 
 # The practice items of a project (migration 11): every dashboard read and version check asks for them, and

@@ -17,8 +17,6 @@ Session keys: ``ui.USER_KEY`` holds the logged-in user as a dict
 from __future__ import annotations
 
 import functools
-import re
-import string
 import threading
 import tomllib
 from contextlib import contextmanager
@@ -28,14 +26,15 @@ from pathlib import Path
 import streamlit as st
 
 from ..access import check_page
-from ..config import load_settings
 from ..errors import AnnotatorError, PermissionDenied, StoreUnavailable
 from ..model import Role
-
-USER_KEY = "annotator_user"
-PROJECT_KEY = "annotator_project"
-LOCAL_USER = "local"
-
+from . import session_cookie
+from .session_cookie import CLEAR_KEY, REJECTED_KEY, request_cookie
+from .caches import (SCORING_PAGES, cached_layer, frame_snapshots, get_store, live_judgements,  # noqa: F401
+                     start_metric_warm_up, store_for)
+from .text import WORD_JOINER, md_escape  # noqa: F401
+from .state import (LOCAL_MODE_KEY, LOCAL_USER, PROJECT_KEY, PROJECT_NAMES_KEY, SESSION_ENDED_KEY,  # noqa: F401
+                    USER_KEY, project_names, remembered)
 
 @dataclass(frozen=True)
 class SessionUser:
@@ -56,49 +55,6 @@ class PageContext:
     page_id: str | None = None
 
 
-@st.cache_resource(show_spinner=False)
-def _store_for(url: str):
-    from ..store import open_store
-    return open_store(url)
-
-
-def get_store():
-    """The process-wide store for the configured database URL (migrated once)."""
-    return _store_for(load_settings().database_url)
-
-
-#: Pages that score captions with the metrics (and so use METEOR's warm processes).
-SCORING_PAGES = frozenset({"rescore", "correct"})
-
-
-@st.cache_resource(show_spinner=False)
-def start_metric_warm_up() -> dict[str, str]:
-    """Start warming the metrics' long-lived processes once per server process, in the background; returns
-    each metric's state then (``annotator.metrics.registry.REGISTRY.warm_up``). Cached, so every later
-    page run finds it started."""
-    from ..metrics.registry import REGISTRY
-    return REGISTRY.warm_up(wait=False)
-
-
-#: Session keys of what the shell last read from the store, shown again while the database is down.
-PROJECT_NAMES_KEY = "annotator_project_names"
-LOCAL_MODE_KEY = "annotator_local_mode"
-
-
-def _remembered(key: str, read):
-    """``read()``, remembered in the session; during a database outage the value this session saw last
-    (the outage is raised again when the session never saw one). The page then still shows its widgets
-    with their unsaved values, and the action that needs the database reports the outage."""
-    try:
-        value = read()
-    except StoreUnavailable:
-        if key in st.session_state:
-            return st.session_state[key]
-        raise
-    st.session_state[key] = value
-    return value
-
-
 def no_accounts(store) -> bool:
     """True when no account can log in yet (accounts made by imports have no password and do not count)."""
     from ..store.users import any_user_with_password
@@ -106,7 +62,7 @@ def no_accounts(store) -> bool:
     def read():
         with store.read() as conn:
             return not any_user_with_password(conn)
-    return _remembered(LOCAL_MODE_KEY, read)
+    return remembered(LOCAL_MODE_KEY, read)
 
 
 def client_address() -> tuple[str | None, dict[str, str]]:
@@ -134,20 +90,10 @@ def local_mode(store) -> bool:
     return no_accounts(store) and request_is_local()
 
 
-def project_names(store) -> list[str]:
-    """All project names (during a database outage: the ones this session saw last)."""
-    from ..store.projects import project_names as read
-    return _remembered(PROJECT_NAMES_KEY, lambda: read(store))
-
-
 def outage_notice(exc: StoreUnavailable) -> None:
     """Say plainly that the database is down and what happens to the user's work."""
     st.error(f"{md_escape(str(exc))}. Nothing you saved before is affected; this page works again by itself "
              "once the database answers.", icon=":material/cloud_off:")
-
-
-#: Session key of the message a session that was ended shows on the log-in form.
-SESSION_ENDED_KEY = "annotator_session_ended"
 
 
 def current_user(store) -> SessionUser | None:
@@ -167,7 +113,6 @@ def current_user(store) -> SessionUser | None:
     from ..auth import SessionClaim, resume_session
     from ..errors import SessionEnded
     from ..sessions import check_session
-    from . import session_cookie
     raw = st.session_state.get(USER_KEY)
     if raw:
         try:
@@ -331,20 +276,6 @@ def project_systems(ctx: PageContext) -> list[str]:
     raise AssertionError("unreachable")
 
 
-def frame_snapshots(url: str):
-    """Where the dashboards' judgement frames of the database at ``url`` are kept between server starts
-    (None when the settings turn that off)."""
-    from ..store.frame_snapshots import folder_for
-    return folder_for(url, load_settings().frame_cache)
-
-
-def _live_judgements(url: str, project: str):
-    # The process's one live frame per project (annotator.live_frames), which the warm-up at server start
-    # may have read already.
-    from ..live_frames import dashboard_frame
-    return dashboard_frame(_store_for(url), project, snapshots=frame_snapshots(url))
-
-
 def project_judgements(ctx: PageContext):
     """(frame, data version) of the selected project's current annotations and adjudications.
 
@@ -355,7 +286,7 @@ def project_judgements(ctx: PageContext):
     project = require_project(ctx)
     try:
         with st.spinner("Reading judgements…", show_time=True):
-            return _live_judgements(ctx.store.url, project).get()
+            return live_judgements(ctx.store.url, project).get()
     except AnnotatorError as exc:
         show_error_and_stop(exc)
     raise AssertionError("unreachable")
@@ -369,15 +300,9 @@ def case_picture(case) -> None:
         st.caption(f"The photo cannot be shown: {md_escape(problem)}")
 
 
-@st.cache_resource(show_spinner="Resolving the layer…", max_entries=8)
-def _judgement_layer(url: str, project: str, version: tuple, layer: str, _frame):
-    from ..layers import build_layer
-    return build_layer(_frame, layer)
-
-
 def judgement_layer(ctx: PageContext, frame, version: tuple, layer: str):
     """The layer ``layer`` (a Layer label) built from :func:`project_judgements`' frame, once per data version."""
-    return _judgement_layer(ctx.store.url, require_project(ctx), version, layer, frame)
+    return cached_layer(ctx.store.url, require_project(ctx), version, layer, frame)
 
 
 # --------------------------------------------------------------------------- app shell helpers
@@ -385,29 +310,6 @@ def judgement_layer(ctx: PageContext, frame, version: tuple, layer: str):
 #: Session key of the cached progress: {(user, project): (Progress, monotonic time)}.
 PROGRESS_KEY = "annotator_progress"
 PROGRESS_MAX_AGE = 120.0  # seconds; the annotate page updates it on every save anyway
-
-
-#: Every ASCII punctuation character: CommonMark lets a backslash make any of them literal, and together they
-#: cover Markdown and what Streamlit adds to it (images, links, autolinks, emphasis, ``$…$`` KaTeX, ``:red[…]``
-#: colours, ``:emoji:`` and ``:material/…:`` icons, entities such as ``&lt;``).
-_MD_SPECIAL = frozenset(string.punctuation)
-#: Where the browser would turn plain text into a link (``scheme://``, ``www.``, ``name@host.tld``): escapes do
-#: not stop that, it runs on the text after Markdown; an invisible word joiner there does.
-_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?i:(?<=www))(?=\.)|(?<=[\w.+-])(?=@[\w-]+\.)")
-WORD_JOINER = "\u2060"
-
-
-def md_escape(text: str) -> str:
-    """``text`` shown as itself inside Markdown: every punctuation character backslash-escaped, and an
-    invisible word joiner where the text would otherwise become a link.
-
-    Every user-given string (project, system, user and annotator names, item keys, captions, notes, error
-    messages that quote input) goes through this wherever Streamlit renders Markdown: headers, markdown,
-    captions, alert boxes, metric labels and help, image captions, button, radio, tab and expander labels.
-    Plain-text places (st.text, st.code, tables, select-box options) need nothing.
-    """
-    text = _AUTOLINK.sub(WORD_JOINER, str(text))
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
 
 
 def log_in(user, sid: str | None = None) -> None:
@@ -428,7 +330,6 @@ def log_out() -> None:
     """Log out (callback of the logout button): end the store session, so every tab using it ends too, forget
     everything this tab knew and have the log-in page clear the browser's cookie."""
     from ..sessions import end_session as end_store_session
-    from .session_cookie import CLEAR_KEY
     sid = (st.session_state.get(USER_KEY) or {}).get("sid")
     if sid:
         try:
@@ -442,7 +343,6 @@ def log_out() -> None:
 def end_session(message: str) -> None:
     """Log the session out because it ended (account changed, expired, logged out elsewhere); the log-in form
     shows ``message`` and clears the browser's cookie."""
-    from .session_cookie import CLEAR_KEY, REJECTED_KEY, request_cookie
     _forget_everything()
     st.session_state[SESSION_ENDED_KEY] = message
     st.session_state[CLEAR_KEY] = True
@@ -525,7 +425,6 @@ def sidebar(store, user: SessionUser, page_id: str | None = None) -> str | None:
 
     The project and the page (``page_id``) are remembered for the user, so that a reload or the next log-in
     opens them again; a log-in's cookie is handed over here (annotator.ui.session_cookie)."""
-    from . import session_cookie
     project = project_picker(store)
     uid = (st.session_state.get(USER_KEY) or {}).get("id")
     session_cookie.remember_place(store, uid, session_cookie.LAST_PROJECT, project)

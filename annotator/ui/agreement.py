@@ -11,7 +11,8 @@ from ..adjudication import caption_case
 from ..agreement import agreement_report
 from ..errors import AnnotatorError
 from ..io.tables import FORMATS
-from ..store.analysis_queries import annotators_in, caption_details, practice_items
+from ..store.analysis_queries import annotators_in
+from ..store.caption_queries import caption_details, practice_items
 from ..store.projects import set_practice
 from ..taxonomy import taxonomy
 from .downloads import table_download

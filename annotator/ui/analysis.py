@@ -12,7 +12,8 @@ from ..adjudication import caption_case
 from ..analysis import BUCKETS, compare_systems, error_tables, examples
 from ..io.tables import FORMATS, file_name, mime_type, write_table
 from ..layers import available_layers, parse_layer
-from ..store.analysis_queries import annotators_in, caption_details
+from ..store.analysis_queries import annotators_in
+from ..store.caption_queries import caption_details
 from ..taxonomy import taxonomy
 from ..team_selection import team_frame
 from .downloads import table_download

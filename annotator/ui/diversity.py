@@ -351,7 +351,7 @@ def render(ctx: ui.PageContext) -> None:
             lines_name = c2.text_input("Score name (one-per-line files)", value="human", key="div_lines_name")
             replace_old = st.checkbox("Replace stored scores with the same names", key="div_replace")
             if st.button("Import", disabled=up is None, key="div_import"):
-                from ..io.importers import import_human_scores
+                from ..io.human_scores import import_human_scores
                 try:
                     per_line = lines_system != "(CSV with key columns)"
                     summary = import_human_scores(store, project, up.getvalue(), source=up.name,

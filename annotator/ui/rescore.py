@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .. import ui
-from ..cli import json_text
+from ..report import json_text
 from ..correction import corrections_table
 from ..correction.blind import views_closed_for
 from ..correction.queues import correction_layers, corrections_version, default_layer
@@ -51,11 +51,20 @@ def render(ctx: ui.PageContext) -> None:
                 "setting on the Correction page): they would show how close edits come to the references.")
         return
 
+    _metric_cards()
     tab_table, tab_file = st.tabs(["Corrections table", "Rescore a caption file"])
     with tab_table:
         _corrections_tab(ctx.store, project, systems)
     with tab_file:
         _caption_file_tab(ctx.store, project, systems)
+
+
+def _metric_cards() -> None:
+    """What each metric measures, the paper that defines it and a link to it (the metrics' own cards)."""
+    with st.expander("About the metrics"):
+        for card in REGISTRY.cards():
+            st.markdown(f"**{ui.md_escape(card.label)}**: {ui.md_escape(card.description)}")
+            st.text(f"{card.citation} {card.link}")  # as text: the page turns no URL into a link
 
 
 def _tokenize_setting(store, project: str, role) -> None:

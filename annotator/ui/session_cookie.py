@@ -14,6 +14,7 @@ from ..errors import SessionEnded, StoreUnavailable
 from ..sessions import COOKIE_NAME, resume_from_cookie, start_session
 from ..landing import LAST_PAGE, LAST_PROJECT  # noqa: F401 - the sidebar names them through this module
 from .session_routes import END_PATH, SESSION_PATH, served
+from .state import PROJECT_KEY, SESSION_ENDED_KEY, project_names
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,6 @@ def resume(store):
     A cookie found invalid is remembered (and cleared in the browser), so the tab does not check it again;
     an ended session leaves its message for the log-in form.
     """
-    from . import SESSION_ENDED_KEY
     cookie = request_cookie()
     if cookie is None or st.session_state.get(REJECTED_KEY) == cookie:
         return None
@@ -102,7 +102,6 @@ def resume(store):
 def restore_place(store, user) -> None:
     """Open a resumed session on the project its user worked on last (a reload keeps the project)."""
     from ..sessions import recall
-    from . import PROJECT_KEY, project_names
     try:
         last = recall(store, user.user_id, [LAST_PROJECT]).get(LAST_PROJECT)
         if last and last in project_names(store):
@@ -131,7 +130,6 @@ def land(store, account, *, open_page: bool) -> None:
     """After a log-in: select the project where the user's work is (annotator.landing) and, when the log-in
     form was not shown for a page the user asked for by URL (``open_page``), have the shell open its page."""
     from ..landing import landing
-    from . import PROJECT_KEY
     try:
         where = landing(store, account.user_id, account.name, account.role)
     except StoreUnavailable:

@@ -15,19 +15,20 @@ from .. import ui
 from ..agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..errors import AnnotatorError
 from ..io.tables import FORMATS
+from ..frames.assignments import assignment_frame
+from ..frames.shared import team_live_frame
+from ..store.frame_versions import assignment_version
 from ..team import TeamReport, combine, team_agreement, team_counts
 from .downloads import table_download
 
 
 def _live(url: str, project: str):
-    # The process's one Team frame per project (annotator.live_frames; the server's warm-up may have read it).
-    from ..live_frames import team_live_frame
+    # The process's one Team frame per project (annotator.frames; the server's warm-up may have read it).
     return team_live_frame(ui.get_store(), project, snapshots=ui.frame_snapshots(url))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _assignments(url: str, project: str, version: tuple):
-    from ..store.team_queries import assignment_frame
     return assignment_frame(ui.get_store(), project, snapshots=ui.frame_snapshots(url), version=version)
 
 
@@ -47,7 +48,6 @@ class TeamFigures:
     annotator.team, the functions ``annotator team`` runs."""
 
     def __init__(self, ctx: ui.PageContext):
-        from ..store.team_queries import assignment_version
         self.url = ctx.store.url
         self.project = ui.require_project(ctx, "Import captions and assign them first.")
         try:

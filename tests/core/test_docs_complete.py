@@ -18,6 +18,7 @@ import pytest
 
 from annotator.cli import build_parser
 from annotator.io.catalog import formats
+from annotator.metrics import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -150,3 +151,16 @@ def test_every_format_has_its_example_in_formats_md(fmt):
     for option in fmt.options:
         if option.required and option.flag:
             assert option.flag in command, f"the {fmt.name} section's command lacks {option.flag}"
+
+
+@pytest.mark.parametrize("card", REGISTRY.cards(), ids=lambda c: c.key)
+def test_every_metric_card_is_in_the_help_and_the_docs(card, capsys):
+    # Each metric declares what it measures, its paper and a link (annotator.metrics.base.Metric); `rescore --help`
+    # shows the card and the README's metrics table cites the same paper at the same link.
+    assert card.description and card.citation and card.link.startswith("https://")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["rescore", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert card.description in help_text and card.link in help_text and card.citation in help_text
+    row = next((line for line in DOCS.splitlines() if card.link in line), None)
+    assert row is not None and card.label in row, f"{card.label}: no line of the docs gives its paper's link"

@@ -16,7 +16,7 @@ from annotator import diversity as D
 from annotator.errors import InputError
 from annotator.diversity.correlation import correlate, project_correlations, read_metric_scores
 from annotator.io.human_scores import read_score_lines, read_scores_csv
-from annotator.io.importers import import_human_scores
+from annotator.io.human_scores import import_human_scores
 from annotator.model import Caption, Item, Project, Reference
 from annotator.store.human_scores import scores_frame, score_names
 from annotator.store.projects import table_counts, write_project

@@ -174,8 +174,9 @@ def test_progress_over_far_apart_days_counts_the_same(team):
 
 
 def test_the_assignment_frame_survives_a_restart_and_follows_every_change(team, tmp_path):
-    from annotator.store.frame_snapshots import folder_for
-    from annotator.store.team_queries import assignment_frame, assignment_version
+    from annotator.frames.assignments import assignment_frame
+    from annotator.frames.snapshots import folder_for
+    from annotator.store.frame_versions import assignment_version
 
     store, c = team
     folder = folder_for(store.url, tmp_path / "frames")
@@ -224,7 +225,7 @@ def test_every_assignment_write_gives_a_new_stamp_and_a_store_without_one_is_rea
 
     from annotator.store.assignments import ASSIGNMENT_STAMP, replace_assignments
     from annotator.store.schema import assignments, project_settings
-    from annotator.store.team_queries import assignment_version
+    from annotator.store.frame_versions import assignment_version
 
     store, c = team
     v1 = assignment_version(store, "crew")

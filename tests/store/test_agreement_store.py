@@ -20,7 +20,9 @@ from annotator.agreement import agreement_report
 from annotator.errors import InputError, NotFound, PermissionDenied
 from annotator.layers import build_layer
 from annotator.model import Caption, Item, Project, Role
-from annotator.store.analysis_queries import caption_details, data_version, judgement_frame, practice_items
+from annotator.store.analysis_queries import judgement_frame
+from annotator.store.caption_queries import caption_details, practice_items
+from annotator.store.frame_versions import data_version
 from annotator.store.judgements import insert_judgement
 from annotator.store.projects import load_project, set_practice, write_project
 from annotator.store.users import create_user

@@ -1,4 +1,4 @@
-"""Judgement frames kept on disk between server starts (annotator.store.frame_snapshots).
+"""Judgement frames kept on disk between server starts (annotator.frames.snapshots).
 
 A new LiveJudgementFrame (a restarted server) starts from the snapshot the last one wrote, reads only what
 was saved since, and must then equal a full read row for row; a snapshot that no longer matches the store
@@ -19,8 +19,10 @@ from sqlalchemy import update
 
 from annotator.backup import backup, restore
 from annotator.store import open_store
-from annotator.store.analysis_queries import LiveJudgementFrame, judgement_frame, same_judgements
-from annotator.store.frame_snapshots import fingerprint, folder_for, load, save
+from annotator.frames.live import LiveJudgementFrame, same_judgements
+from annotator.frames.snapshots import folder_for, load, save
+from annotator.store.analysis_queries import judgement_frame
+from annotator.store.frame_versions import fingerprint
 from annotator.store.judgements import save_judgement
 from annotator.store.schema import users
 from tests.apptest_helpers import seed_project

@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import select, text
 
 from annotator.model import Caption, Item, Project, Role
-from annotator.store.analysis_queries import LiveJudgementFrame, epoch_seconds, judgement_frame
+from annotator.frames.live import LiveJudgementFrame
+from annotator.store.analysis_queries import epoch_seconds, judgement_frame
 from annotator.store.judgements import save_judgement
 from annotator.store.projects import project_id, set_practice, write_project
 from annotator.store.schema import captions, current_judgements, items, systems, users
@@ -169,7 +170,7 @@ def test_a_live_frame_after_saves_equals_a_fresh_read(store):
 
 def test_the_assignment_read_gives_what_the_table_holds(store):
     from annotator.store.schema import assignments
-    from annotator.store.team_queries import assignment_frame
+    from annotator.frames.assignments import assignment_frame
     from tests.core.test_team import build_team
     build_team(store)
     got = assignment_frame(store, "crew")

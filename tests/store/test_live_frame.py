@@ -14,10 +14,9 @@ import pandas as pd
 import pytest
 
 from annotator.model import Caption, Item, Project, Role
-from annotator.store.analysis_queries import (
-    FRAME_COLUMNS, LiveJudgementFrame, _empty_frame, annotators_in, data_version, judgement_frame,
-    merge_judgement_frames,
-)
+from annotator.frames.live import LiveJudgementFrame, merge_judgement_frames
+from annotator.store.analysis_queries import FRAME_COLUMNS, annotators_in, empty_frame, judgement_frame
+from annotator.store.frame_versions import data_version
 from annotator.store.judgements import save_judgement
 from annotator.store.projects import set_practice, write_project
 from annotator.store.users import user_id
@@ -183,4 +182,4 @@ def test_annotators_are_users_with_annotations_only():
                          (2, "amy", "annotation", None, "", 3), (3, "zed", "annotation", "inaccurate", "age", 4)])
     assert annotators_in(frame) == ["amy", "zed"]  # lea only adjudicated
     assert annotators_in(frame[frame["kind"] == "adjudication"]) == []
-    assert annotators_in(_empty_frame()) == []
+    assert annotators_in(empty_frame()) == []

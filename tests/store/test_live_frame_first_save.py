@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from annotator.model import Role
-from annotator.store.analysis_queries import LiveJudgementFrame, judgement_frame, merge_judgement_frames
+from annotator.frames.live import LiveJudgementFrame, merge_judgement_frames
+from annotator.store.analysis_queries import judgement_frame
 from annotator.store.judgements import save_judgement
 from annotator.store.users import create_user
 from tests.apptest_helpers import page_test, seed_project, texts

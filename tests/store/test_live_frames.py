@@ -1,4 +1,4 @@
-"""The process's live dashboard frames and their warm-up at server start (annotator.live_frames).
+"""The process's live dashboard frames and their warm-up at server start (annotator.frames).
 
 After the warm-up, the frames the pages ask for are the ones it read: no further full read, and each equals a
 fresh read of the store; the Team page's assignments come from the snapshot it left. The most recently active
@@ -12,15 +12,16 @@ import random
 
 import pytest
 
-from annotator import live_frames
 from annotator.config import load_settings
-from annotator.live_frames import (MAX_FRAMES, dashboard_frame, forget_frames, recently_active_projects,
-                                   team_live_frame, warm_up, warm_up_in_background)
+from annotator.frames import shared as live_frames
+from annotator.frames.assignments import assignment_frame
+from annotator.frames.shared import MAX_FRAMES, dashboard_frame, forget_frames, team_live_frame
+from annotator.frames.snapshots import folder_for
+from annotator.frames.warm import recently_active_projects, warm_up, warm_up_in_background
 from annotator.store.analysis_queries import judgement_frame
 from annotator.store.assignments import add_assignments
-from annotator.store.frame_snapshots import folder_for
+from annotator.store.frame_versions import assignment_version
 from annotator.store.projects import project_id
-from annotator.store.team_queries import assignment_frame, assignment_version
 from tests.apptest_helpers import page_test, seed_project
 from tests.conftest import join_background_readers
 from tests.store.test_live_frame import KINDS, _save, _uid, assert_same

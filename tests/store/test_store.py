@@ -177,7 +177,7 @@ def test_practice_items_are_found_through_their_own_index(store):
     checks ask for them on every run); the query the store runs uses it on SQLite, and both databases have it."""
     from sqlalchemy import func, inspect, select
 
-    from annotator.store.analysis_queries import data_version
+    from annotator.store.frame_versions import data_version
     from annotator.store.projects import set_practice
     from annotator.store.schema import items
     from tests.apptest_helpers import seed_project

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.store.analysis_queries import practice_items
+from annotator.store.caption_queries import practice_items
 from tests.apptest_helpers import page_test, refused, texts, visible
 from tests.store.test_agreement_store import PROJECT, build_project
 

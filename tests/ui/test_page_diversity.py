@@ -7,7 +7,7 @@ from apptest_helpers import page_test, refused, texts
 from tests.core.test_diversity_helpers import HUMAN_CAPTIONS, SPARSE_A, SPARSE_B
 
 from annotator import diversity as D
-from annotator.io.importers import import_human_scores
+from annotator.io.human_scores import import_human_scores
 from annotator.model import Caption, Item, Project, Reference
 from annotator.store.projects import write_project
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.correction import correct_caption
+from annotator.metrics import REGISTRY
 from annotator.rescoring import ALL_CORRECTIONS_ROW as ALL
 from tests.store.test_correction_store import CAPTIONS, build_demo
 
@@ -41,6 +42,17 @@ def test_table_rows_and_java_note(store, no_java):
     assert any(b.label == "Download table (csv)" for b in at.get("download_button"))
     at.selectbox(key="rescore_fmt").set_value("latex").run()
     assert any(b.label == "Download table (latex)" for b in at.get("download_button"))
+
+
+def test_the_metric_cards_are_shown(store, no_java):
+    build_demo(store)
+    at = _page(store)
+    # (the Markdown escapes of ui.md_escape taken off: the text as a reader sees it)
+    about = [e for e in at.expander if e.label == "About the metrics"][0]
+    shown = "\n".join(m.value for m in about.markdown).replace("\\", "")
+    texts = [t.value for t in about.text]
+    for card in REGISTRY.cards():
+        assert f"**{card.label}**: {card.description}" in shown and f"{card.citation} {card.link}" in texts, card.key
 
 
 def test_filters_by_corrector_and_layer(store, no_java):

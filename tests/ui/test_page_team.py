@@ -68,7 +68,7 @@ def test_a_restarted_server_opens_the_dashboards_from_their_snapshots(crew, tmp_
     # Team and Agreement read only what was saved since, and show the same figures.
     import streamlit as st
 
-    from annotator.store import analysis_queries, team_queries
+    from annotator.frames import assignments, live
     store, _ = crew
     folder = tmp_path / "frames"
     monkeypatch.setenv("ANNOTATOR_FRAME_CACHE", str(folder))
@@ -80,10 +80,10 @@ def test_a_restarted_server_opens_the_dashboards_from_their_snapshots(crew, tmp_
 
     st.cache_resource.clear()  # a new server process
     full_reads = []
-    real_frame, real_assignments = analysis_queries.judgement_frame, team_queries._read_assignment_frame
-    monkeypatch.setattr(analysis_queries, "judgement_frame", lambda *a, **k: (
+    real_frame, real_assignments = live.judgement_frame, assignments.read_assignment_frame
+    monkeypatch.setattr(live, "judgement_frame", lambda *a, **k: (
         full_reads.append("judgements") if k.get("changed_after") is None else None) or real_frame(*a, **k))
-    monkeypatch.setattr(team_queries, "_read_assignment_frame",
+    monkeypatch.setattr(assignments, "read_assignment_frame",
                         lambda *a, **k: full_reads.append("assignments") or real_assignments(*a, **k))
     again = page_test("team", store.url, user="lea", role="lead", project="crew").run()
     agreement_again = page_test("agreement", store.url, user="lea", role="lead", project="crew").run()

@@ -20,7 +20,7 @@ from annotator.annotation import Queue
 from annotator.assignment import assign
 from annotator.auth import add_user
 from annotator.correction import correct_caption, correctable_types
-from annotator.io.importers import import_human_scores
+from annotator.io.human_scores import import_human_scores
 from annotator.model import Box, Caption, Item, Mention, Project, Reference, Role
 from annotator.store.projects import write_project
 from annotator.ui import md_escape

@@ -1,6 +1,6 @@
 """Judgement frames kept on disk between server starts, so a dashboard opens fast on a cold server.
 
-A :class:`~annotator.store.analysis_queries.LiveJudgementFrame` given a
+A :class:`~annotator.frames.live.LiveJudgementFrame` given a
 :class:`SnapshotFolder` writes its frame to a file after every full read (in a
 background thread) and, when a new server process first asks for the frame,
 starts from that file instead of reading a million rows: it reads only what
@@ -11,7 +11,7 @@ was taken from. Judgement rows are never changed once written and their ids
 only grow, so a store that went on from the snapshot's state has the same rows
 up to the snapshot's newest id, while a store that did not (a backup restored,
 the database emptied and imported again, another database at the same URL)
-differs there. The check (:func:`fingerprint`) compares the number of
+differs there. The check (:func:`annotator.store.frame_versions.fingerprint`) compares the number of
 judgement rows up to that id and the content of the rows at 17 ids spread
 over the range (each a primary-key look-up), the names of the users and of
 the project's systems the snapshot knew, its practice marks and the schema
@@ -39,17 +39,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Connection, func, select
 from sqlalchemy.engine import make_url
-
-from .migrations import applied_versions
-from .schema import judgements, systems, users
 
 log = logging.getLogger(__name__)
 
 #: Bumped whenever the file layout or the meaning of a column changes; older files are ignored.
 FORMAT = 1
-PROBES = 16  # rows checked besides the newest: ids at k/16 of the range
 
 
 @dataclass(frozen=True)
@@ -73,32 +68,6 @@ def folder_for(store_url: str, base: Path | str | None) -> SnapshotFolder | None
     shown = url.render_as_string(hide_password=True) if url.password else str(url)
     digest = hashlib.sha256(shown.encode("utf-8")).hexdigest()[:16]
     return SnapshotFolder(Path(base) / f"{url.get_backend_name()}-{digest}")
-
-
-def fingerprint(conn: Connection, project_id: int, newest: int, *, known_users: int | None = None,
-                known_systems: int | None = None) -> dict:
-    """What must be unchanged for a snapshot that covers judgement ids up to ``newest`` to be used
-    (see the module docstring). Users and systems are compared up to the largest ids the snapshot knew
-    (``known_users``, ``known_systems``; None: all of them now): one added since changes nothing."""
-    j = judgements
-    count = conn.execute(select(func.count()).select_from(j).where(j.c.id <= int(newest))).scalar()
-    ids = sorted({int(newest) * k // PROBES for k in range(1, PROBES)} | {int(newest)})
-    rows = {int(r[0]): [int(r[1]), int(r[2]), str(r[3]), r[4], str(r[5]), str(r[6]), repr(float(r[7]))]
-            for r in conn.execute(select(j.c.id, j.c.caption_id, j.c.user_id, j.c.kind, j.c.label, j.c.error_types,
-                                         j.c.created_at, j.c.seconds).where(j.c.id.in_(ids)))}
-    uq = select(users.c.id, users.c.name).order_by(users.c.id)
-    if known_users is not None:
-        uq = uq.where(users.c.id <= int(known_users))
-    sq = select(systems.c.id, systems.c.name).where(systems.c.project_id == int(project_id)).order_by(systems.c.id)
-    if known_systems is not None:
-        sq = sq.where(systems.c.id <= int(known_systems))
-    user_rows, system_rows = conn.execute(uq).all(), conn.execute(sq).all()
-    digest = hashlib.sha256(json.dumps([[[int(i), str(n)] for i, n in user_rows],
-                                        [[int(i), str(n)] for i, n in system_rows]]).encode("utf-8")).hexdigest()
-    return {"schema": applied_versions(conn), "newest": int(newest), "count": int(count),
-            "rows": {str(k): rows.get(k) for k in ids}, "names": digest,
-            "known_users": max((int(r[0]) for r in user_rows), default=0),
-            "known_systems": max((int(r[0]) for r in system_rows), default=0)}
 
 
 def save(path: Path, frame: pd.DataFrame, meta: dict) -> None:

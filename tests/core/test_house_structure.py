@@ -1,0 +1,171 @@
+"""Rules of the house's structure that the code itself can check: the store holds every SQL query."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "annotator"
+
+#: SQLAlchemy's query constructs: called anywhere but annotator/store/, they are SQL outside its one home
+QUERY_CONSTRUCTS = {"select", "text", "insert", "update", "delete", "union", "exists"}
+#: methods that run a statement, whatever built it
+RUNNERS = {"execute", "exec_driver_sql", "executemany"}
+
+
+def sql_outside_store(source: str, where: str = "<sample>") -> list[str]:
+    """Where ``source`` builds or runs a query: a call of a query construct taken from sqlalchemy (``select(``,
+    ``text(``, ``sa.select(``, ...) or of a statement runner (``.execute(``); each as ``where:line: what``."""
+    tree = ast.parse(source)
+    constructs, modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlalchemy":
+            constructs |= {a.asname or a.name for a in node.names if a.name in QUERY_CONSTRUCTS}
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname or a.name for a in node.names if a.name.split(".")[0] == "sqlalchemy"}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in constructs:
+            found.append(f"{where}:{node.lineno}: {f.id}(")
+        elif isinstance(f, ast.Attribute) and f.attr in RUNNERS:
+            found.append(f"{where}:{node.lineno}: .{f.attr}(")
+        elif (isinstance(f, ast.Attribute) and f.attr in QUERY_CONSTRUCTS and isinstance(f.value, ast.Name)
+              and f.value.id in modules):
+            found.append(f"{where}:{node.lineno}: {f.value.id}.{f.attr}(")
+    return sorted(found, key=lambda s: int(s.split(":")[-2]))
+
+
+def test_every_query_is_in_the_store():
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[:2] == ("annotator", "store"):
+            continue
+        found += sql_outside_store(path.read_text(encoding="utf-8"), str(rel))
+    assert found == [], "SQL outside annotator/store/ (move it into a store function):\n" + "\n".join(found)
+
+
+def test_the_sql_check_finds_a_planted_query():
+    planted = ("import sqlalchemy as sa\nfrom sqlalchemy import select, text as sql_text\n"
+               "def f(conn, t):\n    rows = conn.execute(select(t.c.id)).all()\n"
+               "    conn.execute(sql_text('VACUUM'))\n    return sa.select(t)\n")
+    assert sql_outside_store(planted) == ["<sample>:4: .execute(", "<sample>:4: select(", "<sample>:5: .execute(",
+                                          "<sample>:5: sql_text(", "<sample>:6: sa.select("]
+    # Names that only look like queries are not: a page's st.text, a string's .select, a local text().
+    harmless = ("import streamlit as st\nfrom sqlalchemy.exc import IntegrityError\n"
+                "def text(x):\n    return x\nst.text(text('a'))\nst.multiselect('x', [])\n")
+    assert sql_outside_store(harmless) == []
+
+
+# ------------------------------------------------------------------ no import cycles
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(package_dir: Path) -> dict[str, set[str]]:
+    """Module → the modules of the package it imports, counting imports anywhere in the file (inside functions
+    too, where a cycle hides from the interpreter). ``from .x import name`` ties to ``x``, or to ``x.name`` when
+    that is a module of its own."""
+    root = package_dir.parent
+    files = {_module_name(p, root): p for p in package_dir.rglob("*.py")}
+    top = package_dir.name
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for mod, path in files.items():
+        here = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = here.split(".")[:len(here.split(".")) - node.level + 1] if node.level else []
+                base = ".".join(base + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
+            else:
+                continue
+            for t in targets:
+                while t and t not in files and t.startswith(top):
+                    t = t.rpartition(".")[0]  # `import annotator.x.y` without the module itself: its package
+                if t in files and t != mod:
+                    graph[mod].add(t)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def test_no_import_cycle():
+    found = cycles(import_graph(PACKAGE))
+    assert found == [], "modules that import each other in a loop (imports inside functions counted):\n" + "\n".join(
+        " <-> ".join(c) for c in found)
+
+
+def test_the_cycle_check_finds_a_planted_cycle(tmp_path):
+    pkg = tmp_path / "house"
+    (pkg / "io").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "io" / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "io" / "reader.py").write_text("from .writer import store_rows\n", encoding="utf-8")
+    (pkg / "io" / "writer.py").write_text("def store_rows():\n    from . import reader\n", encoding="utf-8")
+    (pkg / "core.py").write_text("import house.io.reader\n", encoding="utf-8")
+    assert import_graph(pkg)["house.core"] == {"house.io.reader"}
+    assert cycles(import_graph(pkg)) == [["house.io.reader", "house.io.writer"]]
+    (pkg / "io" / "writer.py").write_text("def store_rows():\n    pass\n", encoding="utf-8")
+    assert cycles(import_graph(pkg)) == []
+
+
+def test_nothing_imports_the_command_line_back():
+    # The command line sits on top: its commands and the pages take what they share with it (the JSON and
+    # printable text of annotator.report, the --json flag of annotator.commands) from below, not from cli.py.
+    graph = import_graph(PACKAGE)
+    assert sorted(m for m, targets in graph.items() if "annotator.cli" in targets) == ["annotator.__main__"]
+
+
+def test_the_dashboards_frames_have_one_home():
+    # Reading, snapshots, warm-up and the process's shared frames live in annotator/frames/; the store keeps only
+    # the SQL they use (the judgement read and the versions).
+    from annotator.frames import assignments, live, shared, snapshots, warm
+    homes = {live.LiveJudgementFrame: "live", live.merge_judgement_frames: "live", snapshots.SnapshotFolder: "snapshots",
+             snapshots.folder_for: "snapshots", shared.dashboard_frame: "shared", shared.team_live_frame: "shared",
+             warm.warm_up: "warm", warm.warm_up_in_background: "warm", assignments.assignment_frame: "assignments"}
+    assert {thing.__module__ for thing in homes} == {f"annotator.frames.{m}" for m in homes.values()}
+    assert not (PACKAGE / "live_frames.py").exists() and not (PACKAGE / "store" / "frame_snapshots.py").exists()
+
+
+def test_store_modules_hold_one_job_each():
+    # A store module that grows past this has taken on a second job (analysis_queries.py held the bulk read, the
+    # live frames and the screen look-ups in 745 lines): split it by job rather than raise the bound.
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in (PACKAGE / "store").glob("*.py")}
+    assert {name: n for name, n in sizes.items() if n > 500} == {}
