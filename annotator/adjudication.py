@@ -144,7 +144,7 @@ def filter_queue(queue: pd.DataFrame, *, disagreement: str = "any", status: str 
 # ------------------------------------------------------------------ saving and viewing
 
 def adjudicate(store, caption_id: int, lead: str, lead_role: Role | str, label: Label | str, error_types=(), *,
-               note: str = "", seconds: float = 0.0, create_user: bool = False, stamp=None) -> int:
+               note: str = "", seconds: float = 0.0, create_user: bool = False, stamp=None, spans=()) -> int:
     """Store a lead's final judgement of a caption (kind "adjudication"); return its revision.
 
     Only leads and admins may adjudicate (PermissionDenied otherwise). The
@@ -152,8 +152,11 @@ def adjudicate(store, caption_id: int, lead: str, lead_role: Role | str, label: 
     needs at least one error type, *accurate* has none, "Other" needs a note.
     ``create_user`` creates the lead's account row if missing (local mode). ``stamp`` (the
     :attr:`CaptionCase.stamp` of the caption the lead decided on) refuses the save with CaptionChanged,
-    storing nothing, when the id holds another caption by now (a restore or a new import).
+    storing nothing, when the id holds another caption by now (a restore or a new import). ``spans``: where in
+    the caption the decided error types are (annotator.spans; the same rules as an annotation's).
     """
+    from .spans import check_spans
+    from .store.correction_queries import caption_text
     from .store.judgements import require_caption, save_judgement
     from .store.stamps import check_caption_stamp
     from .store.users import user_id
@@ -165,8 +168,10 @@ def adjudicate(store, caption_id: int, lead: str, lead_role: Role | str, label: 
         else:  # the caption decided on must still be there: CaptionChanged names what took its id
             check_caption_stamp(conn, stamp, int(caption_id))
         uid = user_id(conn, lead, create_role=Role(lead_role) if create_user else None)
+        spans = check_spans(spans, label=label, error_types=types, caption=caption_text(conn, int(caption_id))) \
+            if spans else ()
     return save_judgement(store, int(caption_id), uid, label=Label(label), error_types=types, note=note or "",
-                          seconds=float(seconds or 0.0), kind=JudgementKind.ADJUDICATION, stamp=stamp)
+                          seconds=float(seconds or 0.0), kind=JudgementKind.ADJUDICATION, stamp=stamp, spans=spans)
 
 
 def _validate(label, error_types, note) -> tuple[str, ...]:
@@ -274,6 +279,7 @@ class Decision:
     error_types: tuple[str, ...]
     note: str = ""
     decided: bool = False  # True when this is an adjudication already stored
+    spans: tuple = ()      # annotator.spans.Span: the adjudication's, else the annotators' joined per type
 
 
 def _judged(case: CaptionCase, annotators=None) -> list[Judgement]:
@@ -288,17 +294,31 @@ def suggested_decision(case: CaptionCase, annotators=None) -> Decision:
     error types are the union of the types ``annotators`` (default: all)
     ticked, in taxonomy order, so a lead who decides *inaccurate* keeps or
     drops types rather than ticking them again; the label is the annotators'
-    label when every one who gave a label gave the same, else left open.
+    label when every one who gave a label gave the same, else left open. The spans are the union of the
+    annotators' spans, those of one type that overlap joined into one (annotator.spans.merge_spans), so the
+    lead keeps or drops them.
     """
+    from .spans import merge_spans
     current = case.adjudication
     if current is not None:
-        return Decision(current.label, tuple(current.error_types), current.note or "", True)
+        return Decision(current.label, tuple(current.error_types), current.note or "", True, tuple(current.spans))
     judged = _judged(case, annotators)
     tax = taxonomy()
     ticked = {t for j in judged for t in j.error_types}
     labels = {j.label for j in judged if j.label is not None}
     label = labels.pop() if len(labels) == 1 else None
-    return Decision(label, tuple(t for t in tax.ids if t in ticked))
+    return Decision(label, tuple(t for t in tax.ids if t in ticked),
+                    spans=merge_spans([s for j in judged for s in j.spans]))
+
+
+def span_voters(case: CaptionCase, annotators=None) -> list[tuple]:
+    """Every span the annotators marked, once: (span, the annotators who marked exactly it), in caption order.
+    Spans with the same words and type but another fix are listed apart."""
+    out: dict = {}
+    for j in _judged(case, annotators):
+        for s in j.spans:
+            out.setdefault(s, []).append(j.user)
+    return [(s, tuple(users)) for s, users in sorted(out.items())]
 
 
 def type_voters(case: CaptionCase, annotators=None) -> dict[str, tuple[str, ...]]:

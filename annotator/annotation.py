@@ -368,17 +368,21 @@ class Queue:
         return Task(position=row.position, caption_id=row.caption_id, is_second=bool(row.is_second), stage=stage,
                     context=ctx, current=current)
 
-    def save(self, task: Task, label: Label | str | None, error_types=(), note: str = "", seconds: float = 0.0) -> SaveResult:
+    def save(self, task: Task, label: Label | str | None, error_types=(), note: str = "", seconds: float = 0.0,
+             spans=()) -> SaveResult:
         """Validate and store one revision of the user's judgement of ``task`` (committed on return).
 
+        ``spans``: where in the caption the error types are (annotator.spans; checked there).
         CaptionChanged (nothing stored) when the task's caption id holds another caption by now."""
+        from .spans import check_spans
         from .store.judgements import save_judgement
         types = validate(label, error_types, note=note, stage=task.stage)
+        spans = check_spans(spans, label=label, error_types=types, caption=task.caption.text)
         label = Label(label)
         self._check_assigned(task.caption_id, task.stamp)
         revision = save_judgement(self.store, task.caption_id, self.user_id, label=label, error_types=types,
                                   note=(note or "").strip(), seconds=max(0.0, float(seconds or 0.0)),
-                                  kind=JudgementKind.ANNOTATION, stamp=task.stamp)
+                                  kind=JudgementKind.ANNOTATION, stamp=task.stamp, spans=spans)
         return SaveResult(task.caption_id, revision, label.value, types, _is_done(task))
 
     def skip(self, task: Task, note: str = "", seconds: float = 0.0) -> SaveResult | None:

@@ -21,6 +21,7 @@ from .access import REVIEW
 from .errors import InputError, PermissionDenied
 from .io.judgement_rows import COLUMNS, TYPE_SEPARATOR, format_saved_at, write_jsonl
 from .model import Role
+from .spans import decode_spans, encode_spans
 from .taxonomy import taxonomy
 
 #: The file formats of a judgements export.
@@ -43,9 +44,10 @@ class JudgementExport:
         return len(self.rows)
 
     def table(self) -> pd.DataFrame:
-        """The rows as a table for people: error types joined by ``;``."""
+        """The rows as a table for people: error types joined by ``;``, spans as JSON text (empty when none)."""
         out = self.rows.copy()
         out["error_types"] = [TYPE_SEPARATOR.join(t) for t in out["error_types"]]
+        out["spans"] = [encode_spans(s) or "" for s in out["spans"]]
         return out
 
     def to_tables(self) -> dict[str, pd.DataFrame]:
@@ -138,6 +140,7 @@ def export_judgements(store, project: str, *, annotators=None, layer=None, syste
         "annotator": [r.annotator for r in rows], "kind": [r.kind for r in rows],
         "label": pd.Series([r.label for r in rows], dtype=object),  # None (a skip) stays None
         "error_types": [tax.in_order(r.error_types.split()) for r in rows],
+        "spans": [decode_spans(r.spans) for r in rows],
         "note": [r.note or "" for r in rows], "seconds": np.array([r.seconds or 0.0 for r in rows], dtype=float),
         "revision": np.array([r.revision for r in rows], dtype=np.int64),
         "saved_at": [format_saved_at(r.saved_at) for r in rows]}, columns=list(COLUMNS))

@@ -162,6 +162,7 @@ class Judgement:
     revision: int = 1
     created_at: datetime | None = None
     judgement_id: int | None = None
+    spans: tuple = ()  # annotator.spans.Span: where in the caption each error type is
 
 
 @dataclass(frozen=True)

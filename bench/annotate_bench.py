@@ -25,6 +25,9 @@ stored with their own values, in order, and how long after the last key. The
 server process's CPU time (user + system, from /proc) is read around each
 series: CPU per save and per key that does not save.
 
+Span keys: "." then a type's key marks the next word as a span, in the browser; time from the key to
+the frame after the span is drawn, timed in the page (target p95 <= 50 ms, no server message).
+
 Ten annotators at once (``--contexts``): ten Chromium contexts against one app
 process, each ticking a type and pressing Enter every round (``--rounds``);
 click-to-next median and p95 timed in the pages, and the server's CPU time
@@ -290,6 +293,7 @@ def browser_side(url: str, n: int) -> dict:
                 # browser, the y key's own run).
                 wait_until_settled(page, quiet_ms=100)
                 cpu[how] = (_cpu_seconds(server.proc.pid) - cpu_before) / n
+            spans = _span_series(page, n, sent)
             keys, burst = _key_series(page, url, n, sent, server.proc.pid)
             browser.close()
     finally:
@@ -299,6 +303,7 @@ def browser_side(url: str, n: int) -> dict:
         out[how]["cpu_per_save"] = cpu[how]
     out["key"] = keys
     out["burst"] = burst
+    out["spans"] = spans
     return out
 
 
@@ -385,6 +390,35 @@ def many_contexts(url: str, contexts: int, rounds: int) -> dict:
     saves = contexts * rounds
     return {"contexts": contexts, "saves": saves, "median": statistics.median(times), "p95": _pct(times, 0.95),
             "cpu_per_save": cpu / saves, "cpu_share": cpu / wall}
+
+
+def _span_series(page, n: int, sent: list) -> dict:
+    """Span keys: "." (the word cursor to the next word) and then a type's key, which marks that word as a
+    span (annotate_spans.js); time from each key to the frame after the span is drawn, timed in the page (the
+    key event's time stamp to the next animation frame after drawing), and how many websocket messages the
+    page sent meanwhile (none expected: spans reach the server with Save). Ends with "y", which drops them."""
+    from conftest import wait_until_settled  # noqa: E402 - tests/browser is on the path (browser_side)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    wait_until_settled(page, quiet_ms=100)
+    page.wait_for_function("() => !!window.__annSpans")
+    times, outside, requests = [], [], 0
+    for k in range(n + 3):
+        sent_before = len(sent)
+        for key_name in (".", "x"):
+            logged = page.evaluate("() => window.__annSpans.log.length")
+            t0 = time.perf_counter()
+            page.keyboard.press(key_name)
+            page.wait_for_function("(n) => window.__annSpans.log.length > n", arg=logged, polling="raf")
+            if k >= 3 and key_name == "x":
+                outside.append(time.perf_counter() - t0)
+                times.append(page.evaluate("() => window.__annSpans.log[window.__annSpans.log.length - 1].frame") / 1000)
+        page.wait_for_timeout(60)
+        if k >= 3:
+            requests += len(sent) - sent_before
+    page.keyboard.press("y")
+    wait_until_settled(page, quiet_ms=200)
+    return {"median": statistics.median(times), "p95": _pct(times, 0.95), "n": len(times),
+            "driver_p95": _pct(outside, 0.95), "requests": requests}
 
 
 def _key_series(page, url: str, n: int, sent: list, pid: int) -> tuple[dict, dict]:
@@ -508,7 +542,7 @@ def main(argv=None) -> int:
                                                    for f, (n, c, p) in listing.items()))
     if not args.no_browser:
         results = browser_side(run_url, args.browser_n)
-        key, burst = results.pop("key"), results.pop("burst")
+        key, burst, spans = results.pop("key"), results.pop("burst"), results.pop("spans")
         for how, b in results.items():
             what = "mouse click on Save & next" if how == "click" else "Enter key"
             print(f"browser {what} -> next caption over {b['n']} items: median {b['median'] * 1000:.0f} ms, "
@@ -520,6 +554,10 @@ def main(argv=None) -> int:
               f" y / n p95 {key['choice_p95'] * 1000:.0f} ms), {key['with_request']} of {key['n']} sent a server "
               f"message, server CPU per key {key['cpu_per_key'] * 1000:.1f} ms (target: p95 <= 50 ms, none) -> "
               f"{'OK' if key['p95'] <= 0.05 and key['with_request'] == 0 else 'MISSED'}")
+        print(f"browser span key (a word selected, then a type's key) -> span drawn, over {spans['n']} keys, timed in "
+              f"the page to the next frame: median {spans['median'] * 1000:.1f} ms, p95 {spans['p95'] * 1000:.1f} ms "
+              f"(seen by the driver: p95 {spans['driver_p95'] * 1000:.0f} ms); {spans['requests']} server messages "
+              f"(target: p95 <= 50 ms, none) -> {'OK' if spans['p95'] <= 0.05 and spans['requests'] == 0 else 'MISSED'}")
         after = burst["applied_after"]
         print(f"browser 20 keys ('n 1 g Enter' x5) typed in {burst['typing']:.2f} s: {burst['saves']} saves stored, "
               + (f"the last {after:.2f} s after the last key" if after is not None else "not all within 30 s")

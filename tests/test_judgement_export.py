@@ -85,8 +85,8 @@ def test_current_rows_are_every_current_judgement_with_what_a_reader_needs(store
     assert first.to_dict() | {"saved_at": None} == {
         "project": PROJECT, "system": "sysA", "item": "img0", "line": 0,
         "caption": "caption A0: a man in a *red* shirt | 0", "annotator": "ann1", "kind": "annotation",
-        "label": "inaccurate", "error_types": ("age", "gender"), "note": TRICKY, "seconds": 12.25, "revision": 2,
-        "saved_at": None}
+        "label": "inaccurate", "error_types": ("age", "gender"), "spans": (), "note": TRICKY, "seconds": 12.25,
+        "revision": 2, "saved_at": None}
     skip = rows[(rows.item == "img6") & (rows.annotator == "ann3")].iloc[0]
     assert (skip.label, skip.error_types, skip.note, skip.seconds, skip.saved_at) == (
         None, (), "come back later", 4.5, "2025-03-01T10:12:44.120301+00:00")

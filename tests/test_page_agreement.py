@@ -82,3 +82,22 @@ def test_other_roles_are_refused(project_store, role):
 def test_needs_two_annotators(sqlite_store):
     at = page_test("agreement", sqlite_store.url, user="lea", role="lead").run()
     assert "There is no project yet" in texts(at)
+
+
+def test_where_section_shows_the_span_figures_of_the_pair(project_store):
+    from annotator.spans import Span
+    from annotator.store.judgements import insert_judgement
+    from annotator.store.users import user_id
+    ids = ids_of(project_store)
+    at = page_test("agreement", project_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.multiselect(key="agr_annotators").set_value(["ann1", "ann2"]).run()
+    assert "No error spans marked by these two yet." in texts(at)
+    # "caption A0: a man in a *red* shirt | 0": ann1 marks "man" (3), ann2 "a man" (2-4), both as gender.
+    with project_store.transaction() as conn:
+        for name, span in (("ann1", Span(3, 4, "gender")), ("ann2", Span(2, 4, "gender", "a woman"))):
+            insert_judgement(conn, ids[0], user_id(conn, name), label="inaccurate", error_types=["gender"], spans=[span])
+    at = page_test("agreement", project_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.multiselect(key="agr_annotators").set_value(["ann1", "ann2"]).run()
+    m = _metrics(at)
+    assert m["Token micro F1"] == "0.67" and m["Exact span F1"] == "0.00"
+    assert m["Typed errors not localised"] == "13 / 13"

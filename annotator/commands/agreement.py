@@ -1,6 +1,7 @@
 """``annotator agreement``, ``annotator disagreements``, ``annotator adjudicate`` and ``annotator practice``.
 
     annotator agreement --project P --annotators A B [--system S] --json
+    annotator agreement --project P --spans [--annotators A B] --json
     annotator agreement --project P --annotators A B C --format xlsx --output agreement.xlsx
     annotator disagreements --project P --annotators A B --json
     annotator adjudicate --project P --caption 17 --user lea --label inaccurate --types gender activity
@@ -32,6 +33,8 @@ def register(sub) -> None:
     p.add_argument("--label", required=True, choices=("accurate", "inaccurate"))
     p.add_argument("--types", nargs="*", default=[], metavar="TYPE", help="error type ids, names or aliases")
     p.add_argument("--note", default="")
+    p.add_argument("--spans", default=None, metavar="JSON",
+                   help='error spans as JSON, e.g. \'[{"start": 0, "end": 1, "type": "number", "fix": "three"}]\'')
     add_json_flag(p)
     p.set_defaults(func=_adjudicate)
 
@@ -47,6 +50,8 @@ def _agreement_options(p) -> None:
     p.add_argument("--annotators", nargs="+", metavar="NAME", default=None,
                    help="two or more annotators (default: everyone who annotated the project)")
     p.add_argument("--system", default=None, help="only this system's captions")
+    p.add_argument("--spans", action="store_true",
+                   help="agreement on where: token and exact-span F1 of the error spans, per pair and type")
     add_interval_flags(p)
     p.add_argument("--fleiss-m", type=int, default=None,
                    help="Fleiss' kappa over captions judged by exactly this many annotators (default: all of them)")
@@ -85,6 +90,10 @@ def _agreement(args, ctx) -> int:
         raise NotFound(f"project {args.project!r} has no system {args.system!r}")
     if args.annotators is not None and len(args.annotators) < 2:
         raise InputError("agreement needs at least two annotators", "--annotators")
+    if args.spans:
+        from ..span_agreement import readable, span_agreement
+        report = span_agreement(store, args.project, args.annotators, system=args.system)
+        return emit_report(report, args, ctx, readable, caption="Span agreement")
     frame = judgement_frame(store, args.project, kinds=("annotation",), system=args.system, users_=args.annotators)
     present = set(frame["user"].astype(object)) if len(frame) else set()
     if args.annotators:
@@ -153,9 +162,16 @@ def _adjudicate(args, ctx) -> int:
         raise NotFound(f"project {args.project!r} has no caption with id {args.caption}")
     tax = taxonomy()
     types = [tax.resolve_strict(t, "--types") for t in args.types]
-    revision = adjudicate(store, args.caption, args.user, role, args.label, types, note=args.note)
+    from ..errors import InputError
+    from ..spans import parse_spans, spans_json
+    try:
+        spans = parse_spans(args.spans)
+    except InputError as exc:
+        raise InputError(exc.detail, "--spans") from None
+    revision = adjudicate(store, args.caption, args.user, role, args.label, types, note=args.note, spans=spans)
     ctx.emit({"caption_id": args.caption, "user": args.user, "label": args.label, "error_types": types,
-              "revision": revision}, f"caption {args.caption}: adjudicated as {args.label} (revision {revision})")
+              "spans": spans_json(spans), "revision": revision},
+             f"caption {args.caption}: adjudicated as {args.label} (revision {revision})")
     return 0
 
 

@@ -160,13 +160,16 @@ def _export(args, ctx) -> int:
 
 def _queue(args, ctx) -> int:
     from ..correction import queue
+    from ..correction.span_rule import bracketed, prefill
     rows = queue(ctx.store(), args.project, args.system, args.error_type, args.layer, user=args.user)
     lines = []
     for r in rows:
         c = r.correction
         state = "" if c is None else (" [untouched]" if c.corrected_text is None else f" → {c.corrected_text}")
-        lines.append(f"{r.line_no}\t{r.item_key}\t{r.text}{state}")
-    ctx.emit(rows, "\n".join(lines) or "nothing to correct")
+        lines.append(f"{r.line_no}\t{r.item_key}\t{bracketed(r.text, r.spans)}{state}")
+    # Each row: its spans of the type (marked words) and the caption their suggested fixes make.
+    data = [r.to_dict() | {"prefill": prefill(r.text, r.spans)} for r in rows]
+    ctx.emit(data, "\n".join(lines) or "nothing to correct")
     return 0
 
 

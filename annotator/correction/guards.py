@@ -182,11 +182,12 @@ def _pair_hint(rule: Rule, old: str, new: str, words: CorrectionWords) -> str:
 
 
 def check_correction(error_type: str, original: str, corrected: str, *, max_changed_words: int | None = None,
-                     words: CorrectionWords | None = None) -> GuardReport:
+                     words: CorrectionWords | None = None, spans=()) -> GuardReport:
     """Check a correction against the conservative rule of ``error_type``; never raises on a violation.
 
     ``max_changed_words`` caps the changed words of the types without a word-class rule (activity, scene,
-    number …); None uses the word-list file's cap, which is off unless the file sets one.
+    number …); None uses the word-list file's cap, which is off unless the file sets one. ``spans`` (annotator.spans)
+    of ``error_type`` replace the word-class rules with the span rule (annotator.correction.span_rule).
     """
     words = words or correction_words()
     etype = taxonomy().get(error_type)
@@ -198,6 +199,9 @@ def check_correction(error_type: str, original: str, corrected: str, *, max_chan
     a, b = _lower_tokens(original), _lower_tokens(corrected)
     edits = align(original, corrected)
     changed = sum(max(sum(1 for t in e.old if re.match(r"\w", t)), sum(1 for t in e.new if re.match(r"\w", t))) for e in edits)
+    if any(s.type == error_type for s in spans or ()):  # the marked words decide: span_rule.py
+        from .span_rule import RULE_NAME, span_violations
+        return GuardReport(error_type, RULE_NAME, tuple(span_violations(error_type, original, corrected, spans)), changed)
     rule = words.rule_for(error_type)
     type_name = etype.name.lower()
     violations: list[str] = []

@@ -24,8 +24,9 @@ class CurrentCorrection(FieldAccess):
 
 @dataclass(frozen=True)
 class QueueEntry(FieldAccess):
-    """One caption to correct: where it is, its text, the types its layer judgement carries, and the
-    corrector's current correction for the queue's type (None while it is open)."""
+    """One caption to correct: where it is, its text, the types its layer judgement carries, the
+    corrector's current correction for the queue's type (None while it is open), and the error spans of the
+    queue's type that the layer's judgements mark (annotator.spans.Span; empty when none)."""
 
     caption_id: int
     line_no: int
@@ -34,6 +35,7 @@ class QueueEntry(FieldAccess):
     text: str
     error_types: tuple[str, ...]
     correction: CurrentCorrection | None
+    spans: tuple = ()
 
 
 def layer_types(store, project: str, system: str, layer: Layer | str) -> dict[int, tuple[str, ...]]:
@@ -64,7 +66,10 @@ def queue(store, project: str, system: str, error_type: str, layer: Layer | str,
     carried = layer_types(store, project, system, layer)
     with store.read() as conn:
         rows = layer_queue(conn, project_id(conn, project), system, error_type, carried, corrector=user)
-    return [QueueEntry(**{**r, "correction": None if r["correction"] is None else CurrentCorrection(**r["correction"])})
+    from .span_rule import layer_spans
+    marked = layer_spans(store, project, system, layer, error_type) if rows else {}
+    return [QueueEntry(**{**r, "correction": None if r["correction"] is None else CurrentCorrection(**r["correction"]),
+                          "spans": marked.get(r["caption_id"], ())})
             for r in rows]
 
 

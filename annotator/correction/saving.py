@@ -27,7 +27,8 @@ class SavedCorrection:
 
 def correct_caption(store, caption_id: int, error_type: str, user: str, corrected_text: str | None, *,
                     override_reason: str | None = None, max_changed_words: int | None = None,
-                    create_role=None, stamp=None, blind: bool | None = None) -> SavedCorrection:
+                    create_role=None, stamp=None, blind: bool | None = None, layer=None,
+                    spans=None) -> SavedCorrection:
     """Check and store one correction of a caption for one error type, beside the original.
 
     ``corrected_text=None`` (or text identical to the original) records the
@@ -42,6 +43,9 @@ def correct_caption(store, caption_id: int, error_type: str, user: str, correcte
     storing nothing, when the id holds another caption by now. ``blind``
     records whether the references and live scores were hidden while the
     correction was made (the Correction page passes its mode; None: not known).
+    When the caption has error spans of ``error_type`` (``spans`` as the page showed them, else those of
+    ``layer``, else of every current judgement of the caption), the guard's rule is the span rule
+    (annotator.correction.span_rule): only the marked words, and the words that agree with them, may change.
     """
     from ..store.correction_queries import caption_text
     from ..store.corrections import insert_correction
@@ -62,7 +66,11 @@ def correct_caption(store, caption_id: int, error_type: str, user: str, correcte
         if corrected_text == original:
             corrected_text = None
     if corrected_text is not None:
-        report = check_correction(error_type, original, corrected_text, max_changed_words=max_changed_words)
+        if spans is None:
+            from .span_rule import caption_spans
+            spans = caption_spans(store, caption_id, error_type, layer)
+        report = check_correction(error_type, original, corrected_text, max_changed_words=max_changed_words,
+                                  spans=spans)
         with store.read() as conn:
             untagged = untagged_reason(conn, [caption_id], error_type).get(caption_id)
         if untagged:

@@ -4,12 +4,15 @@ A row (``COLUMNS``) names the caption as people read it and says who judged it h
 
     {"project": "flickr-val", "system": "sat-attn", "item": "1000092795.jpg", "line": 0,
      "caption": "two young men stand in a yard", "annotator": "ali", "kind": "annotation",
-     "label": "inaccurate", "error_types": ["number", "activity"], "note": "", "seconds": 12.4,
+     "label": "inaccurate", "error_types": ["number", "activity"],
+     "spans": [{"start": 0, "end": 1, "type": "number", "fix": "three"}], "note": "", "seconds": 12.4,
      "revision": 2, "saved_at": "2025-03-01T10:12:44.120301+00:00"}
 
 ``label`` is null for a caption the annotator skipped; ``kind`` is ``annotation`` (an annotator's own
-judgement) or ``adjudication`` (a lead's decision). CSV and XLSX exports hold the same columns with the
-error types joined by ``;``; they are for people and spreadsheets. The JSONL file (one row per line, no
+judgement) or ``adjudication`` (a lead's decision). ``spans`` says which caption tokens each error type is
+about (annotator.spans; an empty list when none were marked, and a row without the field has none). CSV and
+XLSX exports hold the same columns with the error types joined by ``;`` and the spans as JSON text (empty
+when none); they are for people and spreadsheets. The JSONL file (one row per line, no
 header) is the one that reads back: ``annotator import jsonl`` recognises it by its first row and stores
 every row as a judgement revision (:func:`import_judgement_rows`).
 
@@ -32,6 +35,7 @@ from typing import IO, Iterable
 
 from ..errors import InputError
 from ..model import JudgementKind, Label, Role
+from ..spans import Span, check_spans, spans_json
 from ..store import Store
 from ..taxonomy import taxonomy
 from .importers import ImportResult, import_guard
@@ -39,8 +43,8 @@ from .textfiles import decode_utf8, parse_json, read_bytes, shorten
 from .validate import check_name, check_text
 
 #: The columns of a judgements export, in order.
-COLUMNS = ("project", "system", "item", "line", "caption", "annotator", "kind", "label", "error_types", "note",
-           "seconds", "revision", "saved_at")
+COLUMNS = ("project", "system", "item", "line", "caption", "annotator", "kind", "label", "error_types", "spans",
+           "note", "seconds", "revision", "saved_at")
 #: How the error types of a row are joined in CSV and XLSX.
 TYPE_SEPARATOR = ";"
 _KINDS = {k.value for k in JudgementKind}
@@ -67,11 +71,12 @@ class JudgementRecord:
     seconds: float
     revision: int | None
     saved_at: datetime | None
+    spans: tuple = ()
 
     @property
     def content(self) -> tuple:
-        """What two revisions must share to be the same judgement (label, types, note, seconds)."""
-        return (self.label, self.error_types, self.note, self.seconds)
+        """What two revisions must share to be the same judgement (label, types, note, seconds, spans)."""
+        return (self.label, self.error_types, self.note, self.seconds, self.spans)
 
 
 # ------------------------------------------------------------------ writing
@@ -85,6 +90,8 @@ def format_saved_at(value: datetime | None) -> str | None:
 
 
 def _json_value(value):
+    if isinstance(value, tuple) and value and isinstance(value[0], Span):
+        return spans_json(value)
     if isinstance(value, tuple):
         return list(value)
     if hasattr(value, "item") and callable(value.item):  # numpy scalars from a DataFrame
@@ -199,6 +206,11 @@ def parse_record(obj, src: str, n: int) -> JudgementRecord:
         seconds = 0.0
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
         raise InputError(f"seconds must be a number of seconds (0 or more), got {shorten(repr(seconds))}", src, n)
+    error_types = _types(obj.get("error_types"), label, src, n)
+    try:
+        spans = check_spans(obj.get("spans"), label=label, error_types=error_types)
+    except InputError as e:
+        raise InputError(e.detail, src, n) from None
     return JudgementRecord(
         line_no=n,
         project=_optional_text(obj, "project", src, n),
@@ -207,7 +219,7 @@ def parse_record(obj, src: str, n: int) -> JudgementRecord:
         line=_whole(obj.get("line"), "line", src, n, minimum=0),
         caption=_optional_text(obj, "caption", src, n),
         annotator=check_name(obj["annotator"], "user", src, n),
-        kind=kind, label=label, error_types=_types(obj.get("error_types"), label, src, n),
+        kind=kind, label=label, error_types=error_types, spans=spans,
         note=_optional_text(obj, "note", src, n, max_len=MAX_NOTE) or "",
         seconds=float(seconds),
         revision=_whole(obj.get("revision"), "revision", src, n, minimum=1),
@@ -275,6 +287,11 @@ def _caption_of(rec: JudgementRecord, index: dict, by_line: dict, src: str) -> i
         raise InputError(f"the caption differs from the stored one of system {rec.system!r}, item "
                          f"{rec.item if rec.item is not None else rec.line!r}: {shorten(rec.caption)!r} vs "
                          f"{shorten(text)!r}", src, rec.line_no)
+    if rec.spans:
+        try:
+            check_spans(rec.spans, label=rec.label, error_types=rec.error_types, caption=text)
+        except InputError as e:
+            raise InputError(e.detail, src, rec.line_no) from None
     return caption_id
 
 
@@ -314,8 +331,8 @@ def write_records(conn, project: str, records: list[JudgementRecord], *, source:
     written = unchanged = 0
     for (cid, uid, kind), recs in groups.items():
         # Compared with the stored types in taxonomy order (every save stores them so; old data may not be).
-        have = {rev: (label, tax.in_order(types), note, seconds)
-                for rev, (label, types, note, seconds) in stored.get((cid, uid, kind), {}).items()}
+        have = {rev: (label, tax.in_order(types), note, seconds, spans)
+                for rev, (label, types, note, seconds, spans) in stored.get((cid, uid, kind), {}).items()}
         numbered = sorted((r for r in recs if r.revision is not None), key=lambda r: r.revision)
         for rec in numbered + [r for r in recs if r.revision is None]:
             if rec.revision is not None and rec.revision in have:
@@ -329,7 +346,8 @@ def write_records(conn, project: str, records: list[JudgementRecord], *, source:
                 unchanged += 1
                 continue
             revision = insert_judgement(conn, cid, uid, label=rec.label, error_types=rec.error_types, note=rec.note,
-                                        seconds=rec.seconds, kind=rec.kind, at=rec.saved_at, revision=rec.revision)
+                                        seconds=rec.seconds, kind=rec.kind, at=rec.saved_at, revision=rec.revision,
+                                        spans=rec.spans)
             have[revision] = rec.content
             written += 1
     names = tuple(sorted({rec.annotator for rec in records}, key=str.casefold))

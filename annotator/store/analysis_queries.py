@@ -691,6 +691,7 @@ def caption_details(store: Store, project: str, caption_ids) -> pd.DataFrame:
 
 def caption_judgements(store: Store, caption_id: int) -> list[Judgement]:
     """The current judgement of every user and kind for one caption (with notes), by kind then user."""
+    from ..spans import decode_spans
     with store.read() as conn:
         q = (select(judgements, users.c.name.label("user_name"))
              .join(current_judgements, current_judgements.c.judgement_id == judgements.c.id)
@@ -702,7 +703,7 @@ def caption_judgements(store: Store, caption_id: int) -> list[Judgement]:
             out.append(Judgement(caption_id=r.caption_id, user=r.user_name, label=Label(r.label) if r.label else None,
                                  error_types=decode_types(r.error_types), note=r.note, seconds=r.seconds,
                                  kind=JudgementKind(r.kind), revision=r.revision, created_at=r.created_at,
-                                 judgement_id=r.id))
+                                 judgement_id=r.id, spans=decode_spans(r.spans)))
         return out
 
 

@@ -64,7 +64,7 @@ def judgement_records(conn: Connection, pid: int, *, history: bool = False, user
     annotator, kind, revision).
 
     Each row: judgement_id, caption_id, user_id, system, item, line, caption, annotator, kind, label,
-    error_types (stored form), note, seconds, revision, saved_at. Only current revisions unless ``history``;
+    error_types (stored form), note, seconds, revision, saved_at, spans (stored form). Only current revisions unless ``history``;
     ``user_keys`` (store.users.user_name_key of the names), ``system`` and ``kinds`` filter.
     """
     from .schema import items, judgements, users
@@ -75,7 +75,7 @@ def judgement_records(conn: Connection, pid: int, *, history: bool = False, user
         source = source.join(current_judgements, current_judgements.c.judgement_id == j.c.id)
     q = (select(j.c.id, j.c.caption_id, j.c.user_id, systems.c.name.label("system"), items.c.key.label("item"),
                 captions.c.line_no.label("line"), captions.c.text.label("caption"), users.c.name.label("annotator"),
-                j.c.kind, j.c.label, j.c.error_types, j.c.note, j.c.seconds, j.c.revision, j.c.created_at.label("saved_at"))
+                j.c.kind, j.c.label, j.c.error_types, j.c.note, j.c.seconds, j.c.revision, j.c.created_at.label("saved_at"), j.c.spans)
          .select_from(source).where(systems.c.project_id == pid))
     if user_keys is not None:
         q = q.where(users.c.name_key.in_(list(user_keys)))
@@ -97,15 +97,17 @@ def project_caption_index(conn: Connection, pid: int) -> dict[tuple[str, str], t
 
 
 def stored_revisions(conn: Connection, caption_ids) -> dict[tuple[int, int, str], dict[int, tuple]]:
-    """(caption id, user id, kind) → {revision: (label, error type ids, note, seconds)} of every judgement
-    revision of the given captions."""
+    """(caption id, user id, kind) → {revision: (label, error type ids, note, seconds, spans)} of every
+    judgement revision of the given captions."""
+    from ..spans import decode_spans
     from .schema import judgements
     out: dict = {}
     ids = sorted(set(caption_ids))
     for start in range(0, len(ids), 5000):
         q = (select(judgements.c.caption_id, judgements.c.user_id, judgements.c.kind, judgements.c.revision,
-                    judgements.c.label, judgements.c.error_types, judgements.c.note, judgements.c.seconds)
+                    judgements.c.label, judgements.c.error_types, judgements.c.note, judgements.c.seconds, judgements.c.spans)
              .where(judgements.c.caption_id.in_(ids[start:start + 5000])))
         for r in conn.execute(q):
-            out.setdefault((r[0], r[1], r[2]), {})[int(r[3])] = (r[4], decode_types(r[5]), r[6] or "", float(r[7] or 0.0))
+            out.setdefault((r[0], r[1], r[2]), {})[int(r[3])] = (r[4], decode_types(r[5]), r[6] or "", float(r[7] or 0.0),
+                                                          decode_spans(r[8]))
     return out

@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError, NotFound
 from ..model import Judgement, JudgementKind, Label
+from ..spans import decode_spans, encode_spans
 from . import Store
 from .codec import decode_types, encode_types, type_mask
 from .drafts import delete_draft
@@ -34,7 +35,7 @@ def newest_judgement_id(conn: Connection) -> int:
 def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
                      error_types=(), note: str = "", seconds: float = 0.0,
                      kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None,
-                     revision: int | None = None, stamp=None) -> int:
+                     revision: int | None = None, stamp=None, spans=()) -> int:
     """Append a revision inside the caller's transaction; return its revision number.
 
     Validation of label/types rules is the caller's job (annotator.annotation);
@@ -44,7 +45,8 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     and otherwise joins the history behind the current one. ``stamp`` (annotator.store.stamps.CaptionStamp,
     taken when a page showed the caption) makes the save refuse with CaptionChanged, writing nothing, when
     the id no longer holds that caption. An annotation that becomes the current one removes the user's
-    draft of the caption (annotator.store.drafts) in the same transaction.
+    draft of the caption (annotator.store.drafts) in the same transaction. ``spans`` (annotator.spans.Span,
+    checked by the caller) are stored with the revision.
     """
     if stamp is not None:
         check_caption_stamp(conn, stamp, caption_id)
@@ -58,7 +60,8 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     types = encode_types(error_types)
     jid = conn.execute(judgements.insert().values(
         caption_id=caption_id, user_id=user_id, kind=kind, revision=revision, label=label_value,
-        error_types=types, note=note or "", seconds=float(seconds or 0.0), created_at=at)).inserted_primary_key[0]
+        error_types=types, note=note or "", seconds=float(seconds or 0.0), created_at=at,
+        spans=encode_spans(spans))).inserted_primary_key[0]
     if revision > newest:
         upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
                                            "judgement_id": jid, "revision": revision, "label": label_value,
@@ -85,7 +88,8 @@ def save_judgement(store: Store, caption_id: int, user_id: int, **fields) -> int
 def _row_to_judgement(r, user_name: str) -> Judgement:
     return Judgement(caption_id=r.caption_id, user=user_name, label=Label(r.label) if r.label else None,
                      error_types=decode_types(r.error_types), note=r.note, seconds=r.seconds,
-                     kind=JudgementKind(r.kind), revision=r.revision, created_at=r.created_at, judgement_id=r.id)
+                     kind=JudgementKind(r.kind), revision=r.revision, created_at=r.created_at, judgement_id=r.id,
+                     spans=decode_spans(r.spans))
 
 
 def current_judgement(conn: Connection, caption_id: int, user_id: int, kind: str = "annotation") -> Judgement | None:
@@ -156,3 +160,32 @@ def require_caption(conn: Connection, caption_id: int) -> None:
     """Raise NotFound when no caption has this id."""
     if conn.execute(select(captions.c.id).where(captions.c.id == caption_id)).scalar() is None:
         raise NotFound(f"no caption with id {caption_id}")
+
+
+def judgement_spans(conn: Connection, judgement_ids) -> list[tuple[int, tuple]]:
+    """(caption id, spans) of the given judgement revisions that carry spans."""
+    ids = sorted(set(int(i) for i in judgement_ids))
+    out = []
+    for start in range(0, len(ids), 5000):
+        q = select(judgements.c.caption_id, judgements.c.spans).where(
+            judgements.c.id.in_(ids[start:start + 5000]), judgements.c.spans.is_not(None))
+        out += [(r.caption_id, decode_spans(r.spans)) for r in conn.execute(q)]
+    return out
+
+
+def current_caption_spans(conn: Connection, caption_id: int) -> tuple:
+    """Every span of the current judgements of a caption (annotations and adjudications, everyone's)."""
+    q = (select(judgements.c.spans).join(current_judgements, current_judgements.c.judgement_id == judgements.c.id)
+         .where(current_judgements.c.caption_id == caption_id, judgements.c.spans.is_not(None)))
+    return tuple(s for (raw,) in conn.execute(q) for s in decode_spans(raw))
+
+
+def caption_place(conn: Connection, caption_id: int) -> tuple[str, str]:
+    """(project name, system name) of a caption; NotFound when no caption has this id."""
+    from .schema import projects
+    r = conn.execute(select(projects.c.name, systems.c.name).select_from(
+        captions.join(systems, systems.c.id == captions.c.system_id).join(projects, projects.c.id == systems.c.project_id))
+        .where(captions.c.id == caption_id)).first()
+    if r is None:
+        raise NotFound(f"no caption with id {caption_id}")
+    return r[0], r[1]

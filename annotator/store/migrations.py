@@ -128,6 +128,13 @@ def _m0011_practice_index(conn: Connection) -> None:
     schema.ix_items_practice.create(conn, checkfirst=True)
 
 
+def _m0012_judgement_spans(conn: Connection) -> None:
+    """Judgement revisions carry their error spans (JSON text; NULL for the revisions before spans)."""
+    from sqlalchemy import text
+    if "spans" not in {c["name"] for c in inspect(conn).get_columns("judgements")}:
+        conn.execute(text("ALTER TABLE judgements ADD COLUMN spans TEXT"))
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
         "corrections, assignments, human scores", _m0001_initial),
@@ -144,6 +151,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
      _m0009_type_masks),
     (10, "drafts: the annotate panel as saved with Save draft, one per user and caption", _m0010_drafts),
     (11, "index each project's practice items (read by every dashboard and version check)", _m0011_practice_index),
+    (12, "judgement revisions carry their error spans (which caption words each error type is about)",
+     _m0012_judgement_spans),
 ]
 
 

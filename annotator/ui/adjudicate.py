@@ -15,13 +15,14 @@ import streamlit as st
 from .. import ui
 from ..adjudication import (
     QUEUE_DISAGREEMENTS, QUEUE_STATUSES, adjudicate, adjudication_queue, caption_case, filter_queue,
-    suggested_decision, type_voters, who_said_what,
+    span_voters, suggested_decision, type_voters, who_said_what,
 )
 from ..annotation import PAGE_KEYS, keyboard_map
 from ..errors import AnnotatorError, CaptionChanged
 from ..model import Label
 from ..store.analysis_queries import annotators_in
 from ..taxonomy import taxonomy
+from .annotate_spans import marked_caption_html
 from .keys import keyboard_script, panel_state_html
 from .team_choice import team_picker
 
@@ -40,6 +41,7 @@ K_SHOWN = "adj_shown_at"
 K_STAMP = "adj_stamp"        # that caption as shown (a save refuses when the id holds another caption by now)
 K_MSG = "adj_msg"
 K_ERR = "adj_err"
+K_SPANS = "adj_spans"        # the spans the decision keeps (annotator.spans.Span)
 LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccurate"}
 
 _STYLE = """<style>
@@ -74,6 +76,7 @@ def _load(case, annotators) -> None:
     for t in taxonomy().types:
         st.session_state[type_key(t.id)] = t.id in start.error_types
     st.session_state[K_NOTE] = start.note
+    st.session_state[K_SPANS] = list(start.spans)
     st.session_state[K_SUGGESTED] = tuple(start.error_types) or tuple(
         t for t in taxonomy().ids if t in type_voters(case, annotators))
     st.session_state[K_LOADED] = case.caption_id
@@ -130,10 +133,12 @@ def _on_save(ctx: ui.PageContext) -> None:
     label = st.session_state.get(K_LABEL)
     types = _ticked() if label == Label.INACCURATE.value else []
     seconds = round(time.monotonic() - st.session_state.get(K_SHOWN, time.monotonic()), 2)
+    # Spans of a type the decision does not keep go with it.
+    spans = [s for s in st.session_state.get(K_SPANS) or () if s.type in types]
     try:
         revision = adjudicate(ctx.store, int(cid), ctx.user.name, ctx.user.role, label, types,
                               note=st.session_state.get(K_NOTE) or "", seconds=seconds,
-                              create_user=ctx.user.local_mode, stamp=st.session_state.get(K_STAMP))
+                              create_user=ctx.user.local_mode, stamp=st.session_state.get(K_STAMP), spans=spans)
     except AnnotatorError as exc:
         st.session_state[K_ERR] = str(exc)
         if isinstance(exc, CaptionChanged):
@@ -170,6 +175,35 @@ def queue_table(queue: pd.DataFrame, annotators) -> pd.DataFrame:
     out["decision types"] = text("adjudicated_types")
     out["decided by"] = text("adjudicated_by")
     return pd.DataFrame(out)
+
+
+def _span_label(span, who, words, tax) -> str:
+    text = " ".join(words[span.start:span.end])
+    return (f"{tax.get(span.type).name}: “{text}” (words {span.start}–{span.end - 1})"
+            + (f" → {span.fix}" if span.fix is not None else "") + (f" · {', '.join(who)}" if who else " · joined"))
+
+
+def _spans_section(case, annotators) -> None:
+    """Who marked which words (each annotator's spans over the caption), and the spans the decision keeps:
+    pre-filled with their union per type (annotator.adjudication.suggested_decision), to keep or drop."""
+    judged = [j for j in case.annotations if j.user in set(annotators) and j.spans]
+    voters = span_voters(case, annotators)
+    kept = list(st.session_state.get(K_SPANS) or [])
+    if not judged and not kept:
+        return
+    tax = taxonomy()
+    st.markdown("**Where: the annotators' error spans**")
+    st.html("<style>.adj-spans td{vertical-align:top;padding:0.2rem 0.4rem}.adj-spans .span-key{font:600 0.7em monospace;"
+            "background:#31333f;color:#fff;border-radius:3px;padding:0 3px;margin-left:2px}</style>"
+            '<table class="adj-spans" data-testid="adj-spans">'
+            + "".join(f"<tr><th>{html.escape(j.user)}</th><td>{marked_caption_html(case.text, j.spans, tax)}</td></tr>"
+                      for j in judged) + "</table>")
+    words = case.text.split()
+    who = {s: users for s, users in voters}
+    options = sorted(set(kept) | set(who))
+    st.multiselect("Spans the decision keeps (the union of theirs per type; drop what is wrong)", options, key=K_SPANS,
+                   format_func=lambda s: _span_label(s, who.get(s, ()), words, tax),
+                   help="Spans of a type the decision does not tick are dropped on save.")
 
 
 def _keys_script() -> str:
@@ -252,6 +286,7 @@ def render(ctx: ui.PageContext) -> None:
         st.text(f"System {case.system}, line {case.line_no}, item {case.item_key}"
                 + (" (practice item)" if case.is_practice else ""))
         st.html(votes_html(who_said_what(case, chosen)))
+        _spans_section(case, chosen)
         current = case.adjudication
         if current is not None:
             st.info(f"Adjudicated by {esc(current.user)} (revision {current.revision}); the form shows that decision.")

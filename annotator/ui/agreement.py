@@ -29,6 +29,31 @@ def _report(url: str, project: str, version: tuple, annotators: tuple, system: s
     return agreement_report(_frame, list(annotators), system=system)
 
 
+@st.cache_resource(show_spinner="Computing span agreement…", max_entries=16)
+def _span_report(url: str, project: str, version: tuple, annotators: tuple, system: str | None, _store):
+    from ..span_agreement import span_agreement
+    return span_agreement(_store, project, list(annotators), system=system)
+
+
+def _span_section(store, project: str, version: tuple, annotators, system: str | None, a: str, b: str) -> None:
+    """Agreement on where: the chosen pair's token F1 per type, and every pair's figures (annotator.span_agreement)."""
+    st.subheader("Where: error spans")
+    report = _span_report(store.url, project, version, tuple(annotators), system, store)
+    pair = next((p for p in report.pairs if {p.a, p.b} == {a, b}), None)
+    if pair is None or not pair.per_type:
+        st.caption("No error spans marked by these two yet.")
+        return
+    m = st.columns(3)
+    m[0].metric("Token micro F1", _num(pair.micro_f1), help="2·Σ both / Σ (a + b) over the types either marked")
+    m[1].metric("Exact span F1", _num(pair.exact_f1), help="spans with the same caption, start, end and type")
+    m[2].metric("Typed errors not localised", f"{pair.not_localised[pair.a]} / {pair.not_localised[pair.b]}",
+                help=f"caption-level error types without a span: {pair.a} / {pair.b}")
+    st.dataframe(report.type_frame(pair).rename(columns={"A tokens": f"{pair.a} tokens", "B tokens": f"{pair.b} tokens"}),
+                 hide_index=True)
+    with st.expander("Span agreement of every pair"):
+        st.dataframe(report.pairs_frame(), hide_index=True)
+
+
 def _num(x, digits: int = 2) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
@@ -126,6 +151,8 @@ def render(ctx: ui.PageContext) -> None:
                 f"{report.fleiss_m} chosen annotators")
     m[2].metric("Captions judged by two or more", report.multiply_judged)
     st.dataframe(report.pairs_frame(), hide_index=True)
+
+    _span_section(store, project, version, chosen, system, a, b)
 
     # ------------------------------------------------------------------ disagreements
     st.subheader("Disagreements")

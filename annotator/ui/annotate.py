@@ -36,6 +36,7 @@ from ..errors import AnnotatorError, InputError, StoreUnavailable
 from ..model import Label, Role
 from ..taxonomy import taxonomy
 from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress, signed_in
+from . import annotate_spans
 from .keys import keyboard_script, panel_state_html
 
 K_QKEY = "ann_qkey"
@@ -125,6 +126,9 @@ def _load(q: Queue, position: int | None) -> None:
         label, ticked, note = cur.label.value if cur.label is not None else None, set(cur.error_types), cur.note
     else:
         label, ticked, note = None, set(), ""
+    # The judgement's spans (a draft keeps none): annotate_spans.js draws and edits them until Save.
+    st.session_state[annotate_spans.K_SPANS] = annotate_spans.field_value(cur.spans if cur is not None and draft is None
+                                                                          else ())
     st.session_state[K_LABEL] = label
     for t in taxonomy().types:
         st.session_state[type_key(t.id)] = t.id in ticked
@@ -187,7 +191,8 @@ def _on_save(ctx: PageContext) -> None:
     # Whatever else the panel sent goes to the core as it is: validate() refuses what breaks a rule
     # (an accurate caption with types, say) and says why.
     try:
-        result = q.save(task, label, types, st.session_state.get(K_NOTE, ""), _seconds())
+        spans = annotate_spans.read_field(st.session_state.get(annotate_spans.K_SPANS))
+        result = q.save(task, label, types, st.session_state.get(K_NOTE, ""), _seconds(), spans=spans)
     except InputError as exc:
         st.session_state[K_ERR] = exc.detail[:1].upper() + exc.detail[1:] + "."
         return
@@ -311,7 +316,8 @@ def _on_assign_to_me(ctx: PageContext) -> None:
 
 def caption_html(text: str) -> str:
     """The generated caption as escaped markup (shown verbatim, never interpreted)."""
-    return f'<div class="ann-caption" data-testid="ann-caption">{html.escape(text)}</div>'
+    long = ' data-long=""' if len(text) > annotate_spans.LONG_CAPTION else ""
+    return f'<div class="ann-caption" data-testid="ann-caption"{long}>{html.escape(text)}</div>'
 
 
 def reference_html(text: str, mentions, box_order: list[str]) -> str:
@@ -482,7 +488,7 @@ KEYS_HELP = (("y", "accurate"), ("n", "inaccurate"), ("1 … g", "the key on a t
              ("h", "boxes on / off"), ("t", "references on / off"), ("m", "zoom the picture in / out"), ("l", "caption list: filter, jump by number"),
              ("/", "write in the note"),
              ("Esc", "leave the note (or close this guide)"), ("Ctrl+Enter", "save from the note"),
-             ("?", "this guide"))
+             ("?", "this guide")) + annotate_spans.SPAN_KEYS_HELP
 
 
 def guide_overlay_html(tax=None, guide=None) -> str:
@@ -581,8 +587,8 @@ def render(ctx: PageContext) -> None:
         _render_all_done(q)
     else:
         _render_task(ctx, q, task)
-    st.html(_keyboard_script() + "<script>\n" + _BOX_LINKS_JS + "</script><script>\n" + _PANEL_JS + "</script>",
-            unsafe_allow_javascript=True)
+    st.html(_keyboard_script() + "<script>\n" + _BOX_LINKS_JS + "</script><script>\n" + _PANEL_JS + "</script>"
+            + annotate_spans.script() + annotate_spans.STYLE, unsafe_allow_javascript=True)
     if st.session_state.pop(K_LIST_OPEN, False):
         _caption_list(q)
     if task is None:
@@ -783,6 +789,9 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
                             if t.id in hints:
                                 st.caption("Detector: " + md_escape(", ".join(hints[t.id])))
                 st.html(unrelated_hint_html(tax))
+
+            # The error spans as JSON, written by annotate_spans.js (hidden): they go with the form's buttons.
+            st.text_input("Error spans", key=annotate_spans.K_SPANS, label_visibility="collapsed")
 
             # The action bar stays in view (sticky at the bottom of the window) however many types are ticked:
             # the note, the last message and the buttons, so a refusal is never off screen.

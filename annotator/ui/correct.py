@@ -13,6 +13,7 @@ from ..access import LEADS
 from ..correction.blind import project_blind, set_project_blind
 from ..correction.plan import correction_plan
 from ..correction.queues import caption_in_context, correction_layers, item_reference_texts
+from ..correction.span_rule import pieces, prefill
 from ..errors import AnnotatorError, GuardViolation, InputError, NotFound
 from ..layers import ADJUDICATED, Layer, available_layers, parse_layer
 from ..metric_settings import project_tokenize, tokenize_header
@@ -22,6 +23,26 @@ from ..taxonomy import taxonomy
 from .figures import metric_delta
 
 esc = ui.md_escape
+
+
+SPAN_RULE_TEXT = ("The annotators marked the words of this error (highlighted): change only those, and the articles, "
+                  "pronouns and plural endings that agree with them.")
+
+
+def _show_spans(text: str, spans, etype: str) -> None:
+    """The caption with the words marked with ``etype`` highlighted, each suggested fix after an arrow (as text)."""
+    import html
+    group = taxonomy().get(etype).group
+    parts = []
+    for words, span in pieces(text, spans):
+        if span is None:
+            parts.append(html.escape(words))
+            continue
+        fix = f" <span class='span-fix'>→ {html.escape(span.fix)}</span>" if span.fix is not None else ""
+        parts.append(f"<mark class='span-mark span-{html.escape(group.lower())}'>{html.escape(words)}</mark>{fix}")
+    st.html("<style>.span-mark{background:#fff1b8;border-bottom:2px solid #d48806;padding:0 2px}"
+            ".span-fix{color:#145a2c;font-style:italic}</style>"
+            f"<div class='correction-spans' style='font-size:1.05rem'>{' '.join(parts)}</div>")
 
 
 def _layer_title(label: str) -> str:
@@ -223,12 +244,14 @@ def render(ctx: ui.PageContext) -> None:
     with right:
         st.markdown("**Generated caption**")
         st.text(it.text)
+        if it.spans:
+            _show_spans(it.text, it.spans, etype)
         st.markdown(f"**{etype_info.name}**")
         st.text(etype_info.definition)
         st.text(f"Example: “{etype_info.example_caption}” — {etype_info.example_note}")
         others = [taxonomy().get(t).name for t in it.error_types if t != etype]
         st.text("Also annotated: " + (", ".join(others) if others else "nothing else"))
-        st.info(rule_description(etype, words, limit))
+        st.info(SPAN_RULE_TEXT if it.spans else rule_description(etype, words, limit))
         # Blind mode: references (and the score change below) only once this caption's correction is saved.
         revealed = not blind or it.correction is not None
         if revealed:
@@ -243,7 +266,9 @@ def render(ctx: ui.PageContext) -> None:
     reason_key = f"correct_reason::{cid}::{etype}"
     if text_key not in st.session_state:
         existing = it.correction
-        st.session_state[text_key] = existing.corrected_text if existing and existing.corrected_text is not None else it.text
+        # A new correction starts from the suggested fixes of the marked words (the caption itself without any).
+        st.session_state[text_key] = (existing.corrected_text if existing and existing.corrected_text is not None
+                                      else prefill(it.text, it.spans))
     st.text_area("Corrected caption", key=text_key, height=80,
                  help="Change only the words of this error type. Case is ignored when comparing; the text is saved as written.")
     edited = st.session_state[text_key]
@@ -253,7 +278,7 @@ def render(ctx: ui.PageContext) -> None:
             f"<div class='correction-diff' style='font-size:1.05rem'>{diff_html(it.text, edited)}</div>")
     report = None
     if edited.strip() and edited.strip() != it.text:
-        report = check_correction(etype, it.text, edited, max_changed_words=limit)
+        report = check_correction(etype, it.text, edited, max_changed_words=limit, spans=it.spans)
         if report.ok:
             st.caption(f"Allowed ({report.changed_words} word{'s' if report.changed_words != 1 else ''} changed).")
         else:
@@ -269,7 +294,7 @@ def render(ctx: ui.PageContext) -> None:
         try:
             saved = correct_caption(store, cid, etype, ctx.user.name, st.session_state.get(text_key, ""),
                                     override_reason=st.session_state.get(reason_key), max_changed_words=limit,
-                                    create_role=ctx.user.role, stamp=shown_stamp, blind=blind)
+                                    create_role=ctx.user.role, stamp=shown_stamp, blind=blind, spans=it.spans)
         except GuardViolation as exc:
             st.session_state[flash_key] = ("error", f"Not saved: {exc}")
             return

@@ -1,0 +1,114 @@
+"""Error spans on the annotate page: the span keys, and the hidden form field that carries the spans to the
+server with Save. annotator/ui/static/annotate_spans.js does the rest in the browser, with no server run per
+key: it splits the caption into its whitespace tokens (the words spans count), selects and marks them.
+
+The field (``K_SPANS``) holds the spans as JSON (annotator.spans): the page puts the judgement's spans
+there when it loads a caption, the script rewrites it on every change, and the save reads it back and
+hands it to the core, which checks it (annotator.spans.check_spans).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from ..errors import InputError
+from ..spans import parse_spans, spans_json
+from ..taxonomy import Taxonomy, taxonomy
+
+K_SPANS = "ann_spans"
+#: Captions longer than this (characters) are set smaller, so a model's paragraph fits beside the picture.
+LONG_CAPTION = 280
+#: The spans' colours, by the taxonomy's group order (People, Subject, Object, General).
+GROUP_COLOURS = ("#ffd1dc", "#cfe3ff", "#d4f5c9", "#ffe7a3", "#e6d6ff", "#d0f0f0")
+#: The span keys (beside the taxonomy's and the page's); shown in the ? guide.
+SPAN_KEYS = {",": "left", ".": "right", "<": "extend-left", ">": "extend-right", "Backspace": "remove",
+             "Delete": "remove"}
+SPAN_KEYS_HELP = (
+    (", / .", "word cursor: previous / next word (selects it)"),
+    ("< / >", "extend the selection to the previous / next word (or drag, or click then shift-click)"),
+    ("type key", "with words selected: mark them with that type (and tick it); again on the same words: unmark"),
+    ("Backspace", "remove the spans on the selected words (or click a span's key badge)"),
+    ("/", "with a marked span selected: edit its suggested fix (otherwise: the note)"),
+    ("Esc", "clear the word selection"),
+)
+_JS = (Path(__file__).parent / "static" / "annotate_spans.js").read_text(encoding="utf-8")
+_CONFIG_SLOT = "__ANNOTATOR_SPANS_CONFIG__"
+
+STYLE = """<style>
+.ann-caption .ann-w { cursor: text; user-select: none; -webkit-user-select: none; border-radius: 3px;
+  padding: 0 1px; box-decoration-break: clone; -webkit-box-decoration-break: clone; }
+.ann-caption .ann-w.ann-sel { outline: 2px solid #1f77b4; outline-offset: 0; background-color: rgba(31,119,180,0.12); }
+.ann-caption .ann-w.ann-cur { box-shadow: inset 0 -3px 0 #1f77b4; }
+.ann-caption .ann-w[data-badge]::after { content: attr(data-badge); font: 600 0.62em/1 monospace; vertical-align: super;
+  margin-left: 2px; padding: 1px 3px; border-radius: 3px; background: #31333f; color: #fff; cursor: pointer; }
+.st-key-ann_spans { display: none; }
+.ann-caption { overflow-wrap: anywhere; }
+.ann-caption[data-long] { font-size: 1rem; line-height: 1.5; max-height: 52vh; overflow-y: auto; }
+</style>"""
+
+
+def check_keys(tax: Taxonomy | None = None) -> None:
+    """InputError when a taxonomy key is one of the span keys."""
+    tax = tax or taxonomy()
+    for t in tax.types:
+        if t.key in SPAN_KEYS:
+            raise InputError(f"keyboard key {t.key!r} of type {t.id!r} is taken by the span key {SPAN_KEYS[t.key]!r}",
+                             "guidelines/taxonomy.toml")
+
+
+def field_value(spans) -> str:
+    """The spans as the hidden field holds them (JSON)."""
+    return json.dumps(spans_json(spans), ensure_ascii=False, separators=(",", ":"))
+
+
+def read_field(value) -> tuple:
+    """The spans the page sent (InputError when the field does not hold a list of spans)."""
+    return parse_spans(value or "[]")
+
+
+def script(tax: Taxonomy | None = None) -> str:
+    """The spans script with its configuration: each type's key, name and group colour, and the accurate key."""
+    tax = tax or taxonomy()
+    check_keys(tax)
+    colour = group_colours(tax)
+    config = json.dumps({"types": {t.id: {"key": t.key, "name": t.name, "colour": colour[t.id]} for t in tax.types},
+                         "keyToType": {t.key: t.id for t in tax.types}, "accurateKey": tax.accurate_key,
+                         "field": K_SPANS})
+    return "<script>\n" + _JS.replace(_CONFIG_SLOT, config) + "</script>"
+
+
+def group_colours(tax: Taxonomy | None = None) -> dict[str, str]:
+    """Type id → the colour of its group (what the annotate page draws its spans in)."""
+    tax = tax or taxonomy()
+    by_group = {g: GROUP_COLOURS[i % len(GROUP_COLOURS)] for i, g in enumerate(tax.groups)}
+    return {t.id: by_group[t.group] for t in tax.types}
+
+
+def marked_caption_html(text: str, spans, tax: Taxonomy | None = None) -> str:
+    """The caption as escaped HTML with its spans as the annotate page draws them: each marked word in its type's
+    group colour, and after a span's last word its type key (and ``→ fix``)."""
+    tax = tax or taxonomy()
+    colour = group_colours(tax)
+    words = text.split()
+    cover: dict[int, list[str]] = {}
+    ends: dict[int, list[str]] = {}
+    for s in sorted(spans or ()):
+        if s.type not in colour:
+            continue
+        for i in range(s.start, min(s.end, len(words))):
+            cover.setdefault(i, []).append(s.type)
+        label = tax.get(s.type).key + (f" → {s.fix}" if s.fix is not None else "")
+        ends.setdefault(min(s.end, len(words)) - 1, []).append(label)
+    out = []
+    for i, w in enumerate(words):
+        piece = html.escape(w)
+        if i in cover:
+            names = ", ".join(tax.get(t).name for t in cover[i])
+            piece = (f'<mark class="span-word" style="background:{colour[cover[i][0]]}" '
+                     f'title="{html.escape(names)}">{piece}</mark>')
+        if i in ends:
+            piece += f'<sup class="span-key">{html.escape(" ".join(ends[i]))}</sup>'
+        out.append(piece)
+    return " ".join(out)

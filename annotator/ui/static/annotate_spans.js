@@ -1,0 +1,216 @@
+(function () {
+  // Error spans on the annotate page, all in the browser: the caption's words (wrapped here as .ann-w,
+  // data-i = the whitespace token index spans count) are selected by mouse (drag, click, shift-click) or by the word cursor (, . move; < > extend);
+  // a type key with a selection marks those words with the type and ticks it; the same key on the same
+  // words unmarks them; Backspace removes the spans on the selection; a click on a span's key badge removes
+  // it; / with a span selected edits its suggested fix. The spans live in the panel form's hidden field
+  // (st-key-ann_spans) as JSON, so Save sends them with the rest of the judgement and nothing reaches the
+  // server before. This handler listens on the window in the capture phase, ahead of the page's key
+  // handler (judge_keys.js), and lets through every key it does not use.
+  const cfg = __ANNOTATOR_SPANS_CONFIG__;
+  window.__annSpansConfig = cfg;
+  if (window.__annSpansInstalled) return;
+  window.__annSpansInstalled = true;
+  const doc = document;
+  const S = { sel: null, cur: null, drag: false, el: null, text: null, value: null, log: [] };
+  window.__annSpans = S;  // for tests and the benchmark
+  const C = () => window.__annSpansConfig;
+  const captionEl = () => doc.querySelector('[data-testid="ann-caption"]');
+  const field = () => doc.querySelector('.st-key-' + C().field + ' input');
+  function words() { const c = captionEl(); return c ? c.querySelectorAll('.ann-w') : []; }
+  // The page sends the caption as plain text; its whitespace tokens become word elements here once.
+  function wrap(el) {
+    if (el.querySelector('.ann-w')) return;
+    const tokens = el.textContent.split(/\s+/).filter(Boolean);
+    el.textContent = '';
+    tokens.forEach((w, i) => {
+      if (i) el.appendChild(doc.createTextNode(' '));
+      const s = doc.createElement('span');
+      s.className = 'ann-w'; s.setAttribute('data-i', String(i)); s.textContent = w;
+      el.appendChild(s);
+    });
+  }
+  function read() {
+    const f = field();
+    try { const v = JSON.parse((f && f.value) || '[]'); return Array.isArray(v) ? v : []; } catch (e) { return []; }
+  }
+  function write(spans) {
+    const f = field();
+    if (!f) return;
+    spans.sort((x, y) => x.start - y.start || x.end - y.end || (x.type < y.type ? -1 : x.type > y.type ? 1 : 0));
+    const value = JSON.stringify(spans);
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(f, value);
+    f.dispatchEvent(new Event('input', { bubbles: true }));
+    S.value = value;
+  }
+  function range() {
+    return S.sel ? [Math.min(S.sel.a, S.sel.b), Math.max(S.sel.a, S.sel.b) + 1] : null;
+  }
+  const box = (id) => doc.querySelector('.st-key-ann_type_' + id + ' input');
+  function draw() {
+    const ws = words(), spans = read(), r = range(), types = C().types;
+    const cover = new Array(ws.length), badge = new Array(ws.length);
+    spans.forEach((s) => {
+      const t = types[s.type];
+      if (!t) return;
+      for (let i = s.start; i < s.end && i < ws.length; i++) (cover[i] = cover[i] || []).push(t.colour);
+      const at = Math.min(s.end, ws.length) - 1;
+      if (at >= 0) (badge[at] = badge[at] || []).push(t.key + (s.fix !== undefined && s.fix !== null ? ' → ' + s.fix : ''));
+    });
+    for (let i = 0; i < ws.length; i++) {
+      const w = ws[i], c = cover[i];
+      w.classList.toggle('ann-sel', !!r && i >= r[0] && i < r[1]);
+      w.classList.toggle('ann-cur', !!S.sel && i === S.sel.b);
+      w.classList.toggle('ann-marked', !!c);
+      const bg = !c ? '' : c.length === 1 ? c[0]
+        : 'linear-gradient(to bottom, ' + c.map((x, k) => x + ' ' + (100 * k / c.length) + '% ' + (100 * (k + 1) / c.length) + '%').join(', ') + ')';
+      if (w.style.background !== bg) w.style.background = bg;
+      if (badge[i]) w.setAttribute('data-badge', badge[i].join(' ')); else w.removeAttribute('data-badge');
+    }
+    S.drawn = (S.drawn || 0) + 1;
+  }
+  // Each frame: a new caption element (a run of the page) or a new field value (the server's) is drawn again.
+  (function watch() {
+    const el = captionEl(), f = field();
+    const value = f ? f.value : null;
+    if (el !== S.el || value !== S.value) {
+      if (el) wrap(el);
+      if (el && el.textContent !== S.text) { S.sel = null; S.cur = null; S.text = el.textContent; }
+      S.el = el; S.value = value;
+      if (el) draw();
+    }
+    requestAnimationFrame(watch);
+  })();
+  function timed(e, fn) {
+    const t0 = e.timeStamp || performance.now();
+    fn();
+    draw();
+    const done = performance.now();
+    requestAnimationFrame(() => { S.log.push({ key: e.key, js: done - t0, frame: performance.now() - t0 });
+                                   if (S.log.length > 500) S.log.shift(); });
+  }
+  function move(d, extend) {
+    const n = words().length;
+    if (!n) return;
+    const clamp = (i) => Math.max(0, Math.min(n - 1, i));
+    if (S.sel && extend) S.sel.b = clamp(S.sel.b + d);
+    else {
+      const from = S.sel ? S.sel.b : S.cur !== null ? S.cur : d > 0 ? -1 : n;
+      const i = clamp(from + d);
+      S.sel = { a: i, b: i };
+    }
+    S.cur = S.sel.b;
+  }
+  function mark(type) {
+    const r = range(), spans = read();
+    const same = spans.findIndex((s) => s.type === type && s.start === r[0] && s.end === r[1]);
+    if (same >= 0) { spans.splice(same, 1); write(spans); S.sel = null; return; }
+    // Spans of one type never overlap: a new one swallows those of its type that it touches.
+    let start = r[0], end = r[1], fix;
+    const kept = spans.filter((s) => {
+      if (s.type !== type || s.end <= start || s.start >= end) return true;
+      start = Math.min(start, s.start); end = Math.max(end, s.end);
+      return false;
+    });
+    const span = { start: start, end: end, type: type };
+    if (fix !== undefined) span.fix = fix;
+    kept.push(span);
+    write(kept);
+    const b = box(type);
+    if (b && !b.checked) b.click();  // ticks it (and the panel chooses Inaccurate)
+    S.sel = null;
+  }
+  function removeOn(r) {
+    const spans = read();
+    const kept = spans.filter((s) => s.end <= r[0] || s.start >= r[1]);
+    if (kept.length !== spans.length) write(kept);
+  }
+  function selectedSpan() {
+    const r = range(), spans = read();
+    if (!r) return null;
+    return spans.find((s) => s.start <= S.sel.b && S.sel.b < s.end) || spans.find((s) => s.start < r[1] && r[0] < s.end) || null;
+  }
+  function editFix(span) {
+    const ws = words();
+    const text = Array.from(ws).slice(span.start, span.end).map((w) => w.textContent).join(' ');
+    const answer = window.prompt('Suggested fix for "' + text + '" (' + C().types[span.type].name + '); empty: none',
+                                 span.fix || '');
+    if (answer === null) return;
+    const spans = read();
+    const s = spans.find((x) => x.type === span.type && x.start === span.start && x.end === span.end);
+    if (!s) return;
+    const fix = answer.replace(/\s+/g, ' ').trim();
+    if (fix) s.fix = fix; else delete s.fix;
+    write(spans);
+  }
+  // Unticking a type drops its spans, and choosing Accurate drops them all (the save would refuse them).
+  function prune() {
+    const spans = read(), types = C().types;
+    const kept = spans.filter((s) => { const b = box(s.type); return !b || b.checked; });
+    if (kept.length !== spans.length) { write(kept); draw(); }
+  }
+  function typing(t) {
+    return t && (t.tagName === 'TEXTAREA' || t.isContentEditable ||
+                 (t.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(t.type)));
+  }
+  function stop(e) { e.preventDefault(); e.stopImmediatePropagation(); }
+  window.addEventListener('keydown', function (e) {
+    if (!captionEl() || !field() || typing(e.target)) return;
+    if (doc.querySelector('[data-testid="stDialog"] [role="dialog"]')) return;
+    const help = doc.getElementById('ann-help');
+    if (help && !help.hidden) return;
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const k = e.key;
+    if (k === ',' || k === '.') { stop(e); timed(e, () => move(k === ',' ? -1 : 1, false)); return; }
+    if (k === '<' || k === '>') { stop(e); timed(e, () => move(k === '<' ? -1 : 1, true)); return; }
+    if (k === 'Escape' && S.sel) { stop(e); timed(e, () => { S.sel = null; }); return; }
+    if ((k === 'Backspace' || k === 'Delete') && S.sel) { stop(e); timed(e, () => removeOn(range())); return; }
+    if (k === '/' && S.sel) {
+      const span = selectedSpan();
+      if (span) { stop(e); editFix(span); draw(); return; }
+    }
+    const type = k.length === 1 ? C().keyToType[k.toLowerCase()] : undefined;
+    if (type && S.sel) { stop(e); if (!e.repeat) timed(e, () => mark(type)); return; }
+    if (type || (k.length === 1 && k.toLowerCase() === C().accurateKey)) setTimeout(prune, 40);
+  }, true);
+  // The mouse: press on a word and drag, or click, then shift-click; a click on a span's badge removes it.
+  function wordAt(target) { return target && target.closest ? target.closest('[data-testid="ann-caption"] .ann-w') : null; }
+  function onBadge(w, e) {
+    if (!w.hasAttribute('data-badge')) return false;
+    const r = doc.createRange();
+    r.selectNodeContents(w);
+    const rects = Array.from(r.getClientRects());
+    if (!rects.length) return false;
+    const last = rects[rects.length - 1];
+    return e.clientX > last.right + 1 && e.clientY >= last.top - 4;
+  }
+  doc.addEventListener('mousedown', function (e) {
+    const w = wordAt(e.target);
+    if (!w || e.button !== 0) return;
+    e.preventDefault();
+    const i = parseInt(w.getAttribute('data-i'), 10);
+    timed(e, () => {
+      if (onBadge(w, e)) {
+        const spans = read();
+        const kept = spans.filter((s) => s.end - 1 !== i);
+        if (kept.length !== spans.length) write(kept);
+        return;
+      }
+      if (e.shiftKey && S.sel) S.sel.b = i; else S.sel = { a: i, b: i };
+      S.cur = S.sel.b;
+      S.drag = true;
+    });
+  }, true);
+  doc.addEventListener('mouseover', function (e) {
+    if (!S.drag || !S.sel) return;
+    const w = wordAt(e.target);
+    if (!w) return;
+    const i = parseInt(w.getAttribute('data-i'), 10);
+    if (i !== S.sel.b) { S.sel.b = i; S.cur = i; draw(); }
+  }, true);
+  doc.addEventListener('mouseup', function () { S.drag = false; }, true);
+  doc.addEventListener('click', function (e) {
+    // A click in the panel (a tick, Accurate) may drop spans; the panel's own script acts first.
+    if (e.target && e.target.closest && e.target.closest('[data-testid="stForm"]')) setTimeout(prune, 40);
+  }, true);
+})();

@@ -1,0 +1,57 @@
+"""Error spans on the annotate page through AppTest: the hidden field carries them with Save, a refused span is
+named and nothing is stored, a revisited caption brings its spans back, and the guide lists the span keys."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotator.errors import InputError
+from annotator.spans import Span
+from annotator.taxonomy import load_taxonomy
+from annotator.ui import annotate_spans
+from tests.apptest_helpers import visible
+from tests.test_app_annotate import _open, _rows, demo  # noqa: F401  (the five-caption project of ann1)
+
+# "sys-a says: a cat sits on a sofa number 0": cat = 3, sofa = 7
+CAT = {"start": 3, "end": 4, "type": "subject_wrong", "fix": "dog"}
+
+
+def test_save_sends_the_spans_and_a_revisit_brings_them_back(demo):
+    store, caps = demo
+    at = _open(store)
+    at.checkbox(key="ann_type_subject_wrong").check()
+    at.text_input(key="ann_spans").input(json.dumps([CAT]))
+    at.button(key="ann_save").click().run()
+    assert not at.exception
+    (j,) = _rows(store, caps[0])
+    assert j.error_types == ("subject_wrong",) and j.spans == (Span(3, 4, "subject_wrong", "dog"),)
+    # The next caption starts with no spans; going back shows the saved ones in the field.
+    assert json.loads(at.text_input(key="ann_spans").value) == []
+    at.button(key="ann_prev").click().run()
+    assert json.loads(at.text_input(key="ann_spans").value) == [CAT]
+
+
+def test_a_span_of_a_type_not_ticked_is_refused_by_name_and_nothing_is_stored(demo):
+    store, caps = demo
+    at = _open(store)
+    at.checkbox(key="ann_type_scene").check()
+    at.text_input(key="ann_spans").input(json.dumps([{"start": 7, "end": 8, "type": "scene"}, CAT]))
+    at.button(key="ann_save").click().run()
+    errors = " ".join(visible(e.value) for e in at.error)
+    assert "Span 1 (tokens 3-4, type 'subject_wrong'): its type is not among the caption's error types" in errors
+    assert _rows(store, caps[0]) == []
+
+
+def test_the_guide_lists_the_span_keys_and_no_type_key_clashes_with_them(demo, tmp_path):
+    store, _ = demo
+    at = _open(store)
+    guide = next(h.value for h in at.html if 'id="ann-help"' in h.value)
+    assert "word cursor" in guide and "edit its suggested fix" in guide
+    annotate_spans.check_keys()
+    from annotator.taxonomy import TAXONOMY_FILE
+    clash = tmp_path / "taxonomy.toml"
+    clash.write_text(TAXONOMY_FILE.read_text(encoding="utf-8").replace('key = "u"', 'key = "."'), encoding="utf-8")
+    with pytest.raises(InputError, match="taken by the span key 'right'"):
+        annotate_spans.check_keys(load_taxonomy(clash))
