@@ -9,6 +9,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
+LS_VENV ?= .venv-labelstudio
 
 .PHONY: run test install install-dev lock system-deps postgres bench clean-db
 
@@ -21,8 +22,15 @@ $(VENV)/.installed: requirements.txt requirements.lock pyproject.toml | $(VENV)/
 	$(PY) -m pip install -q --no-deps -e .
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements.lock
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements.lock $(LS_VENV)/.installed
 	$(PY) -m pip install -q -r requirements-dev.txt -c requirements.lock
+	touch $@
+
+# Label Studio's SDK, the reference the Label Studio tests check our files with, pins an older numpy than the app
+# uses: it gets a virtualenv of its own (tests/io/test_label_studio.py runs it as a separate process).
+$(LS_VENV)/.installed: requirements-labelstudio.txt
+	$(PYTHON) -m venv $(LS_VENV)
+	$(LS_VENV)/bin/python -m pip install -q -r requirements-labelstudio.txt
 	touch $@
 
 install: $(VENV)/.installed
