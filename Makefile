@@ -17,6 +17,7 @@ PORT   ?= 8501
 WORKERS ?= 3
 # Both runs end with their slowest tests and their wall time.
 TIMED  := bash scripts/timed.sh
+LS_VENV ?= .venv-labelstudio
 
 .PHONY: run test check install install-dev lock system-deps postgres bench clean-db
 
@@ -29,8 +30,15 @@ $(VENV)/.installed: requirements.txt requirements.lock pyproject.toml | $(VENV)/
 	$(PY) -m pip install -q --no-deps -e .
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements.lock
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements.lock $(LS_VENV)/.installed
 	$(PY) -m pip install -q -r requirements-dev.txt -c requirements.lock
+	touch $@
+
+# Label Studio's SDK, the reference the Label Studio tests check our files with, pins an older numpy than the app
+# uses: it gets a virtualenv of its own (tests/io/test_label_studio.py runs it as a separate process).
+$(LS_VENV)/.installed: requirements-labelstudio.txt
+	$(PYTHON) -m venv $(LS_VENV)
+	$(LS_VENV)/bin/python -m pip install -q -r requirements-labelstudio.txt
 	touch $@
 
 install: $(VENV)/.installed

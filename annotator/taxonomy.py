@@ -220,3 +220,15 @@ def __getattr__(name: str):
     if name == "ERROR_TYPE_IDS":
         return taxonomy().ids
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: The colours error spans are drawn in, by the taxonomy's group order (People, Subject, Object, General): the
+#: annotate page and the Label Studio config use the same ones.
+GROUP_COLOURS = ("#ffd1dc", "#cfe3ff", "#d4f5c9", "#ffe7a3", "#e6d6ff", "#d0f0f0")
+
+
+def group_colours(tax: Taxonomy | None = None) -> dict[str, str]:
+    """Type id → the colour of its group (what error spans are drawn in)."""
+    tax = tax or taxonomy()
+    by_group = {g: GROUP_COLOURS[i % len(GROUP_COLOURS)] for i, g in enumerate(tax.groups)}
+    return {t.id: by_group[t.group] for t in tax.types}

@@ -24,10 +24,25 @@ def register(sub) -> None:
     for fmt in formats():
         add_format_command(fmt_sub, fmt, fmt.name)
 
-    p = sub.add_parser("export", help="export a project")
+    p = sub.add_parser("export", help="export a project (native JSONL, or Label Studio tasks)",
+                       description="`annotator export --project P --format jsonl` writes the native JSONL; "
+                                   "`annotator export label-studio --project P --output tasks.json` writes Label "
+                                   "Studio's JSON task list (and with --config its labeling config).")
+    p.add_argument("target", nargs="?", choices=["label-studio"], default=None,
+                   help="label-studio: Label Studio's task list instead of the native JSONL")
     p.add_argument("--project", required=True)
-    p.add_argument("--format", required=True, choices=["jsonl"])
+    p.add_argument("--format", choices=["jsonl"], default=None, help="the native JSONL (the default)")
     p.add_argument("--output", metavar="FILE", help="write here instead of standard output")
+    p.add_argument("--system", default=None, help="label-studio: only this system's captions")
+    p.add_argument("--layer", default=None,
+                   help="label-studio: only the judgements this layer rests on ('adjudicated', 'consensus', "
+                        "'annotator:NAME'); default every current judgement")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="label-studio: also write the labeling config (XML) that shows these tasks")
+    p.add_argument("--image-prefix", default="",
+                   help="label-studio: put this before each image path (e.g. a URL where Label Studio finds them)")
+    p.add_argument("--predictions", action="store_true",
+                   help="label-studio: add the automatic detectors' flags and trigger words as predictions")
     add_json_flag(p)
     p.set_defaults(func=_export)
 
@@ -68,8 +83,54 @@ def _import(fmt, args, ctx) -> int:
     return 0
 
 
+def _write_atomic(out: Path, write) -> None:
+    """Write a file next to ``out`` and rename it into place, so a failed export never leaves half a file."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            write(fh)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _export_label_studio(args, ctx) -> int:
+    from ..errors import InputError
+    from ..io.label_studio import export_label_studio, labeling_config, write_label_studio
+    if args.format is not None:
+        raise InputError("label-studio writes Label Studio's JSON; leave out --format", "--format")
+    tasks = export_label_studio(ctx.store(), args.project, system=args.system, layer=args.layer,
+                                image_prefix=args.image_prefix, predictions=args.predictions)
+    if args.output is None:
+        write_label_studio(tasks, ctx.data_out())
+    else:
+        _write_atomic(Path(args.output), lambda fh: write_label_studio(tasks, fh))
+    if args.config:
+        _write_atomic(Path(args.config), lambda fh: fh.write(labeling_config()))
+    summary = {"project": args.project, "format": "label-studio", "tasks": len(tasks),
+               "annotations": sum(len(t["annotations"]) for t in tasks), "output": args.output, "config": args.config}
+    if args.output is None:
+        if args.json:
+            ctx.note(json_text(summary))
+        return 0
+    ctx.emit(summary, f"exported {summary['tasks']} tasks with {summary['annotations']} annotations of "
+                      f"{args.project!r} to {args.output}" + (f" and the labeling config to {args.config}"
+                                                               if args.config else ""))
+    return 0
+
+
 def _export(args, ctx) -> int:
+    from ..errors import InputError
     from ..io import export_jsonl
+    if args.target == "label-studio":
+        return _export_label_studio(args, ctx)
+    for flag in ("system", "layer", "config"):
+        if getattr(args, flag):
+            raise InputError(f"--{flag} belongs to 'export label-studio'", f"--{flag}")
+    if args.image_prefix or args.predictions:
+        raise InputError("--image-prefix and --predictions belong to 'export label-studio'", "export")
     store = ctx.store()
     if args.output is None:
         if hasattr(sys.stdout, "reconfigure"):
@@ -83,19 +144,12 @@ def _export(args, ctx) -> int:
             os.dup2(devnull, sys.stdout.fileno())
             return 0
         if args.json:  # stdout carries the data, so the summary goes to stderr
-            ctx.note(json_text({"project": args.project, "format": args.format, "items": n, "output": None}))
+            ctx.note(json_text({"project": args.project, "format": "jsonl", "items": n, "output": None}))
         return 0
     out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # Write next to the target and rename, so a failed export never leaves half a file.
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            n = export_jsonl(store, args.project, fh)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    ctx.emit({"project": args.project, "format": args.format, "items": n, "output": str(out)},
+    written = []
+    _write_atomic(out, lambda fh: written.append(export_jsonl(store, args.project, fh)))
+    n = written[0]
+    ctx.emit({"project": args.project, "format": "jsonl", "items": n, "output": str(out)},
              f"exported {n} items of {args.project!r} to {out}")
     return 0

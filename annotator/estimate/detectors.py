@@ -139,6 +139,19 @@ class Detections:
             return {INACCURATE: [w for ws in out.values() for w in ws]} if out else {}
         return out
 
+    def trigger_positions(self, caption: int) -> list[tuple[str, int, int]]:
+        """Where the words behind caption ``caption``'s scores stand: ``(type id, lo, hi)`` with ``lo:hi`` the
+        positions among the caption's own detector tokens (lower-cased, split at punctuation), whatever the
+        score (annotator.estimate.span_eval maps them onto the caption's words)."""
+        lo, hi = np.searchsorted(self._trigger_caption, [caption, caption + 1])
+        out = []
+        for k in range(lo, hi):
+            block = self._tokens[int(self._trigger_block[k])]
+            start = int(self._trigger_start[k])
+            first = int(block.start[int(block.text[start])])
+            out.append((SCORE_COLUMNS[int(self._trigger_column[k])], start - first, int(self._trigger_end[k]) - first))
+        return out
+
     def flags(self, threshold: float = 0.5) -> np.ndarray:
         """Boolean flags (score >= threshold) per caption and column."""
         return self.scores >= threshold

@@ -23,6 +23,7 @@ MODULES = (
     "judgements",
     "corrections",
     "human_scores",
+    "label_studio",
 )
 
 

@@ -405,9 +405,15 @@ def import_judgement_rows(store: Store, project: str, path: Path | str, *, sourc
     """Import a JSONL file of judgement rows into ``project`` (rules in :func:`annotator.io.judgement_rows.write_records`)."""
     project = check_name(project, "project", "--project")
     src = source or str(path)
-    records = read_judgement_rows(path, source=src)
+    return store_records(store, project, read_judgement_rows(path, source=src), source=src, format_name="judgement rows")
+
+
+def store_records(store: Store, project: str, records: list[JudgementRecord], *, source: str,
+                  format_name: str) -> ImportResult:
+    """Store checked judgement records in one transaction (:func:`write_records`) and say what was stored; the
+    last step of every importer of judgement rows (JSONL, Label Studio)."""
     with store.transaction() as conn:
-        written = write_records(conn, project, records, source=src)
-    return ImportResult(project, "judgement rows", items_read=len(records), judgements=written.revisions,
+        written = write_records(conn, project, records, source=source)
+    return ImportResult(project, format_name, items_read=len(records), judgements=written.revisions,
                         unchanged=written.unchanged, user=", ".join(written.annotators),
                         systems=list(dict.fromkeys(r.system for r in records)))

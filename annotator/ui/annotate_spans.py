@@ -15,13 +15,11 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..spans import parse_spans, spans_json
-from ..taxonomy import Taxonomy, taxonomy
+from ..taxonomy import Taxonomy, group_colours, taxonomy
 
 K_SPANS = "ann_spans"
 #: Captions longer than this (characters) are set smaller, so a model's paragraph fits beside the picture.
 LONG_CAPTION = 280
-#: The spans' colours, by the taxonomy's group order (People, Subject, Object, General).
-GROUP_COLOURS = ("#ffd1dc", "#cfe3ff", "#d4f5c9", "#ffe7a3", "#e6d6ff", "#d0f0f0")
 #: The span keys (beside the taxonomy's and the page's); shown in the ? guide.
 SPAN_KEYS = {",": "left", ".": "right", "<": "extend-left", ">": "extend-right", "Backspace": "remove",
              "Delete": "remove"}
@@ -77,13 +75,6 @@ def script(tax: Taxonomy | None = None) -> str:
                          "keyToType": {t.key: t.id for t in tax.types}, "accurateKey": tax.accurate_key,
                          "field": K_SPANS})
     return "<script>\n" + _JS.replace(_CONFIG_SLOT, config) + "</script>"
-
-
-def group_colours(tax: Taxonomy | None = None) -> dict[str, str]:
-    """Type id → the colour of its group (what the annotate page draws its spans in)."""
-    tax = tax or taxonomy()
-    by_group = {g: GROUP_COLOURS[i % len(GROUP_COLOURS)] for i, g in enumerate(tax.groups)}
-    return {t.id: by_group[t.group] for t in tax.types}
 
 
 def marked_caption_html(text: str, spans, tax: Taxonomy | None = None) -> str:

@@ -35,6 +35,37 @@ def _scores(url: str, project: str, fingerprint: tuple, version: tuple, layer: s
     return scores_file(_result.scores_frame(), fmt)
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _word_level(url: str, project: str, version: tuple, layer: str, systems: tuple, _store, _loaded):
+    # the captions' fingerprint and the judgements' data version are in the key: a new caption, save or span shows
+    # at the next run
+    from ..estimate.span_eval import evaluate_detectors
+    return evaluate_detectors(_store, project, layer, systems=list(systems), loaded=_loaded)
+
+
+def _detectors_word_by_word(ctx, project: str, version: tuple, layer: str, chosen, loaded) -> None:
+    """The detectors' trigger words against the layer's error spans, per type (annotator detectors evaluate)."""
+    with st.expander("Detectors, word by word: their trigger words against the human error spans"):
+        try:
+            report = _word_level(ctx.store.url, project, version, layer, tuple(chosen), ctx.store, loaded)
+        except AnnotatorError as exc:
+            st.error(str(exc))
+            return
+        st.caption(f"{report.captions:,} captions judged in this layer, {report.captions_with_spans:,} with error "
+                   "spans. Token level: words both mark with a type / words the detector marks (precision), / words "
+                   "the people mark (recall). A type given without marked words is left out of its token counts "
+                   "(not localised). The same table: annotator detectors evaluate.")
+        st.dataframe(detector_table_text(report), hide_index=True, width="stretch")
+
+
+def detector_table_text(report):
+    """The evaluation's table as the page shows it: ratios with three decimals, "—" where undefined."""
+    table = report.table().drop(columns=["type"]).astype(object)
+    for col in ("token P", "token R", "token F1", "caption P", "caption R"):
+        table[col] = ["—" if v is None or v != v else f"{v:.3f}" for v in table[col]]
+    return table
+
+
 def _target_name(target: str) -> str:
     return "Inaccurate (any error)" if target == INACCURATE else taxonomy().get(target).name
 
@@ -167,6 +198,8 @@ def render(ctx: ui.PageContext) -> None:
                          hide_index=True, width="stretch", column_config={
                              c: st.column_config.NumberColumn(c, format="percent")
                              for c in ("A minus B", "low", "high", "classical low", "classical high")})
+
+    _detectors_word_by_word(ctx, project, (fingerprint, version), layer_choice, chosen, (proj, scored))
 
     st.divider()
     cols = st.columns(len(FORMATS))

@@ -47,8 +47,25 @@ def test_one_system_and_a_layer_without_labels_for_it(street):
     at = page_test("estimate", street.url, user="lea", role="lead", project=PROJECT).run(timeout=120)
     at.multiselect(key="est_systems").set_value(["good"]).run(timeout=120)
     assert not at.exception
-    assert len(at.dataframe) == 1  # no difference table for a single system
+    assert len(at.dataframe) == 2  # the estimates and the detectors' word-level table; no difference table
     assert "1 captions of practice items left out" in [t.value for t in at.text]
+
+
+def test_detectors_word_by_word_is_the_command_line_table(street, capsys):
+    from annotator.estimate.span_eval import evaluate_detectors
+    from annotator.ui.estimate import detector_table_text
+    at = page_test("estimate", street.url, user="ana", role="analyst", project=PROJECT).run(timeout=120)
+    assert not at.exception
+    shown = at.dataframe[-1].value
+    report = evaluate_detectors(street, PROJECT, "annotator:ann")
+    expected = detector_table_text(report)
+    assert list(shown.columns) == list(expected.columns)
+    assert shown.astype(str).values.tolist() == expected.astype(str).values.tolist()
+    assert main(["--db", street.url, "detectors", "evaluate", "--project", PROJECT, "--annotator", "ann",
+                 "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)["detectors"]
+    assert cli["captions"] == report.captions > 0
+    assert set(cli["per_type"]) == set(report.per_type)
 
 
 def test_project_without_judgements(sqlite_store):

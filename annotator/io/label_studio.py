@@ -1,0 +1,390 @@
+"""Label Studio in and out: a project's captions as Label Studio tasks, and a Label Studio export read back.
+
+Export (:func:`export_label_studio`): one task per caption. ``data`` holds the picture (``image``: the
+item's image path, behind ``--image-prefix`` when given), the ``caption``, the ``references`` (one per
+line) and where the caption comes from (``project``, ``system``, ``item``, ``line``). Each current
+judgement becomes one ``annotation``:
+
+* ``completed_by``: the annotator, as ``{"email": NAME, "first_name": NAME}``; ``lead_time``: its seconds;
+  ``created_at``/``updated_at``: when it was saved; a skipped caption is a cancelled annotation
+  (``was_cancelled``), a lead's decision (adjudication) a ``ground_truth`` annotation;
+* results, in the labeling config's names (:func:`labeling_config`): ``judgement`` (choices: accurate or
+  inaccurate), ``error_types`` (choices: the caption-level type ids), ``error_span`` (labels over the
+  caption text, one per span, with character offsets of the span's tokens), ``fix`` (a text area per
+  span: its suggested fix, under the span's region id) and ``note`` (a text area).
+
+With ``predictions`` the automatic detectors' flags (annotator.estimate) come as ``predictions``: the
+flagged types as choices and their trigger words as spans.
+
+Import (:func:`read_label_studio`, ``annotator import label-studio``): a Label Studio JSON export of such a
+project. Every annotation becomes a judgement row (annotator.io.judgement_rows) and goes through the same
+checks and the same store step as a judgements export read back, so a round trip gives the same labels,
+types, spans, notes and annotators. Whatever cannot be mapped (a task that names no system and item, an
+unknown type, a span whose characters do not fall on word boundaries, a result of another tool) is
+refused with the file and the task id, and nothing is stored.
+
+Spans are token spans (start, end exclusive, over the caption's whitespace-separated words); Label
+Studio counts characters. :func:`token_offsets` maps one to the other.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+from ..errors import InputError
+from ..spans import Span, caption_tokens
+from ..store import Store
+from ..taxonomy import Taxonomy, group_colours, taxonomy
+from .importers import ImportResult, import_guard
+from .judgement_rows import parse_record, store_records
+from .options import Example, ImportFormat, ReaderOption
+from .textfiles import decode_utf8, read_bytes, shorten
+from .validate import check_name
+
+#: The names of the labeling config's controls: what the results' ``from_name`` says.
+JUDGEMENT, TYPES, SPAN, FIX, NOTE, CAPTION, IMAGE = ("judgement", "error_types", "error_span", "fix", "note",
+                                                     "caption", "image")
+#: ``model_version`` of the detectors' predictions.
+DETECTOR_MODEL = "annotator-detectors"
+_ACCURATE, _INACCURATE = "accurate", "inaccurate"
+_DATA_FIELDS = ("image", "caption", "references", "project", "system", "item", "line")
+
+
+# ------------------------------------------------------------------ tokens and characters
+
+def token_offsets(text: str) -> list[tuple[int, int]]:
+    """Character (start, end) of each whitespace-separated token of ``text``, in order."""
+    out, pos = [], 0
+    for tok in caption_tokens(text):
+        start = text.index(tok, pos)
+        pos = start + len(tok)
+        out.append((start, pos))
+    return out
+
+
+def char_span(text: str, span: Span, offsets: list[tuple[int, int]] | None = None) -> tuple[int, int]:
+    """The characters ``[start, end)`` of ``text`` that a token span covers."""
+    offsets = offsets or token_offsets(text)
+    return offsets[span.start][0], offsets[span.end - 1][1]
+
+
+def token_span(text: str, start: int, end: int, offsets: list[tuple[int, int]] | None = None) -> tuple[int, int]:
+    """The token span (start, end exclusive) whose characters are exactly ``[start, end)`` of ``text``.
+
+    Surrounding white space is forgiven (Label Studio keeps what the mouse took); a span that starts or
+    ends inside a word is refused with InputError, since a span counts whole words.
+    """
+    offsets = offsets or token_offsets(text)
+    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
+        raise InputError(f"a span's start and end must be character offsets, got {start!r} and {end!r}")
+    while start < end and start < len(text) and text[start].isspace():
+        start += 1
+    while end > start and end <= len(text) and text[end - 1].isspace():
+        end -= 1
+    starts = {s: k for k, (s, _) in enumerate(offsets)}
+    ends = {e: k for k, (_, e) in enumerate(offsets)}
+    if start not in starts or end not in ends or ends[end] < starts[start]:
+        raise InputError(f"the span of characters {start}-{end} ({shorten(text[start:end])!r}) does not fall on "
+                         "word boundaries of the caption")
+    return starts[start], ends[end] + 1
+
+
+# ------------------------------------------------------------------ the labeling config
+
+def labeling_config(tax: Taxonomy | None = None) -> str:
+    """The Label Studio labeling config (XML) that shows a caption task as the annotate page does: the picture,
+    the caption with its error types as span labels, accurate/inaccurate (keys y/n), the caption-level types
+    with their keys, a suggested fix per span, a note, and the references."""
+    tax = tax or taxonomy()
+    colour = group_colours(tax)
+
+    def attr(value: str) -> str:
+        return quoteattr(str(value))
+
+    labels = "\n".join(f'    <Label value={attr(t.id)} alias={attr(t.id)} hint={attr(t.name)} '
+                       f'background={attr(colour[t.id])}/>' for t in tax.types)
+    choices = "\n".join(f'    <Choice value={attr(t.id)} hint={attr(t.name + " (" + t.group + ")")} '
+                        f'hotkey={attr(t.key)}/>' for t in tax.types)
+    return f"""<View>
+  <Header value="$system"/>
+  <Image name={attr(IMAGE)} value="$image" zoom="true"/>
+  <Labels name={attr(SPAN)} toName={attr(CAPTION)}>
+{labels}
+  </Labels>
+  <Text name={attr(CAPTION)} value="$caption" granularity="word"/>
+  <TextArea name={attr(FIX)} toName={attr(CAPTION)} perRegion="true" maxSubmissions="1" editable="true"
+            placeholder="suggested fix for the marked words"/>
+  <Choices name={attr(JUDGEMENT)} toName={attr(CAPTION)} choice="single-radio" showInline="true">
+    <Choice value={attr(_ACCURATE)} hotkey={attr(tax.accurate_key)}/>
+    <Choice value={attr(_INACCURATE)} hotkey={attr(tax.inaccurate_key)}/>
+  </Choices>
+  <Choices name={attr(TYPES)} toName={attr(CAPTION)} choice="multiple" showInline="true">
+{choices}
+  </Choices>
+  <TextArea name={attr(NOTE)} toName={attr(CAPTION)} maxSubmissions="1" editable="true" placeholder="note"/>
+  <Header value="References"/>
+  <Text name="references" value="$references"/>
+</View>
+"""
+
+
+# ------------------------------------------------------------------ export
+
+def _time(value) -> str | None:
+    return value if value is None or isinstance(value, str) else value.isoformat()
+
+
+def annotation_results(caption: str, label: str | None, error_types, spans, note: str, *,
+                       prefix: str = "r") -> list[dict]:
+    """The Label Studio results of one judgement (``prefix`` makes the region ids unique in the task)."""
+    if label is None:
+        return []
+    results = [{"id": f"{prefix}-judgement", "from_name": JUDGEMENT, "to_name": CAPTION, "type": "choices",
+                "value": {"choices": [label]}}]
+    if error_types:
+        results.append({"id": f"{prefix}-types", "from_name": TYPES, "to_name": CAPTION, "type": "choices",
+                        "value": {"choices": list(error_types)}})
+    offsets = token_offsets(caption)
+    for k, span in enumerate(spans or ()):
+        start, end = char_span(caption, span, offsets)
+        region = {"start": start, "end": end, "text": caption[start:end]}
+        rid = f"{prefix}-span{k + 1}"
+        results.append({"id": rid, "from_name": SPAN, "to_name": CAPTION, "type": "labels",
+                        "value": {**region, "labels": [span.type]}})
+        if span.fix is not None:
+            results.append({"id": rid, "from_name": FIX, "to_name": CAPTION, "type": "textarea",
+                            "value": {**region, "text": [span.fix]}})
+    if note:
+        results.append({"id": f"{prefix}-note", "from_name": NOTE, "to_name": CAPTION, "type": "textarea",
+                        "value": {"text": [note]}})
+    return results
+
+
+def export_label_studio(store: Store, project: str, *, system: str | None = None, layer=None,
+                        image_prefix: str = "", predictions: bool = False) -> list[dict]:
+    """The Label Studio task list of ``project`` (one task per caption; ``system``: one system's only).
+
+    ``layer`` keeps the judgements that layer rests on (annotator.layers), else every current judgement.
+    ``predictions`` adds the detectors' flags as predictions (annotator.estimate).
+    """
+    from ..judgement_export import export_judgements
+    from ..store.projects import load_project
+    proj = load_project(store, project)
+    table = export_judgements(store, project, layer=layer, system=system).rows
+    by_caption: dict[tuple[str, str], list[dict]] = {}
+    for row in table.to_dict("records"):
+        by_caption.setdefault((row["system"], row["item"]), []).append(row)
+    flagged = _detector_results(store, project, system) if predictions else {}
+    tasks = []
+    users: dict[str, int] = {}
+    for item in proj.items:
+        refs = "\n".join(f"{k}. {r.text}" for k, r in enumerate(item.references, start=1))
+        for cap in item.captions:
+            if system is not None and cap.system != system:
+                continue
+            data = {"image": f"{image_prefix}{item.image}" if item.image else "", "caption": cap.text,
+                    "references": refs, "project": project, "system": cap.system, "item": item.key,
+                    "line": cap.line}
+            annotations = []
+            for row in by_caption.get((cap.system, item.key), []):
+                uid = users.setdefault(row["annotator"], len(users) + 1)
+                annotations.append({
+                    "id": len(tasks) * 1000 + len(annotations) + 1,
+                    "completed_by": {"id": uid, "email": row["annotator"], "first_name": row["annotator"],
+                                     "last_name": ""},
+                    "result": annotation_results(cap.text, row["label"], row["error_types"], row["spans"],
+                                                 row["note"], prefix=f"u{uid}"),
+                    "was_cancelled": row["label"] is None,
+                    "ground_truth": row["kind"] == "adjudication",
+                    "lead_time": float(row["seconds"]),
+                    "created_at": row["saved_at"], "updated_at": row["saved_at"]})
+            task = {"id": len(tasks) + 1, "data": data, "annotations": annotations}
+            if predictions:
+                task["predictions"] = [flagged.get(cap.caption_id) or {"model_version": DETECTOR_MODEL, "score": 0.0,
+                                                                        "result": []}]
+            tasks.append(task)
+    return tasks
+
+
+def _detector_results(store: Store, project: str, system: str | None) -> dict[int, dict]:
+    """caption id → the detectors' prediction (flagged types and their trigger spans)."""
+    from ..estimate.span_eval import detector_spans
+    out = {}
+    for found in detector_spans(store, project, systems=None if system is None else [system]).values():
+        for caption_id, text, types, spans, score in found:
+            results = annotation_results(text, _INACCURATE if types else _ACCURATE, types, spans, "", prefix="d")
+            out[caption_id] = {"model_version": DETECTOR_MODEL, "score": round(float(score), 6), "result": results}
+    return out
+
+
+def write_label_studio(tasks: list[dict], out) -> None:
+    """Write a task list as Label Studio reads it (one JSON array)."""
+    json.dump(tasks, out, ensure_ascii=False, indent=1)
+    out.write("\n")
+
+
+# ------------------------------------------------------------------ import
+
+def _annotator_name(completed_by, src: str, where: str) -> str:
+    """Who made an annotation: the export's e-mail (its part before '@'), else its first name."""
+    if isinstance(completed_by, dict):
+        email = completed_by.get("email") or ""
+        name = email.split("@")[0] if email else (completed_by.get("first_name") or "")
+        if name:
+            return check_name(name, "user", src, where)
+        if completed_by.get("id") is not None:
+            completed_by = completed_by["id"]
+    if isinstance(completed_by, int) and not isinstance(completed_by, bool):
+        return f"label-studio-{completed_by}"
+    raise InputError("the annotation does not say who made it (completed_by)", src, where)
+
+
+def _choices(result: dict, src: str, where: str) -> list[str]:
+    value = result.get("value") or {}
+    choices = value.get("choices")
+    if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
+        raise InputError(f"the {result.get('from_name')!r} result has no list of choices", src, where)
+    return choices
+
+
+def annotation_row(task: dict, annotation: dict, src: str, where: str, tax: Taxonomy | None = None) -> dict:
+    """One Label Studio annotation of a task as a judgement row (the form annotator.io.judgement_rows reads)."""
+    tax = tax or taxonomy()
+    data = task.get("data")
+    if not isinstance(data, dict):
+        raise InputError("the task has no data", src, where)
+    for field in ("system", "caption"):
+        if not isinstance(data.get(field), str):
+            raise InputError(f"the task's data has no {field!r} (was it exported by annotator?)", src, where)
+    if data.get("item") is None and data.get("line") is None:
+        raise InputError("the task's data names no item (or line)", src, where)
+    caption = data["caption"]
+    offsets = token_offsets(caption)
+    label, types, note = None, [], ""
+    spans: dict[str, dict] = {}
+    fixes: dict[str, str] = {}
+    results = annotation.get("result") or []
+    if not isinstance(results, list):
+        raise InputError("an annotation's result must be a list", src, where)
+    for k, result in enumerate(results, start=1):
+        at = f"{where}, result {k}"
+        if not isinstance(result, dict):
+            raise InputError("a result must be an object", src, at)
+        name = result.get("from_name")
+        if name == JUDGEMENT:
+            chosen = _choices(result, src, at)
+            if len(chosen) != 1 or chosen[0] not in (_ACCURATE, _INACCURATE):
+                raise InputError(f"the judgement must be 'accurate' or 'inaccurate', got {shorten(repr(chosen))}",
+                                 src, at)
+            label = chosen[0]
+        elif name == TYPES:
+            for c in _choices(result, src, at):
+                types.append(tax.resolve_strict(c, src, at))
+        elif name == SPAN:
+            value = result.get("value") or {}
+            names = value.get("labels")
+            if not isinstance(names, list) or len(names) != 1:
+                raise InputError("a span result carries exactly one label", src, at)
+            try:
+                start, end = token_span(caption, value.get("start"), value.get("end"), offsets)
+            except InputError as e:
+                raise InputError(e.detail, src, at) from None
+            spans[str(result.get("id", k))] = {"start": start, "end": end, "type": tax.resolve_strict(names[0], src, at)}
+        elif name == FIX:
+            text = (result.get("value") or {}).get("text")
+            if isinstance(text, list) and text and all(isinstance(t, str) for t in text):
+                fixes[str(result.get("id"))] = " ".join(text)
+            else:
+                raise InputError("a fix result carries its text as a list", src, at)
+        elif name == NOTE:
+            text = (result.get("value") or {}).get("text")
+            if not isinstance(text, list) or not all(isinstance(t, str) for t in text):
+                raise InputError("a note result carries its text as a list", src, at)
+            note = "\n".join(text)
+        else:
+            raise InputError(f"a result of {shorten(repr(name))} is not part of annotator's labeling config "
+                             f"({', '.join((JUDGEMENT, TYPES, SPAN, FIX, NOTE))})", src, at)
+    for rid, fix in fixes.items():
+        if rid not in spans:
+            raise InputError(f"a suggested fix belongs to no span (region {shorten(rid)!r})", src, where)
+        spans[rid]["fix"] = fix
+    cancelled = bool(annotation.get("was_cancelled"))
+    if cancelled:
+        label, types, spans = None, [], {}
+    elif label is None:
+        raise InputError("the annotation says neither accurate nor inaccurate (and was not cancelled)", src, where)
+    seconds = annotation.get("lead_time") or 0.0
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds):
+        seconds = round(float(seconds), 3)
+    row = {"system": data["system"], "item": data.get("item"), "line": data.get("line"), "caption": caption,
+           "annotator": _annotator_name(annotation.get("completed_by"), src, where),
+           "kind": "adjudication" if annotation.get("ground_truth") else "annotation",
+           "label": label, "error_types": list(tax.in_order(dict.fromkeys(types))), "spans": list(spans.values()),
+           "note": note, "seconds": seconds}
+    saved = annotation.get("updated_at") or annotation.get("created_at")
+    if saved:
+        row["saved_at"] = saved
+    return row
+
+
+def read_label_studio(path: Path | str, *, source: str | None = None) -> list:
+    """Read a Label Studio JSON export (a list of tasks) into checked judgement rows; nothing is stored."""
+    src = source or str(path)
+    try:
+        tasks = json.loads(decode_utf8(read_bytes(path), src))
+    except ValueError as e:
+        raise InputError(f"not JSON: {e}", src) from None
+    if isinstance(tasks, dict):
+        tasks = [tasks]
+    if not isinstance(tasks, list):
+        raise InputError("a Label Studio export is a list of tasks", src)
+    tax = taxonomy()
+    records = []
+    for k, task in enumerate(tasks, start=1):
+        if not isinstance(task, dict):
+            raise InputError("a task must be an object", src, f"task {k}")
+        where = f"task {task.get('id', k)}"
+        anns = task.get("annotations") or []
+        if not isinstance(anns, list):
+            raise InputError("a task's annotations must be a list", src, where)
+        for j, ann in enumerate(anns, start=1):
+            at = f"{where}, annotation {ann.get('id', j) if isinstance(ann, dict) else j}"
+            if not isinstance(ann, dict):
+                raise InputError("an annotation must be an object", src, at)
+            row = annotation_row(task, ann, src, at, tax)
+            try:
+                records.append(parse_record(row, src, len(records) + 1))
+            except InputError as e:
+                raise InputError(e.detail, src, at) from None
+    if not records:
+        raise InputError("no annotations in the file", src)
+    return records
+
+
+@import_guard
+def import_label_studio(store: Store, project: str, path: Path | str, *, source: str | None = None) -> ImportResult:
+    """Import the annotations of a Label Studio JSON export into ``project``'s captions (all or nothing)."""
+    project = check_name(project, "project", "--project")
+    src = source or str(path)
+    return store_records(store, project, read_label_studio(path, source=src), source=src, format_name="label-studio")
+
+
+def _run(store, project: str, *, command_line: bool, file):
+    return import_label_studio(store, project, file)
+
+
+FORMAT = ImportFormat(
+    name="label-studio",
+    help="a Label Studio JSON export of an annotator project (see docs/formats.md)",
+    title="Label Studio JSON export (annotations of tasks made by `annotator export label-studio`)",
+    options=(ReaderOption("file", None, "a Label Studio JSON export (a list of tasks)", metavar="FILE", kind="file",
+                          required=True, label="Label Studio JSON file", types=("json",)),),
+    read=read_label_studio,
+    run=_run,
+    example=Example(files={"file": "example.json"}, into_sample=True,
+                    expect={"judgements": 2, "user": "ls-annotator", "systems": ["sat-attn"]}),
+)
+
