@@ -34,7 +34,7 @@ from .caches import (SCORING_PAGES, cached_layer, frame_snapshots, get_store, li
                      start_metric_warm_up, store_for)
 from .text import WORD_JOINER, md_escape  # noqa: F401
 from .state import (LOCAL_MODE_KEY, LOCAL_USER, PROJECT_KEY, PROJECT_NAMES_KEY, SESSION_ENDED_KEY,  # noqa: F401
-                    USER_KEY, project_names, remembered)
+                    USER_KEY, log_in, outage_notice, project_names, remembered)
 
 @dataclass(frozen=True)
 class SessionUser:
@@ -88,12 +88,6 @@ def local_mode(store) -> bool:
     """True when no account can log in and the browser runs on the server's own machine: it then works as
     the local admin. Any other browser gets the log-in form, which says how to create the first admin."""
     return no_accounts(store) and request_is_local()
-
-
-def outage_notice(exc: StoreUnavailable) -> None:
-    """Say plainly that the database is down and what happens to the user's work."""
-    st.error(f"{md_escape(str(exc))}. Nothing you saved before is affected; this page works again by itself "
-             "once the database answers.", icon=":material/cloud_off:")
 
 
 def current_user(store) -> SessionUser | None:
@@ -310,15 +304,6 @@ def judgement_layer(ctx: PageContext, frame, version: tuple, layer: str):
 #: Session key of the cached progress: {(user, project): (Progress, monotonic time)}.
 PROGRESS_KEY = "annotator_progress"
 PROGRESS_MAX_AGE = 120.0  # seconds; the annotate page updates it on every save anyway
-
-
-def log_in(user, sid: str | None = None) -> None:
-    """Mark the session as logged in as ``user``, the account annotator.auth.authenticate returned
-    (the session keeps its claim: id, name and session epoch, the role for outages, and ``sid``, the store
-    session behind the browser's cookie, annotator.sessions)."""
-    from ..auth import SessionClaim
-    st.session_state[USER_KEY] = {**SessionClaim.of(user).to_dict(), "role": Role(user.role).value,
-                                  **({"sid": sid} if sid else {})}
 
 
 def _forget_everything() -> None:

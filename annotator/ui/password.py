@@ -8,8 +8,9 @@ import streamlit as st
 
 from ..auth import FAILED_MESSAGE, MIN_PASSWORD_LENGTH, change_own_password
 from ..errors import AccountLocked, AuthenticationFailed, InputError, StoreUnavailable
-from . import USER_KEY, log_in, md_escape, outage_notice
-from . import session_cookie
+from .state import USER_KEY, log_in, outage_notice
+from .text import md_escape
+from .session_cookie import begin as begin_cookie_session, land
 
 #: Session keys: the change dialog is open; the message after a change; the account that logged in with a
 #: generated password and must set its own before the app opens.
@@ -51,7 +52,7 @@ def change_form(store, name: str, key: str):
 
 def start_session(store, account) -> None:
     """Log the tab in as ``account`` with a new store session behind the browser's cookie."""
-    sid = session_cookie.begin(store, account)
+    sid = begin_cookie_session(store, account)
     log_in(account, sid=sid)
 
 
@@ -114,7 +115,7 @@ def must_change_first(store, *, open_landing_page: bool) -> bool:
         outage_notice(exc)
         return True
     st.session_state.pop(K_PENDING, None)
-    session_cookie.land(store, account, open_page=open_landing_page)
+    land(store, account, open_page=open_landing_page)
     st.rerun()
     return True
 

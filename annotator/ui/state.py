@@ -37,3 +37,20 @@ def project_names(store) -> list[str]:
 
 #: Session key of the message a session that was ended shows on the log-in form.
 SESSION_ENDED_KEY = "annotator_session_ended"
+
+
+def log_in(user, sid: str | None = None) -> None:
+    """Mark the session as logged in as ``user``, the account annotator.auth.authenticate returned
+    (the session keeps its claim: id, name and session epoch, the role for outages, and ``sid``, the store
+    session behind the browser's cookie, annotator.sessions)."""
+    from ..auth import SessionClaim
+    from ..model import Role
+    st.session_state[USER_KEY] = {**SessionClaim.of(user).to_dict(), "role": Role(user.role).value,
+                                  **({"sid": sid} if sid else {})}
+
+
+def outage_notice(exc: StoreUnavailable) -> None:
+    """Say plainly that the database is down and what happens to the user's work."""
+    from .text import md_escape
+    st.error(f"{md_escape(str(exc))}. Nothing you saved before is affected; this page works again by itself "
+             "once the database answers.", icon=":material/cloud_off:")
