@@ -297,6 +297,12 @@ def _readable_diversity(report) -> str:
     lines.append("")
     lines.append(f"ld = {report.gap.measure}(system) / {report.gap.measure}(cr); "
                  f"Lg = 1 / (1 + exp(-{report.gap.alpha:g} (ld - {report.gap.mu:g})))")
+    from ..diversity.readability import READABILITY, READABILITY_LABELS
+    if any(c in frame.columns and frame[c].notna().any() for c in READABILITY):
+        lines += ["", "readability (textstat; each description one sentence):",
+                  f"{'corpus':{width}s} " + " ".join(f"{READABILITY_LABELS[c]:>20s}" for c in READABILITY)]
+        for rec in frame.to_dict("records"):
+            lines.append(f"{str(rec['corpus']):{width}s} " + " ".join(f"{_num(rec[c], 2):>20s}" for c in READABILITY))
     return "\n".join(lines)
 
 
@@ -372,6 +378,10 @@ def _readable_correlations(report) -> str:
     if report.reference:
         lines.append(f"reference corpus cr: {report.reference}")
     if report.systems:
-        lines.append("systems: " + ", ".join(f"{s} ld={_num(ld)} Lg={_num(lg)}" for s, (ld, lg) in report.systems.items()))
+        from ..diversity.readability import READABILITY_LABELS
+        lines.append("systems: " + ", ".join(
+            f"{s} ld={_num(ld)} Lg={_num(lg)}" + "".join(f" {READABILITY_LABELS[k]}={_num(v, 2)}"
+                                                        for k, v in report.readability.get(s, {}).items())
+            for s, (ld, lg) in report.systems.items()))
     lines.extend(f"note: {n}" for n in report.notes)
     return "\n".join(lines)

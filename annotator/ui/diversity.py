@@ -17,6 +17,7 @@ from ..access import LEADS
 from ..diversity import (
     DiversitySettings, GapSettings, MEASURE_LABELS, MTLD_PRESETS, RATIO_MEASURES, lexical_gap, project_diversity,
 )
+from ..diversity.readability import READABILITY_LABELS
 from ..diversity.sources import reference_corpus, reference_options
 from ..errors import AnnotatorError
 from ..io.tables import FORMATS, file_name, mime_type, write_table
@@ -251,10 +252,11 @@ def render(ctx: ui.PageContext) -> None:
 
     st.subheader("Measures per corpus")
     frame = report.to_frame()
-    shown = frame.rename(columns={"corpus": "Corpus", **MEASURE_LABELS})
+    shown = frame.rename(columns={"corpus": "Corpus", **MEASURE_LABELS, **READABILITY_LABELS})
     st.dataframe(shown, hide_index=True, width="stretch",
-                 column_config={MEASURE_LABELS[m]: st.column_config.NumberColumn(format="%.3f")
-                                for m in ("ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld", "lexical_gap")})
+                 column_config={label: st.column_config.NumberColumn(format="%.3f") for label in
+                                [*(MEASURE_LABELS[m] for m in ("ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld",
+                                                                "lexical_gap")), *READABILITY_LABELS.values()]})
     st.caption(ui.md_escape(f"Reference corpus cr: {report.describe_reference()}."))
     st.caption(f"Tokens: {report.settings.tokens.describe()}. HD-D with samples of {report.settings.hdd_draws} tokens "
                f"(empty when a corpus is shorter); {report.settings.mtld.describe()}, forwards and backwards averaged; "
@@ -263,13 +265,15 @@ def render(ctx: ui.PageContext) -> None:
     if report.systems:
         st.subheader("Diversity ratio and lexical gap")
         gap_df = report.gap_frame().rename(columns={"system": "System", measure: MEASURE_LABELS[measure],
-                                                    "ld": "ld", "lexical_gap": "Lg"})
+                                                    "ld": "ld", "lexical_gap": "Lg", **READABILITY_LABELS})
         left, right = st.columns([2, 3])
         left.dataframe(gap_df, hide_index=True, width="stretch",
                        column_config={c: st.column_config.NumberColumn(format="%.3f") for c in gap_df.columns if c != "System"})
         left.caption(f"ld = {MEASURE_LABELS[measure]}(system) / {MEASURE_LABELS[measure]}(cr), "
                      f"{report.references.measures[measure]:.3f} for cr; "
-                     f"Lg = 1 / (1 + exp(−{report.gap.alpha:g} (ld − {report.gap.mu:g}))).")
+                     f"Lg = 1 / (1 + exp(−{report.gap.alpha:g} (ld − {report.gap.mu:g}))). Readability (textstat, "
+                     "each description one sentence): the measures the lexical-gap study tested and found not to track "
+                     "description quality; their correlation with human scores is below.")
         xs = np.linspace(0.0, 1.5, 151)
         curve = pd.DataFrame({"ld": xs, "Lg": lexical_gap(xs, report.gap.mu, report.gap.alpha)})
         pts = gap_df.dropna(subset=["ld"])
