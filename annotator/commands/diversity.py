@@ -120,7 +120,9 @@ def _gap_args(p) -> None:
 
 
 def _reference_args(p) -> None:
-    g = p.add_argument_group("reference corpus cr of ld and Lg", "default: the project's own references")
+    g = p.add_argument_group("reference corpus cr of ld and Lg",
+                             "default: the training corpus named with annotator settings --training-corpus, else the "
+                             "project's own references")
     g.add_argument("--reference-corpus", metavar="FILE",
                    help="a UTF-8 text file, one description per line (e.g. the captions a system was trained on)")
     g.add_argument("--reference-project", metavar="P", help="another project's references")
@@ -289,7 +291,9 @@ def _readable_diversity(report) -> str:
     heads = ["texts", "tokens", "types", "TTR", "RTTR", "LogTTR", "HD-D", "MTLD", "MATTR", "ld", "Lg"]
     frame = report.to_frame()
     width = max(12, *(len(str(c)) for c in frame["corpus"]))
-    lines = [f"reference corpus cr: {report.describe_reference()}", "",
+    lines = [f"reference corpus cr: {report.describe_reference()}",
+             *([f"note: {report.reference.note}"] if report.reference is not None and report.reference.note else []),
+             "",
              f"{'corpus':{width}s} " + " ".join(f"{h:>8s}" for h in heads)]
     for rec in frame.to_dict("records"):
         lines.append(f"{str(rec['corpus']):{width}s} " + " ".join(

@@ -312,7 +312,8 @@ def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[i
     ``compute_metrics`` are computed with :mod:`annotator.metrics` (None or an
     empty list: no metrics, only ld and Lg). ld and Lg come from
     :func:`annotator.diversity.project_diversity` with ``settings``/``gap``
-    and the reference corpus ``reference`` (default: the project's references).
+    and the reference corpus ``reference`` (default: the training corpus the
+    project's settings name, else its references).
     """
     from ..store.human_scores import scores_frame
     from ..metric_settings import resolve_tokenize, tokenize_header
@@ -329,4 +330,6 @@ def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[i
     out = correlate(human, metrics, report, humans=humans, per_system=per_system, system_means=system_means,
                     notes=notes)
     out.reference = report.describe_reference()
+    if report.reference is not None and report.reference.note:
+        out.notes.append(report.reference.note)
     return out

@@ -100,6 +100,7 @@ class DiversityReport:
         """The settings behind the numbers, one ``setting``/``value`` row each (reference corpus first)."""
         import pandas as pd
         rows = [("reference corpus (cr)", self.describe_reference()),
+                *([("note", self.reference.note)] if self.reference is not None and self.reference.note else []),
                 ("ratio measure", self.gap.measure), ("mu", self.gap.mu), ("alpha", self.gap.alpha),
                 ("tokens", self.settings.tokens.describe()), ("HD-D sample size", self.settings.hdd_draws),
                 ("MTLD", self.settings.mtld.describe()), ("MATTR window", self.settings.mattr_window)]
@@ -174,8 +175,9 @@ def project_diversity(store, project: str, *, systems: Sequence[str] | None = No
     """:func:`diversity_report` of a stored project: a reference corpus against its systems' captions.
 
     The reference corpus cr is ``reference`` (see
-    :func:`annotator.diversity.sources.reference_corpus`), by default every
-    reference description of the project's items; each system corpus is all
+    :func:`annotator.diversity.sources.reference_corpus`), by default the
+    training corpus the project's settings name, else every reference
+    description of the project's items; each system corpus is all
     captions of that system. ``systems`` restricts (and orders) the systems;
     an unknown name raises NotFound.
     """
