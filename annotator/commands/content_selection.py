@@ -27,11 +27,14 @@ def register(sub) -> None:
     p.add_argument("--k", default="1-15", help="selection sizes, e.g. 1-15 (default), 3 or 1,3,5")
     p.add_argument("--runs", type=int, default=5, help="random orders per image for the random baseline (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default 0)")
-    p.add_argument("--empty-descriptions", choices=("drop", "count"), default="drop",
-                   help="gold descriptions that mention no box: left out of M (drop, default) or counted in M with "
-                        "no instance, as equations 1 and 2 are written (count)")
-    p.add_argument("--no-upper-bound", action="store_true",
-                   help="leave the upper bound out, so that images with a single gold description are scored too")
+    p.add_argument("--empty-descriptions", choices=("count", "drop"), default="count",
+                   help="gold descriptions that mention no box: counted in M with no instance, as equations 1 and 2 "
+                        "are written (count, default), or left out of M (drop)")
+    p.add_argument("--single-descriptions", choices=("score", "skip"), default="score",
+                   help="images with a single gold description: scored by every baseline and system as equation 1 "
+                        "is written, the upper bound averaged over the images with two or more (score, default), or "
+                        "left out of every row so that all rows have the same images (skip)")
+    p.add_argument("--no-upper-bound", action="store_true", help="leave the upper bound out")
     p.add_argument("--per-image", action="store_true",
                    help="also list each scored image with its mention statistics")
     g = p.add_argument_group("example sentences", "each baseline's selection realised as a sentence, as in the "
@@ -62,6 +65,7 @@ def _content_selection(args, ctx) -> int:
     train = load_project(store, args.train_project, with_captions=False) if args.train_project else None
     report = evaluate_project(project, train_project=train, baselines=baselines, ks=ks, systems=systems,
                               runs=args.runs, seed=args.seed, empty_descriptions=args.empty_descriptions,
+                              single_descriptions=args.single_descriptions,
                               upper_bound=not args.no_upper_bound)
     for name, reason in report.meta.get("systems_skipped", {}).items():
         ctx.note(f"annotator: warning: system {name!r} not scored: {reason}")

@@ -88,7 +88,7 @@ def example_sentences(project: Project, report: Report, *, train_project: Projec
                 priors = corpus if train_project is not None else held_out_priors(corpus, item)
             try:
                 choice = explain_image(item, method, None if method.startswith("system:") else k, priors=priors,
-                                       seed=seed, empty_descriptions=report.meta.get("empty_descriptions", "drop"))
+                                       seed=seed, empty_descriptions=report.meta.get("empty_descriptions", "count"))
             except InputError:
                 if method.startswith("system:"):  # no caption of that system for this image
                     continue
