@@ -27,13 +27,24 @@ def register(sub) -> None:
     p.add_argument("--k", default="1-15", help="selection sizes, e.g. 1-15 (default), 3 or 1,3,5")
     p.add_argument("--runs", type=int, default=5, help="random orders per image for the random baseline (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default 0)")
-    p.add_argument("--empty-descriptions", choices=("drop", "count"), default="drop",
-                   help="gold descriptions that mention no box: left out of M (drop, default) or counted in M with "
-                        "no instance, as equations 1 and 2 are written (count)")
-    p.add_argument("--no-upper-bound", action="store_true",
-                   help="leave the upper bound out, so that images with a single gold description are scored too")
+    p.add_argument("--empty-descriptions", choices=("count", "drop"), default="count",
+                   help="gold descriptions that mention no box: counted in M with no instance, as equations 1 and 2 "
+                        "are written (count, default), or left out of M (drop)")
+    p.add_argument("--single-descriptions", choices=("score", "skip"), default="score",
+                   help="images with a single gold description: scored by every baseline and system as equation 1 "
+                        "is written, the upper bound averaged over the images with two or more (score, default), or "
+                        "left out of every row so that all rows have the same images (skip)")
+    p.add_argument("--no-upper-bound", action="store_true", help="leave the upper bound out")
     p.add_argument("--per-image", action="store_true",
                    help="also list each scored image with its mention statistics")
+    g = p.add_argument_group("example sentences", "each baseline's selection realised as a sentence, as in the "
+                                                  "paper's Section 4.3 (beside the systems' captions)")
+    g.add_argument("--examples", type=int, default=0, metavar="N",
+                   help="example sentences for the first N scored images (default 0: none)")
+    g.add_argument("--example-image", action="append", default=[], metavar="KEY",
+                   help="example sentences for this scored image (repeatable; instead of the first N)")
+    g.add_argument("--example-k", type=int, default=3, metavar="K",
+                   help="boxes each baseline selects for its sentence (default 3, as in the paper's examples)")
     add_json_flag(p)
     p.set_defaults(func=_content_selection)
 
@@ -54,11 +65,33 @@ def _content_selection(args, ctx) -> int:
     train = load_project(store, args.train_project, with_captions=False) if args.train_project else None
     report = evaluate_project(project, train_project=train, baselines=baselines, ks=ks, systems=systems,
                               runs=args.runs, seed=args.seed, empty_descriptions=args.empty_descriptions,
+                              single_descriptions=args.single_descriptions,
                               upper_bound=not args.no_upper_bound)
     for name, reason in report.meta.get("systems_skipped", {}).items():
         ctx.note(f"annotator: warning: system {name!r} not scored: {reason}")
-    ctx.emit(report.to_dict(), _readable(report, args.per_image))
+    out, text = report.to_dict(), _readable(report, args.per_image)
+    if args.examples or args.example_image:
+        from ..content_selection.examples import example_sentences
+        examples = example_sentences(project, report, train_project=train, images=args.example_image,
+                                     limit=args.examples, k=args.example_k, seed=args.seed)
+        out["examples"] = {"k": args.example_k, "sentences": [e.to_dict() for e in examples]}
+        text += "\n\n" + _readable_examples(examples, args.example_k)
+    ctx.emit(out, text)
     return 0
+
+
+def _readable_examples(examples, k: int) -> str:
+    lines = [f"example sentences (baselines at k = {k}; systems: their captions)"]
+    image = None
+    for e in examples:
+        if e.image != image:
+            image = e.image
+            lines += ["", f"image {image}"]
+        c = e.choice
+        name = f"system {c.method.split(':', 1)[1]}" if c.method.startswith("system:") else c.method
+        f = "   –" if c.scores is None else f"F {c.scores[2]:.2f}"
+        lines.append(f"  {name:18s} {f}   {e.text or '(nothing selected)'}")
+    return "\n".join(lines)
 
 
 def _fmt(s) -> str:

@@ -124,7 +124,9 @@ def _gap_args(p) -> None:
 
 
 def _reference_args(p) -> None:
-    g = p.add_argument_group("reference corpus cr of ld and Lg", "default: the project's own references")
+    g = p.add_argument_group("reference corpus cr of ld and Lg",
+                             "default: the training corpus named with annotator settings --training-corpus, else the "
+                             "project's own references")
     g.add_argument("--reference-corpus", metavar="FILE",
                    help="a UTF-8 text file, one description per line (e.g. the captions a system was trained on)")
     g.add_argument("--reference-project", metavar="P", help="another project's references")
@@ -297,7 +299,9 @@ def _readable_diversity(report) -> str:
     heads = ["texts", "tokens", "types", "TTR", "RTTR", "LogTTR", "HD-D", "MTLD", "MATTR", "ld", "Lg"]
     frame = report.to_frame()
     width = max(12, *(len(str(c)) for c in frame["corpus"]))
-    lines = [f"reference corpus cr: {report.describe_reference()}", "",
+    lines = [f"reference corpus cr: {report.describe_reference()}",
+             *([f"note: {report.reference.note}"] if report.reference is not None and report.reference.note else []),
+             "",
              f"{'corpus':{width}s} " + " ".join(f"{h:>8s}" for h in heads)]
     for rec in frame.to_dict("records"):
         lines.append(f"{str(rec['corpus']):{width}s} " + " ".join(
@@ -305,6 +309,12 @@ def _readable_diversity(report) -> str:
     lines.append("")
     lines.append(f"ld = {report.gap.measure}(system) / {report.gap.measure}(cr); "
                  f"Lg = 1 / (1 + exp(-{report.gap.alpha:g} (ld - {report.gap.mu:g})))")
+    from ..diversity.readability import READABILITY, READABILITY_LABELS
+    if any(c in frame.columns and frame[c].notna().any() for c in READABILITY):
+        lines += ["", "readability (textstat; each description one sentence):",
+                  f"{'corpus':{width}s} " + " ".join(f"{READABILITY_LABELS[c]:>20s}" for c in READABILITY)]
+        for rec in frame.to_dict("records"):
+            lines.append(f"{str(rec['corpus']):{width}s} " + " ".join(f"{_num(rec[c], 2):>20s}" for c in READABILITY))
     return "\n".join(lines)
 
 
@@ -380,6 +390,10 @@ def _readable_correlations(report) -> str:
     if report.reference:
         lines.append(f"reference corpus cr: {report.reference}")
     if report.systems:
-        lines.append("systems: " + ", ".join(f"{s} ld={_num(ld)} Lg={_num(lg)}" for s, (ld, lg) in report.systems.items()))
+        from ..diversity.readability import READABILITY_LABELS
+        lines.append("systems: " + ", ".join(
+            f"{s} ld={_num(ld)} Lg={_num(lg)}" + "".join(f" {READABILITY_LABELS[k]}={_num(v, 2)}"
+                                                        for k, v in report.readability.get(s, {}).items())
+            for s, (ld, lg) in report.systems.items()))
     lines.extend(f"note: {n}" for n in report.notes)
     return "\n".join(lines)

@@ -21,6 +21,7 @@ talk about. This package measures that step alone:
 * :mod:`.stats` — how many box instances gold descriptions mention, per
   description, per image and over the corpus.
 * :mod:`.realise` — a crude sentence from a selection, for illustration.
+* :mod:`.examples` — the baselines' example sentences for chosen images (the CLI's ``--examples``).
 
 The position cue is the distance of the box centroid to the image centre,
 closest first.

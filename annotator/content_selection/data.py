@@ -33,6 +33,10 @@ _SYNSET = re.compile(r"^(.+)\.[a-z]\.\d+$")
 #: keeps it in M as equations 1 and 2 are written, where it adds 0 to both sums.
 EMPTY_DESCRIPTIONS = ("drop", "count")
 
+#: What happens to an image with a single gold description: scored by every baseline and system (equation 1 as
+#: written; the upper bound then skips it) or skipped everywhere, so every row has the same images.
+SINGLE_DESCRIPTIONS = ("score", "skip")
+
 #: Why an image is not scored, in the order the checks are made.
 SKIP_REASONS = ("no boxes", "no description mentions a box", "fewer than two gold descriptions")
 

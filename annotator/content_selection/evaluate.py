@@ -13,7 +13,7 @@ from ..correspondence import caption_correspondences, caption_mentions, format_m
 from ..errors import InputError
 from ..model import Item, Project
 from .baselines import BASELINES, PriorArrays, needs_priors, rank_group, score_ranking
-from .data import EMPTY_DESCRIPTIONS, SKIP_REASONS, EvalSet, Group, compile_items, gold_sets
+from .data import EMPTY_DESCRIPTIONS, SINGLE_DESCRIPTIONS, SKIP_REASONS, EvalSet, Group, compile_items, gold_sets
 from .metric import Scores, harmonic, score_selection, summarise
 from .priors import TextPriors, learn_priors, leave_one_out
 from .realise import realise
@@ -31,9 +31,10 @@ LEAVE_ONE_OUT = "leave-one-image-out"
 class Report:
     """The outcome of :func:`evaluate`.
 
-    Every row — the upper bound, each baseline at each k, each system — is a
-    mean over the same images, ``keys``. ``upper_bound`` is None when it was
-    not asked for. ``skipped`` maps each image left out to its reason (one
+    Every baseline and system row is a mean over the same images, ``keys``;
+    the upper bound over those of them with two or more gold descriptions
+    (all of them with ``single_descriptions="skip"``; ``meta`` counts both).
+    ``upper_bound`` is None when it was not asked for. ``skipped`` maps each image left out to its reason (one
     of :data:`.data.SKIP_REASONS`); ``stats`` counts the instances the gold
     descriptions of the scored images mention.
 
@@ -158,13 +159,21 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
              priors: TextPriors | None = None, baselines: Iterable[str] = BASELINES,
              ks: Iterable[int] = DEFAULT_KS, systems: Iterable[str] = (), runs: int = DEFAULT_RUNS,
              seed: int = 0, per_image: bool = False, evalset: EvalSet | None = None,
-             empty_descriptions: str = "drop", upper_bound: bool = True) -> Report:
+             empty_descriptions: str = "count", upper_bound: bool = True,
+             single_descriptions: str = "score") -> Report:
     """Score the upper bound, the baselines at every k, and systems' captions on ``eval_items``.
 
-    Every row is averaged over the same images: those with a box, a
-    description that mentions one and — with ``upper_bound`` — at least two
-    gold descriptions in M (``empty_descriptions`` says whether descriptions
-    that mention no box are in M; see :mod:`.metric`). Only the textual
+    The defaults are equation 1 as the paper writes it: every description is
+    one of the M gold descriptions, also one that mentions no box
+    (``empty_descriptions="count"``), and every image with a box and a
+    description that mentions one is scored, also one with a single gold
+    description (``single_descriptions="score"``); the upper bound (one
+    description against the others) is then the mean over the images with at
+    least two, counted in ``meta["upper_bound_images"]``. The other
+    conventions: ``empty_descriptions="drop"`` leaves such descriptions out
+    of M (see :mod:`.metric`), and ``single_descriptions="skip"`` (with
+    ``upper_bound``) scores only images with two or more, so that every row
+    is averaged over the same images. Only the textual
     baselines need priors: from ``priors``, learned from ``train_items``, or,
     when neither is given, leave-one-image-out — each image ranked with the
     counts of every other one of ``eval_items`` (exact: the image's own
@@ -181,9 +190,12 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
     if empty_descriptions not in EMPTY_DESCRIPTIONS:
         raise InputError(f"unknown choice {empty_descriptions!r} for descriptions without box mentions; "
                          f"choose {' or '.join(EMPTY_DESCRIPTIONS)}", "--empty-descriptions")
+    if single_descriptions not in SINGLE_DESCRIPTIONS:
+        raise InputError(f"unknown choice {single_descriptions!r} for images with a single gold description; "
+                         f"choose {' or '.join(SINGLE_DESCRIPTIONS)}", "--single-descriptions")
     baselines = tuple(baselines)
     ks_arr = np.asarray(parse_ks(list(ks)), dtype=np.int64)
-    min_descriptions = 2 if upper_bound else 1
+    min_descriptions = 2 if upper_bound and single_descriptions == "skip" else 1
     if evalset is None:
         es = compile_items(eval_items, empty_descriptions=empty_descriptions, min_descriptions=min_descriptions)
     elif (evalset.empty_descriptions, evalset.min_descriptions) != (empty_descriptions, min_descriptions):
@@ -200,6 +212,8 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
                   "unknown_gold_box_ids": es.unknown_gold_ids, "empty_descriptions": empty_descriptions,
                   "descriptions": int(es.descriptions.sum()),
                   "descriptions_without_mentions": int(es.without_mentions.sum()),
+                  "single_descriptions": single_descriptions,
+                  "single_description_images": sum(int((g.valid.sum(axis=1) < 2).sum()) for g in es.groups),
                   "upper_bound": upper_bound, "ks": [int(k) for k in ks_arr], "random_runs": runs, "seed": seed}
 
     pa, held, baselines_skipped = _prior_arrays(eval_items, train_items, priors, baselines, es, meta)
@@ -224,15 +238,19 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
             per[name] = prf[0]
 
     upper = None
+    ub_images = 0
     if upper_bound:
-        ub = np.zeros((n_img, 3))
+        ub = np.full((n_img, 3), np.nan)
         for g in es.groups:
-            p, r, f, _ = upper_bound_group(g)   # defined on every image: each has two gold descriptions
-            ub[g.idx] = np.stack([p, r, f], axis=-1)
-        upper = summarise(ub[:, 0], ub[:, 1], ub[:, 2])
+            p, r, f, _ = upper_bound_group(g)
+            two = g.valid.sum(axis=1) >= 2   # one description against the others needs two
+            ub[g.idx[two]] = np.stack([p, r, f], axis=-1)[two]
+        defined = ~np.isnan(ub[:, 0])
+        ub_images = int(defined.sum())
+        upper = summarise(ub[defined, 0], ub[defined, 1], ub[defined, 2])
         if per_image:
             per["upper_bound"] = ub
-    meta["upper_bound_images"] = n_img if upper_bound else 0
+    meta["upper_bound_images"] = ub_images
 
     sys_scores: dict[str, Scores] = {}
     missing: dict[str, int] = {}
@@ -302,8 +320,8 @@ def _system_selections(items: Sequence[Item], system: str) -> list[frozenset[str
 
 def evaluate_project(project: Project, *, train_project: Project | None = None, baselines: Iterable[str] = BASELINES,
                      ks: Iterable[int] = DEFAULT_KS, systems: Iterable[str] | None = (), runs: int = DEFAULT_RUNS,
-                     seed: int = 0, per_image: bool = False, empty_descriptions: str = "drop",
-                     upper_bound: bool = True) -> Report:
+                     seed: int = 0, per_image: bool = False, empty_descriptions: str = "count",
+                     upper_bound: bool = True, single_descriptions: str = "score") -> Report:
     """Evaluate every scorable image of ``project`` (see :func:`evaluate`).
 
     The textual baselines take their priors from ``train_project`` or, without
@@ -329,7 +347,8 @@ def evaluate_project(project: Project, *, train_project: Project | None = None, 
                              "rank each image with the counts of the other images", "--train-project")
     report = evaluate(project.items, None if train_project is None else train_project.items, baselines=baselines,
                       ks=ks, systems=systems, runs=runs, seed=seed, per_image=per_image,
-                      empty_descriptions=empty_descriptions, upper_bound=upper_bound)
+                      empty_descriptions=empty_descriptions, upper_bound=upper_bound,
+                      single_descriptions=single_descriptions)
     if report.meta.get("priors") and train_project is not None:
         report.meta["priors"]["project"] = train_project.name
     report.meta = {"project": project.name, **report.meta}
@@ -353,13 +372,20 @@ def scope_lines(report: Report) -> list[str]:
     """
     m = report.meta
     n = m["images"]
-    rows = "the upper bound, every baseline and every system" if m.get("upper_bound") else "every baseline and system"
+    same = m.get("upper_bound") and m.get("upper_bound_images", n) == n
+    rows = "the upper bound, every baseline and every system" if same else "every baseline and system"
     lines = [f"{n} images scored: {rows} averaged over these same {n} images."]
+    if m.get("upper_bound") and not same:
+        lines.append(f"The upper bound (one description against the others) is averaged over the "
+                     f"{m['upper_bound_images']} of them with two or more gold descriptions; "
+                     f"{n - m['upper_bound_images']} {'has' if n - m['upper_bound_images'] == 1 else 'have'} a single one and "
+                     "are scored as equation 1 is written "
+                     "(--single-descriptions skip leaves them out of every row).")
     if m["skipped_images"]:
         by_reason = m.get("skipped_by_reason", {})
         parts = [f"{r}: {c}" for r, c in by_reason.items()]
-        hint = (" The upper bound needs two gold descriptions per image; leave it out to score images with one."
-                if SKIP_REASONS[2] in by_reason else "")
+        hint = (" Images with a single gold description were left out (--single-descriptions skip) so that the "
+                "upper bound is defined on every scored image." if SKIP_REASONS[2] in by_reason else "")
         lines.append(f"{m['skipped_images']} images skipped ({'; '.join(parts)}).{hint}")
     pri = m.get("priors")
     if pri and pri["source"] == LEAVE_ONE_OUT:
@@ -373,8 +399,10 @@ def scope_lines(report: Report) -> list[str]:
         lines.append(f"Baseline {name} not scored: {reason}.")
     st = report.stats.corpus() if report.stats else None
     dropped = m["descriptions_without_mentions"]
-    how = ("left out of M (counting them in M, with no instance, follows equations 1 and 2 as written)"
-           if m["empty_descriptions"] == "drop" else "counted in M with no instance, as equations 1 and 2 are written")
+    how = ("left out of M (--empty-descriptions drop; the default counts them in M with no instance, as equations 1 "
+           "and 2 are written)" if m["empty_descriptions"] == "drop"
+           else "counted in M with no instance, as equations 1 and 2 are written (the default; --empty-descriptions "
+                "drop leaves them out)")
     line = f"Gold descriptions in M: {m['descriptions']}"
     if st and st["instances_per_description"] is not None:
         line += (f"; unique instances mentioned per description {st['instances_per_description']:.2f} "
@@ -404,7 +432,7 @@ class Choice:
 
 
 def explain_image(item: Item, method: str, k: int | None = None, *, priors: TextPriors | None = None,
-                  seed: int = 0, run: int = 0, sentence_seed: int = 0, empty_descriptions: str = "drop") -> Choice:
+                  seed: int = 0, run: int = 0, sentence_seed: int = 0, empty_descriptions: str = "count") -> Choice:
     """The boxes ``method`` (a baseline name or ``system:NAME``) chooses for one image, and its score.
 
     Uses the same ranking code as :func:`evaluate`, so the choice matches

@@ -12,8 +12,9 @@ development set). The same figure, for the images a report scores:
   population standard deviation; beside it the mean of the per-image means
   (each image weighs the same).
 
-With ``empty_descriptions="drop"`` (the default) M holds only descriptions
-that mention a box; with ``count`` the others are in M with |G_m| = 0. How
+With ``empty_descriptions="count"`` (the default of evaluate, equation 1 as
+written) every description is in M, one that mentions no box with
+|G_m| = 0; with ``drop`` M holds only descriptions that mention a box. How
 many descriptions mention no box is reported either way.
 """
 

@@ -6,6 +6,9 @@
   or computed with :mod:`annotator.metrics`),
 * the ratio-weighted metric ``M · ld`` and the gap-weighted metric ``M · Lg``,
 * the lexical diversity ratio ld and the lexical gap Lg themselves,
+* the readability measures the lexical-gap study tested and found wanting
+  (Flesch–Kincaid, Coleman–Liau, Dale–Chall, ARI; its Section 3.4), per system
+  like ld (:mod:`annotator.diversity.readability`),
 
 with Spearman's ρ, Pearson's r and Kendall's τ-b and their two-sided p-values
 (``scipy.stats``). ld and Lg describe a system's whole output (its corpus
@@ -44,6 +47,7 @@ import pandas as pd
 from ..errors import InputError
 from ..io.human_scores import read_scores_csv, resolve_scores, source_name
 from ..metrics.registry import REGISTRY
+from .readability import READABILITY, READABILITY_LABELS
 from .report import project_diversity
 
 __all__ = ["METHODS", "VARIANTS", "read_metric_scores", "caption_metric_scores", "correlation_frame", "correlate",
@@ -55,7 +59,7 @@ VARIANTS = ("standard", "ldr", "gap")
 VARIANT_LABELS = {"standard": "Standard", "ldr": "M·ld", "gap": "M·Lg"}
 METHOD_LABELS = {"spearman": "Spearman", "pearson": "Pearson", "kendall": "Kendall τ"}
 DIVERSITY_MEASURES = ("ld", "lexical_gap")
-METRIC_LABELS = {**REGISTRY.score_labels(), "ld": "ld", "lexical_gap": "Lg"}
+METRIC_LABELS = {**REGISTRY.score_labels(), "ld": "ld", "lexical_gap": "Lg", **READABILITY_LABELS}
 #: Metrics computed per caption when none are named: the default ones that run in this process.
 DEFAULT_METRICS = REGISTRY.defaults(in_process_only=True)
 
@@ -123,8 +127,9 @@ def correlation_frame(human: pd.DataFrame, metrics: Mapping[str, Mapping[int, fl
     ``human``: long rows with columns caption_id, system, name, value (as from
     :func:`annotator.store.human_scores.scores_frame`; item_key and line_no are
     kept when present). ``metrics``: metric name → {caption id: value}.
-    ``diversity``: a DiversityReport, or a mapping system → (ld, Lg).
-    Human score columns are called ``human:<name>``.
+    ``diversity``: a DiversityReport (its systems' readability measures become
+    columns too), or a mapping system → (ld, Lg). Human score columns are
+    called ``human:<name>``.
     """
     if human.empty:
         raise InputError("there are no human scores to correlate with")
@@ -137,6 +142,10 @@ def correlation_frame(human: pd.DataFrame, metrics: Mapping[str, Mapping[int, fl
         per_system = _diversity_by_system(diversity)
         wide["ld"] = wide["system"].map(lambda s: per_system.get(s, (np.nan, np.nan))[0]).astype(float)
         wide["lexical_gap"] = wide["system"].map(lambda s: per_system.get(s, (np.nan, np.nan))[1]).astype(float)
+        readable = _readability_by_system(diversity)
+        for key in READABILITY:
+            if any(key in r for r in readable.values()):
+                wide[key] = wide["system"].map(lambda s, k=key: readable.get(s, {}).get(k, np.nan)).astype(float)
     return wide
 
 
@@ -144,6 +153,12 @@ def _diversity_by_system(diversity) -> dict[str, tuple[float, float]]:
     if hasattr(diversity, "systems"):
         return {name: (_f(c.ld), _f(c.lexical_gap)) for name, c in diversity.systems.items()}
     return {name: (_f(v[0]), _f(v[1])) for name, v in diversity.items()}
+
+
+def _readability_by_system(diversity) -> dict[str, dict[str, float]]:
+    if hasattr(diversity, "systems"):
+        return {name: dict(c.readability) for name, c in diversity.systems.items() if c.readability}
+    return {}
 
 
 def _f(v) -> float:
@@ -177,7 +192,8 @@ class CorrelationReport:
     each method's coefficient and p-value. ``metrics`` lists the metric
     columns, ``humans`` the human score names, ``systems`` the per-system ld and
     Lg used, ``notes`` anything left out, ``reference`` what the reference
-    corpus cr of ld and Lg was.
+    corpus cr of ld and Lg was, ``readability`` each system's readability
+    measures (correlated like ld when present).
     """
 
     rows: pd.DataFrame
@@ -186,11 +202,12 @@ class CorrelationReport:
     systems: dict[str, tuple[float, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     reference: str | None = None
+    readability: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def table(self, scope: str = "overall", human: str | None = None, methods: Sequence[str] = METHODS) -> pd.DataFrame:
         """The study-style table for one scope and human score.
 
-        Rows: each metric, then ld and Lg; columns: (method, variant) with
+        Rows: each metric, then ld, Lg and the readability measures; columns: (method, variant) with
         variants Standard, M·ld, M·Lg (ld and Lg only have Standard).
         """
         human = human or (self.humans[0] if self.humans else None)
@@ -217,7 +234,9 @@ class CorrelationReport:
         for rec in self.rows.to_dict("records"):
             rows.append({k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in rec.items()})
         return {"correlations": rows,
-                "systems": {s: {"ld": _none(ld), "lexical_gap": _none(lg)} for s, (ld, lg) in self.systems.items()},
+                "systems": {s: {"ld": _none(ld), "lexical_gap": _none(lg),
+                                **{k: _none(v) for k, v in self.readability.get(s, {}).items()}}
+                            for s, (ld, lg) in self.systems.items()},
                 "metrics": self.metrics, "human_scores": self.humans, "notes": self.notes,
                 **({"reference_corpus": self.reference} if self.reference else {})}
 
@@ -248,6 +267,7 @@ def correlate(human: pd.DataFrame, metrics: Mapping[str, Mapping[int, float]] | 
         human_names = list(humans)
     metric_names = list(metrics or {})
     has_div = diversity is not None
+    div_measures = [*DIVERSITY_MEASURES, *(k for k in READABILITY if k in wide.columns)] if has_div else []
     rows = []
 
     def block(scope: str, df: pd.DataFrame) -> None:
@@ -262,13 +282,13 @@ def correlate(human: pd.DataFrame, metrics: Mapping[str, Mapping[int, float]] | 
                 for v, x in variants.items():
                     rows.append({"scope": scope, "human": h, "measure": m, "variant": v, **_coefficients(x, y)})
             if has_div:
-                for d in DIVERSITY_MEASURES:
+                for d in div_measures:
                     rows.append({"scope": scope, "human": h, "measure": d, "variant": "standard",
                                  **_coefficients(df[d].to_numpy(dtype=float), y)})
 
     block("overall", wide)
     if system_means and wide["system"].nunique() > 1:
-        cols = [f"human:{h}" for h in human_names] + metric_names + (list(DIVERSITY_MEASURES) if has_div else [])
+        cols = [f"human:{h}" for h in human_names] + metric_names + div_measures
         means = wide.groupby("system", sort=False)[cols].mean().reset_index()
         block("system means", means)
     if per_system:
@@ -277,7 +297,8 @@ def correlate(human: pd.DataFrame, metrics: Mapping[str, Mapping[int, float]] | 
     cols = ["scope", "human", "measure", "variant", "n"] + [c for m in METHODS for c in (m, f"{m}_p")]
     frame = pd.DataFrame(rows, columns=cols)
     return CorrelationReport(frame, metric_names, human_names,
-                             _diversity_by_system(diversity) if has_div else {}, list(notes))
+                             _diversity_by_system(diversity) if has_div else {}, list(notes),
+                             readability=_readability_by_system(diversity) if has_div else {})
 
 
 def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[int, float]] | None = None,
@@ -291,7 +312,8 @@ def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[i
     ``compute_metrics`` are computed with :mod:`annotator.metrics` (None or an
     empty list: no metrics, only ld and Lg). ld and Lg come from
     :func:`annotator.diversity.project_diversity` with ``settings``/``gap``
-    and the reference corpus ``reference`` (default: the project's references).
+    and the reference corpus ``reference`` (default: the training corpus the
+    project's settings name, else its references).
     """
     from ..store.human_scores import scores_frame
     from ..metric_settings import paper_tokenize_note, resolve_tokenize, tokenize_header
@@ -309,4 +331,6 @@ def project_correlations(store, project: str, *, metrics: Mapping[str, Mapping[i
     out = correlate(human, metrics, report, humans=humans, per_system=per_system, system_means=system_means,
                     notes=notes)
     out.reference = report.describe_reference()
+    if report.reference is not None and report.reference.note:
+        out.notes.append(report.reference.note)
     return out

@@ -13,6 +13,7 @@ from .curves import TTRCurve, ttr_curve
 from .gap import GapSettings, lexical_diversity_ratio, lexical_gap
 from .indices import MEASURES, DiversitySettings, measures
 from .profile import Profile
+from .readability import READABILITY, readability
 from .sources import ReferenceCorpus, reference_corpus
 
 __all__ = ["CorpusDiversity", "DiversityReport", "diversity_report", "project_diversity"]
@@ -27,12 +28,16 @@ class CorpusDiversity:
     measures: dict[str, float]
     ld: float | None = None
     lexical_gap: float | None = None
+    #: Readability measures (annotator.diversity.readability); empty when the texts came pre-tokenised.
+    readability: dict[str, float] = field(default_factory=dict)
 
     def row(self) -> dict:
-        """One table row: name, texts, the measures, ld and Lg."""
+        """One table row: name, texts, the measures, ld, Lg and the readability measures."""
         row = {"corpus": self.name, "texts": self.texts, **self.measures}
         row["ld"] = self.ld
         row["lexical_gap"] = self.lexical_gap
+        for k in READABILITY:
+            row[k] = self.readability.get(k, math.nan)
         return row
 
 
@@ -62,8 +67,8 @@ class DiversityReport:
 
     def to_dict(self) -> dict:
         """``{"references": {measures}, "systems": {name: {measures, "ld", "lexical_gap"}}, "settings": …}``."""
-        refs = {"texts": self.references.texts, **self.references.measures}
-        systems = {name: {"texts": c.texts, **c.measures, "ld": c.ld, "lexical_gap": c.lexical_gap}
+        refs = {"texts": self.references.texts, **self.references.measures, **self.references.readability}
+        systems = {name: {"texts": c.texts, **c.measures, "ld": c.ld, "lexical_gap": c.lexical_gap, **c.readability}
                    for name, c in self.systems.items()}
         return {"references": _json_floats(refs), "systems": {k: _json_floats(v) for k, v in systems.items()},
                 "settings": {**self.settings.to_dict(), "ratio_measure": self.gap.measure, "mu": self.gap.mu,
@@ -74,14 +79,16 @@ class DiversityReport:
         """One row per corpus (references first) with every measure, ld and Lg."""
         import pandas as pd
         rows = [self.references.row()] + [c.row() for c in self.systems.values()]
-        return pd.DataFrame(rows, columns=["corpus", "texts", *MEASURES, "ld", "lexical_gap"])
+        return pd.DataFrame(rows, columns=["corpus", "texts", *MEASURES, "ld", "lexical_gap", *READABILITY])
 
     def gap_frame(self):
-        """The compact ld / Lg table: one row per system."""
+        """The compact ld / Lg table: one row per system, with the readability measures beside ld."""
         import pandas as pd
         return pd.DataFrame([{"system": n, self.gap.measure: c.measures.get(self.gap.measure), "ld": c.ld,
-                              "lexical_gap": c.lexical_gap} for n, c in self.systems.items()],
-                            columns=["system", self.gap.measure, "ld", "lexical_gap"])
+                              "lexical_gap": c.lexical_gap,
+                              **{k: c.readability.get(k, math.nan) for k in READABILITY}}
+                             for n, c in self.systems.items()],
+                            columns=["system", self.gap.measure, "ld", "lexical_gap", *READABILITY])
 
     def curves_frame(self):
         """All TTR curves in long form: corpus, tokens, ttr, sd."""
@@ -93,6 +100,7 @@ class DiversityReport:
         """The settings behind the numbers, one ``setting``/``value`` row each (reference corpus first)."""
         import pandas as pd
         rows = [("reference corpus (cr)", self.describe_reference()),
+                *([("note", self.reference.note)] if self.reference is not None and self.reference.note else []),
                 ("ratio measure", self.gap.measure), ("mu", self.gap.mu), ("alpha", self.gap.alpha),
                 ("tokens", self.settings.tokens.describe()), ("HD-D sample size", self.settings.hdd_draws),
                 ("MTLD", self.settings.mtld.describe()), ("MATTR window", self.settings.mattr_window)]
@@ -127,7 +135,9 @@ def diversity_report(references: Sequence[str] | TokenCorpus | ReferenceCorpus, 
 
     Texts are tokenised here with ``settings.tokens`` (a TokenCorpus is used as
     it is). ``references`` may be a :class:`ReferenceCorpus`, recorded in the
-    report. With ``curves`` the TTR curves are computed as well.
+    report. With ``curves`` the TTR curves are computed as well. The readability
+    measures of :mod:`annotator.diversity.readability` are computed from the
+    raw texts (not for a TokenCorpus).
     """
     settings = settings or DiversitySettings()
     gap = gap or GapSettings()
@@ -138,9 +148,12 @@ def diversity_report(references: Sequence[str] | TokenCorpus | ReferenceCorpus, 
     def corpus(texts):
         return texts if isinstance(texts, TokenCorpus) else tokenize_corpus(texts, settings.tokens)
 
+    def read(texts) -> dict[str, float]:
+        return {} if isinstance(texts, TokenCorpus) else readability(texts)
+
     ref_profile = Profile(corpus(references))
     ref = CorpusDiversity(source.label if source else "references", ref_profile.corpus.n_texts,
-                          measures(ref_profile, settings))
+                          measures(ref_profile, settings), readability=read(references))
     report = DiversityReport(ref, {}, settings, gap, project, reference=source)
     if curves:
         report.curves[ref.name] = ttr_curve(ref_profile, points=curve_points, shuffles=curve_shuffles, seed=seed)
@@ -148,7 +161,8 @@ def diversity_report(references: Sequence[str] | TokenCorpus | ReferenceCorpus, 
         prof = Profile(corpus(texts))
         m = measures(prof, settings)
         ld = lexical_diversity_ratio(m[gap.measure], ref.measures[gap.measure])
-        report.systems[name] = CorpusDiversity(name, prof.corpus.n_texts, m, ld, lexical_gap(ld, gap.mu, gap.alpha))
+        report.systems[name] = CorpusDiversity(name, prof.corpus.n_texts, m, ld, lexical_gap(ld, gap.mu, gap.alpha),
+                                               read(texts))
         if curves:
             report.curves[name] = ttr_curve(prof, points=curve_points, shuffles=curve_shuffles, seed=seed)
     return report
@@ -161,8 +175,9 @@ def project_diversity(store, project: str, *, systems: Sequence[str] | None = No
     """:func:`diversity_report` of a stored project: a reference corpus against its systems' captions.
 
     The reference corpus cr is ``reference`` (see
-    :func:`annotator.diversity.sources.reference_corpus`), by default every
-    reference description of the project's items; each system corpus is all
+    :func:`annotator.diversity.sources.reference_corpus`), by default the
+    training corpus the project's settings name, else every reference
+    description of the project's items; each system corpus is all
     captions of that system. ``systems`` restricts (and orders) the systems;
     an unknown name raises NotFound.
     """

@@ -5,9 +5,13 @@ system's *training or source corpus* cr. A project stores its own reference
 descriptions, which is what the tool compares with by default; a
 :class:`ReferenceCorpus` may instead be another project's references, the
 captions of one system (of this or another project), or a plain text file
-(one description per line) such as a training set's captions. Its
-:meth:`~ReferenceCorpus.describe` text and :meth:`~ReferenceCorpus.to_dict`
-record travel with every report.
+(one description per line) such as a training set's captions. A project may
+name its training corpus once (:func:`set_training_corpus`, ``annotator
+settings --training-corpus``): every ld and Lg of that project then divides by
+it unless another cr is chosen for one run; without one, the project's own
+references stand in and :attr:`ReferenceCorpus.note` says that the study used
+the training corpus. Its :meth:`~ReferenceCorpus.describe` text and
+:meth:`~ReferenceCorpus.to_dict` record travel with every report.
 
 :class:`DescriptionPools` groups a project's descriptions by image: the human
 ones (its references) and the machine ones (one caption per system), the
@@ -23,10 +27,18 @@ from typing import Sequence
 
 from ..errors import InputError
 
-__all__ = ["ReferenceCorpus", "DescriptionPools", "reference_corpus", "reference_options", "project_pools"]
+__all__ = ["ReferenceCorpus", "DescriptionPools", "reference_corpus", "reference_options", "project_pools",
+           "TrainingCorpus", "training_corpus", "set_training_corpus", "STUDY_CR_NOTE"]
 
 #: Kinds of reference corpus.
 REFERENCE_KINDS = ("references", "captions", "file")
+
+#: The project setting naming the training corpus: JSON ``{"project": P, "system": S or null}``; empty: none.
+TRAINING_SETTING = "lexical_gap_training_corpus"
+
+#: Said wherever a project's own references stand in for the training corpus.
+STUDY_CR_NOTE = ("the lexical-gap study took cr from the system's training corpus; the project's own references "
+                 "stand in for it (name one with annotator settings --project P --training-corpus P2)")
 
 
 @dataclass(frozen=True)
@@ -47,6 +59,8 @@ class ReferenceCorpus:
     system: str | None = None
     file: str | None = None
     own: bool = False
+    #: True when the project's settings named this corpus as its training corpus.
+    training: bool = False
 
     def __post_init__(self):
         if self.kind not in REFERENCE_KINDS:
@@ -71,12 +85,23 @@ class ReferenceCorpus:
             what = f"captions of system {self.system!r} in project {self.project!r}"
         else:
             what = f"text file {self.file!r}"
-        return f"{what} ({len(self.texts):,} texts)"
+        return f"{what} ({len(self.texts):,} texts)" + (", the project's training corpus" if self.training else "")
+
+    @property
+    def note(self) -> str | None:
+        """What a reader should know about this cr: for the project's own references, that the study used the
+        training corpus; else None."""
+        return STUDY_CR_NOTE if self.own else None
 
     def to_dict(self) -> dict:
-        """JSON-ready record of the choice (without the texts)."""
-        return {"kind": self.kind, "project": self.project, "system": self.system, "file": self.file,
-                "texts": len(self.texts), "description": self.describe()}
+        """JSON-ready record of the choice (without the texts); ``training`` and ``note`` when they apply."""
+        out = {"kind": self.kind, "project": self.project, "system": self.system, "file": self.file,
+               "texts": len(self.texts), "description": self.describe()}
+        if self.training:
+            out["training"] = True
+        if self.note:
+            out["note"] = self.note
+        return out
 
 
 def _file_texts(path_or_bytes, source: str | None) -> tuple[tuple[str, ...], str]:
@@ -101,7 +126,9 @@ def reference_corpus(store, project: str, *, reference_project: str | None = Non
                      file=None, file_name: str | None = None) -> ReferenceCorpus:
     """The reference corpus cr for an analysis of ``project``.
 
-    Nothing given: ``project``'s own references. ``reference_project``: that
+    Nothing given: the training corpus named in ``project``'s settings
+    (:func:`set_training_corpus`), else ``project``'s own references.
+    ``reference_project``: that
     project's references (or, with ``system``, that system's captions there);
     ``system`` alone: a system of ``project`` itself. ``file``: a path or the
     bytes of a UTF-8 text file, one description per line (blank lines are
@@ -114,12 +141,92 @@ def reference_corpus(store, project: str, *, reference_project: str | None = Non
         texts, name = _file_texts(file, file_name)
         return ReferenceCorpus("file", texts, file=name)
     from ..store.diversity import caption_texts, reference_texts
+    if reference_project is None and system is None:
+        named = training_corpus(store, project)
+        if named is not None:
+            return _training_texts(store, project, named)
     source = reference_project or project
     if system is not None:
         captions = caption_texts(store, source, [system])[system]
         return ReferenceCorpus("captions", tuple(c.text for c in captions), project=source, system=system)
     return ReferenceCorpus("references", tuple(reference_texts(store, source)), project=source,
                            own=source == project)
+
+
+@dataclass(frozen=True)
+class TrainingCorpus:
+    """The training corpus a project names: another project's references, or one system's captions there."""
+
+    project: str
+    system: str | None = None
+
+    def describe(self) -> str:
+        """E.g. ``references of project 'coco-train'``."""
+        if self.system is None:
+            return f"references of project {self.project!r}"
+        return f"captions of system {self.system!r} in project {self.project!r}"
+
+
+def training_corpus(store, project: str) -> TrainingCorpus | None:
+    """The training corpus ``project``'s settings name, or None."""
+    import json
+
+    from ..store.project_settings import get_setting
+    from ..store.projects import project_id
+    with store.read() as conn:
+        value = get_setting(conn, project_id(conn, project), TRAINING_SETTING, "")
+    if not value:
+        return None
+    data = json.loads(value)
+    return TrainingCorpus(data["project"], data.get("system"))
+
+
+def set_training_corpus(store, project: str, training_project: str | None, system: str | None = None, *,
+                        actor_role=None) -> TrainingCorpus | None:
+    """Name (or, with ``training_project=None``, forget) the training corpus of ``project``; lead/admin only.
+
+    ``training_project`` must exist and, with ``system``, hold captions of
+    that system; it cannot be ``project`` itself without a system (its own
+    references are already the stand-in). Returns what is stored.
+    """
+    import json
+
+    from ..access import LEADS, require_role
+    from ..model import Role
+    from ..store.project_settings import set_setting
+    from ..store.projects import project_id, system_names
+    require_role(actor_role or Role.ADMIN, LEADS, "naming a project's training corpus")
+    value = ""
+    named = None
+    if training_project is not None:
+        if training_project == project and system is None:
+            raise InputError(f"project {project!r}'s own references are what stands in when no training corpus is "
+                             "named; name another project (e.g. the training split)", "--training-corpus")
+        with store.read() as conn:
+            project_id(conn, training_project)  # NotFound for an unknown project
+        if system is not None and system not in system_names(store, training_project):
+            raise InputError(f"project {training_project!r} has no captions of system {system!r}", "--training-system")
+        named = TrainingCorpus(training_project, system)
+        value = json.dumps({"project": training_project, "system": system})
+    elif system is not None:
+        raise InputError("a training system needs its project (--training-corpus P2)", "--training-system")
+    with store.transaction() as conn:
+        set_setting(conn, project_id(conn, project), TRAINING_SETTING, value)
+    return named
+
+
+def _training_texts(store, project: str, named: TrainingCorpus) -> ReferenceCorpus:
+    from ..errors import NotFound
+    from ..store.diversity import caption_texts, reference_texts
+    try:
+        if named.system is not None:
+            texts = tuple(c.text for c in caption_texts(store, named.project, [named.system])[named.system])
+            return ReferenceCorpus("captions", texts, project=named.project, system=named.system, training=True)
+        return ReferenceCorpus("references", tuple(reference_texts(store, named.project)), project=named.project,
+                               training=True)
+    except NotFound as exc:
+        raise NotFound(f"the training corpus named in project {project!r}'s settings ({named.describe()}) is gone: "
+                       f"{exc}; name another with annotator settings --training-corpus") from None
 
 
 @dataclass(frozen=True)

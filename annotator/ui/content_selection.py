@@ -20,7 +20,9 @@ from ..store.projects import load_project, project_names
 
 esc = ui.md_escape
 
-_EMPTY = {"drop": "left out of M", "count": "counted in M, as equations 1 and 2 are written"}
+_EMPTY = {"count": "counted in M, as equations 1 and 2 are written", "drop": "left out of M"}
+_SINGLE = {"score": "scored as equation 1 is written (the upper bound skips them)",
+           "skip": "left out of every row, so every row has the same images"}
 
 
 @st.cache_resource(show_spinner="Loading the project…", max_entries=4)
@@ -30,11 +32,12 @@ def _project(url: str, name: str, fingerprint: tuple):
 
 @st.cache_data(show_spinner="Scoring baselines…", max_entries=16)
 def _report(url: str, name: str, fp: tuple, train: str | None, train_fp: tuple | None, baselines: tuple, ks: tuple,
-            systems: tuple, runs: int, seed: int, empty: str, upper: bool):
+            systems: tuple, runs: int, seed: int, empty: str, upper: bool, single: str):
     project = _project(url, name, fp)
     train_project = _project(url, train, train_fp) if train else None
     return evaluate_project(project, train_project=train_project, baselines=baselines, ks=ks, systems=systems,
-                            runs=runs, seed=seed, per_image=True, empty_descriptions=empty, upper_bound=upper)
+                            runs=runs, seed=seed, per_image=True, empty_descriptions=empty, upper_bound=upper,
+                            single_descriptions=single)
 
 
 @st.cache_resource(max_entries=8)
@@ -79,8 +82,10 @@ def render(ctx: ui.PageContext) -> None:
             train_name = st.selectbox("Training project", others, key="cs_train")
         empty = st.radio("Descriptions that mention no box are", list(_EMPTY), format_func=_EMPTY.get, horizontal=True,
                          key="cs_empty")
-        upper = st.checkbox("Upper bound (it needs two gold descriptions, so images with one are not scored)", value=True,
-                            key="cs_upper")
+        upper = st.checkbox("Upper bound (one description against the others: over images with two or more)",
+                            value=True, key="cs_upper")
+        single = st.radio("Images with a single gold description are", list(_SINGLE), format_func=_SINGLE.get,
+                          horizontal=True, key="cs_single", disabled=not upper)
         chosen_baselines = st.multiselect("Baselines", list(BASELINES), default=list(BASELINES), key="cs_baselines")
         k_lo, k_hi = st.slider("k (largest number of boxes a baseline may select)", 1, 30, (1, 15), key="cs_k")
         chosen_systems = st.multiselect("Systems (captions with box correspondences)", project.systems,
@@ -93,7 +98,7 @@ def render(ctx: ui.PageContext) -> None:
     train_fp = project_fingerprint(ctx.store, train_name) if train_name else None
     try:
         report = _report(url, ctx.project, fp, train_name, train_fp, tuple(chosen_baselines), ks, tuple(chosen_systems),
-                         runs, seed, empty, upper)
+                         runs, seed, empty, upper, single)
     except AnnotatorError as exc:
         st.error(esc(str(exc)))
         st.stop()

@@ -18,7 +18,8 @@ from ..diversity import (
     DiversitySettings, GapSettings, MEASURE_LABELS, MTLD_PRESETS, RATIO_MEASURES, lexical_gap, project_diversity,
 )
 from ..diversity.gap import GAP_PRESETS, gap_preset
-from ..diversity.sources import reference_corpus, reference_options
+from ..diversity.readability import READABILITY_LABELS
+from ..diversity.sources import reference_corpus, reference_options, training_corpus
 from ..errors import AnnotatorError
 from ..io.tables import FORMATS, file_name, mime_type, write_table
 from ..metric_settings import paper_tokenize_note, project_tokenize, tokenize_header
@@ -211,11 +212,15 @@ def render(ctx: ui.PageContext) -> None:
         lowercase = c1.checkbox("Lower-case", value=True, key="div_lower")
         strip = c2.checkbox("Strip punctuation", value=True, key="div_punct")
         shuffles = c3.number_input("Caption orders per TTR curve", value=10, min_value=1, max_value=100, key="div_shuffles")
-        ref_kinds = {"own": "This project's references", "project": "Another project's references",
+        training = training_corpus(store, project)
+        ref_kinds = {"own": (f"Its training corpus ({training.describe()})" if training is not None
+                             else "This project's references"), "project": "Another project's references",
                      "captions": "A system's captions", "file": "A text file"}
         ref_kind = st.radio("Reference corpus cr", list(ref_kinds), format_func=ref_kinds.get, horizontal=True,
-                            key="div_ref_kind", help="The study compares a system with the corpus it was trained on; "
-                            "the project's references stand in for it unless you choose another corpus.")
+                            key="div_ref_kind", help="The study compares a system with the corpus it was trained on. "
+                            "A lead names a project's training corpus once with `annotator settings --project P "
+                            "--training-corpus P2`; without one, the project's references stand in for it unless you "
+                            "choose another corpus.")
         ref_project = ref_system = ref_upload = None
         choices = reference_options(store)
         if ref_kind == "project":
@@ -246,7 +251,8 @@ def render(ctx: ui.PageContext) -> None:
         fp = texts_fingerprint(store, project)
         ref_choice = (ref_project, ref_system, ref_upload.name if ref_upload is not None else None)
         ref_bytes = ref_upload.getvalue() if ref_upload is not None else None
-        ref_fp = texts_fingerprint(store, ref_project) if ref_project else ()
+        ref_fp = texts_fingerprint(store, ref_project) if ref_project else () if training is None else \
+            (training.project, training.system, texts_fingerprint(store, training.project))
         report = _report(url, project, fp, settings_key, int(shuffles), ref_choice, ref_fp, ref_bytes)
     except (AnnotatorError, ValueError) as exc:
         st.error(ui.md_escape(str(exc)))
@@ -263,11 +269,14 @@ def render(ctx: ui.PageContext) -> None:
 
     st.subheader("Measures per corpus")
     frame = report.to_frame()
-    shown = frame.rename(columns={"corpus": "Corpus", **MEASURE_LABELS})
+    shown = frame.rename(columns={"corpus": "Corpus", **MEASURE_LABELS, **READABILITY_LABELS})
     st.dataframe(shown, hide_index=True, width="stretch",
-                 column_config={MEASURE_LABELS[m]: st.column_config.NumberColumn(format="%.3f")
-                                for m in ("ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld", "lexical_gap")})
-    st.caption(ui.md_escape(f"Reference corpus cr: {report.describe_reference()}."))
+                 column_config={label: st.column_config.NumberColumn(format="%.3f") for label in
+                                [*(MEASURE_LABELS[m] for m in ("ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld",
+                                                                "lexical_gap")), *READABILITY_LABELS.values()]})
+    st.caption(ui.md_escape(f"Reference corpus cr: {report.describe_reference()}."
+                            + (f" Note: {report.reference.note}." if report.reference and report.reference.note
+                               else "")))
     st.caption(f"Tokens: {report.settings.tokens.describe()}. HD-D with samples of {report.settings.hdd_draws} tokens "
                f"(empty when a corpus is shorter); {report.settings.mtld.describe()}, forwards and backwards averaged; "
                f"MATTR over windows of {report.settings.mattr_window} tokens.")
@@ -275,13 +284,15 @@ def render(ctx: ui.PageContext) -> None:
     if report.systems:
         st.subheader("Diversity ratio and lexical gap")
         gap_df = report.gap_frame().rename(columns={"system": "System", measure: MEASURE_LABELS[measure],
-                                                    "ld": "ld", "lexical_gap": "Lg"})
+                                                    "ld": "ld", "lexical_gap": "Lg", **READABILITY_LABELS})
         left, right = st.columns([2, 3])
         left.dataframe(gap_df, hide_index=True, width="stretch",
                        column_config={c: st.column_config.NumberColumn(format="%.3f") for c in gap_df.columns if c != "System"})
         left.caption(f"ld = {MEASURE_LABELS[measure]}(system) / {MEASURE_LABELS[measure]}(cr), "
                      f"{report.references.measures[measure]:.3f} for cr; "
-                     f"Lg = 1 / (1 + exp(−{report.gap.alpha:g} (ld − {report.gap.mu:g}))).")
+                     f"Lg = 1 / (1 + exp(−{report.gap.alpha:g} (ld − {report.gap.mu:g}))). Readability (textstat, "
+                     "each description one sentence): the measures the lexical-gap study tested and found not to track "
+                     "description quality; their correlation with human scores is below.")
         xs = np.linspace(0.0, 1.5, 151)
         curve = pd.DataFrame({"ld": xs, "Lg": lexical_gap(xs, report.gap.mu, report.gap.alpha)})
         pts = gap_df.dropna(subset=["ld"])

@@ -74,3 +74,33 @@ def test_errors_exit_with_code_2(store, capsys):
     with pytest.raises(InputError) as exc, store.transaction() as conn:
         write_project(conn, Project("badcap", items=[figure2_item("f", captions=[marked_caption("s", "A [woman|77]")])]))
     assert "'77'" in str(exc.value) and "'s'" in str(exc.value) and "'f'" in str(exc.value)
+
+
+def test_example_sentences_from_the_command_line(store, capsys):
+    """The paper's Section 4.3 sentences: chosen concepts joined by a random function word and an optional "the"."""
+    import random
+
+    from annotator.content_selection.realise import FUNCTION_WORDS
+    _setup(store)
+    rc, out, err = _run(store, capsys, "--project", "eval", "--train-project", "train", "--baselines", "size",
+                        "--k", "2", "--system", "sysA", "--example-image", "two", "--example-k", "2", "--json")
+    assert rc == 0, err
+    ex = json.loads(out)["examples"]
+    assert ex["k"] == 2
+    by_method = {e["method"]: e for e in ex["sentences"]}
+    assert set(by_method) == {"size", "system:sysA"} and all(e["image"] == "two" for e in ex["sentences"])
+    # size at k = 2 picks the dog (area 2500) then the ball (100); the joining words drawn as realise draws them
+    rng = random.Random(0)
+    word = rng.choice(FUNCTION_WORDS)
+    joint = f"{word} the" if rng.random() < 0.5 else word
+    size = by_method["size"]
+    assert size["selected"] == ["1", "2"]
+    assert size["sentence"] == f"Dog {joint} ball ."
+    assert size["markup"] == f"[Dog|1] {joint} [ball|2] ."
+    assert size["F"] == pytest.approx(6 / 7)  # P = (1 + 1/2)/2, R = 1
+    assert by_method["system:sysA"]["sentence"] == "A ball" and by_method["system:sysA"]["F"] == pytest.approx(1 / 3)
+    # the text form, and the first N images by default (item order: fig, then two)
+    rc, out, _ = _run(store, capsys, "--project", "eval", "--baselines", "size,bigram", "--k", "3", "--examples", "1")
+    assert rc == 0 and "example sentences (baselines at k = 3" in out and "image fig" in out and "image two" not in out
+    rc, _, err = _run(store, capsys, "--project", "eval", "--example-image", "ghost.jpg")
+    assert rc == 2 and "ghost.jpg" in err and "--example-image" in err

@@ -297,8 +297,9 @@ def test_report_on_caption_corpora():
         assert sysm.ld < 1  # the template captions are less diverse than the human ones
     assert report.systems["B"].ld < report.systems["A"].ld
     d = report.to_dict()
-    assert set(d["references"]) == {"texts", *D.MEASURES}
-    assert set(d["systems"]["A"]) == {"texts", *D.MEASURES, "ld", "lexical_gap"}
+    from annotator.diversity.readability import READABILITY
+    assert set(d["references"]) == {"texts", *D.MEASURES, *READABILITY}
+    assert set(d["systems"]["A"]) == {"texts", *D.MEASURES, "ld", "lexical_gap", *READABILITY}
     assert set(report.curves) == {"references", "A", "B"}
     mt = D.diversity_report(HUMAN_CAPTIONS, {"A": SPARSE_A}, gap=D.GapSettings(measure="mtld", mu=0.5, alpha=2))
     assert mt.systems["A"].ld == pytest.approx(mt.systems["A"].measures["mtld"] / mt.references.measures["mtld"])

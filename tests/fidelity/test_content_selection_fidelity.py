@@ -135,12 +135,15 @@ def test_leave_one_image_out_needs_two_images_and_says_so():
 
 def test_images_the_upper_bound_cannot_score_are_left_out_of_every_row():
     one = item("one", [("1", "dog", 0, 0, 10, 10)], ["A [dog|1]", "A dog in a field"])   # one gold description
-    report = evaluate([figure2_item(), one], baselines=["size"], ks=[1], systems=[])
+    report = evaluate([figure2_item(), one], baselines=["size"], ks=[1], systems=[], empty_descriptions="drop",
+                      single_descriptions="skip")
     assert report.keys == ["fig2"] and report.skipped == {"one": "fewer than two gold descriptions"}
     assert report.meta["skipped_by_reason"] == {"fewer than two gold descriptions": 1}
     # Without the upper bound the image is scored by every row; counting empty descriptions in M also lets it in.
-    assert evaluate([figure2_item(), one], baselines=["size"], ks=[1], upper_bound=False).keys == ["fig2", "one"]
-    counted = evaluate([figure2_item(), one], baselines=["size"], ks=[1], empty_descriptions="count")
+    assert evaluate([figure2_item(), one], baselines=["size"], ks=[1], upper_bound=False,
+                    empty_descriptions="drop").keys == ["fig2", "one"]
+    counted = evaluate([figure2_item(), one], baselines=["size"], ks=[1], empty_descriptions="count",
+                       single_descriptions="skip")
     assert counted.keys == ["fig2", "one"] and counted.upper_bound.n == 2
 
 
@@ -191,7 +194,7 @@ def test_descriptions_without_mentions_dropped_or_counted_as_equation_1_reads():
 
 def test_upper_bound_with_descriptions_without_mentions():
     # Left out: G1 vs G2 → P = 1/2, R = 1, F = 2/3; G2 vs G1 → P = 1, R = 1/2, F = 2/3.
-    drop = evaluate([_with_empty()], baselines=()).upper_bound
+    drop = evaluate([_with_empty()], baselines=(), empty_descriptions="drop").upper_bound
     assert (drop.P, drop.R, drop.F) == pytest.approx((3 / 4, 3 / 4, 2 / 3))
     # Counted: G1 against G2, ∅, ∅ → P = (1/2)/3 = 1/6, R = 1/3, F = 2/9; G2 against G1, ∅, ∅ → P = 1/3, R = 1/6,
     # F = 2/9; an empty description held out selects nothing → 0. Means over the four: P = R = 1/8, F = 1/9.
@@ -224,7 +227,7 @@ def test_wordnet_senses_are_distinct_concepts():
 def test_mention_statistics_per_image_and_corpus():
     two = item("two", [("1", "dog", 0, 0, 50, 50), ("2", "ball", 60, 60, 10, 10)],
                ["A [dog|1] with a [ball|2]", "A [dog|1]", "a view"])
-    report = evaluate([figure2_item(), two], baselines=())
+    report = evaluate([figure2_item(), two], baselines=(), empty_descriptions="drop")
     # Figure 2: |G_m| = 4, 2, 3, 2, 2, 3, 4 → 20/7 per description; boxes 0, 2, 3, 5 mentioned.
     rows = {r["key"]: r for r in report.stats.rows()}
     assert rows["fig2"] == {"key": "fig2", "boxes": 6, "descriptions": 7, "descriptions_without_mentions": 0,

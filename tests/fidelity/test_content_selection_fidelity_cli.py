@@ -63,21 +63,23 @@ def test_cli_leave_one_image_out_values(store, capsys):
 
 def test_cli_descriptions_without_mentions_upper_bound_and_statistics(store, capsys):
     _seed(store)
-    rc, out, _ = _run(store, capsys, "--project", "empty", "--baselines", "size", "--k", "2", "--json")
+    old = ("--empty-descriptions", "drop", "--single-descriptions", "skip")  # the conventions before equation 1's
+    rc, out, _ = _run(store, capsys, "--project", "empty", "--baselines", "size", "--k", "2", "--json", *old)
     data = json.loads(out)
     assert rc == 0 and data["images"]["skipped"] == {"one": "fewer than two gold descriptions"}
     assert data["meta"]["descriptions_without_mentions"] == 2 and data["meta"]["empty_descriptions"] == "drop"
     rc, out, _ = _run(store, capsys, "--project", "empty", "--baselines", "size", "--k", "2", "--json",
-                      "--empty-descriptions", "count")
+                      "--empty-descriptions", "count", "--single-descriptions", "skip")
     counted = json.loads(out)
     assert counted["meta"]["empty_descriptions"] == "count" and counted["meta"]["descriptions_without_mentions"] == 3
     assert [r["key"] for r in counted["images"]["scored"]] == ["e", "fig", "one"]
-    rc, out, _ = _run(store, capsys, "--project", "empty", "--baselines", "none", "--no-upper-bound", "--json")
+    rc, out, _ = _run(store, capsys, "--project", "empty", "--baselines", "none", "--no-upper-bound", "--json",
+                      "--empty-descriptions", "drop")
     loose = json.loads(out)
     assert loose["upper_bound"] is None and len(loose["images"]["scored"]) == 3
     # Statistics over e (2 descriptions, 3 instances) and fig (7, 20): 23/9 per description.
     assert data["statistics"]["instances_per_description"] == pytest.approx(23 / 9)
-    rc, out, _ = _run(store, capsys, "--project", "empty", "--baselines", "none", "--per-image")
+    rc, out, _ = _run(store, capsys, "--project", "empty", "--baselines", "none", "--per-image", *old)
     assert rc == 0
     assert "unique instances mentioned per description 2.56" in out
     assert "Descriptions that mention no box: 2, left out of M" in out
@@ -111,6 +113,9 @@ def test_page_scores_every_image_and_says_how(sqlite_store):
 def test_page_descriptions_without_mentions_and_upper_bound(sqlite_store):
     _seed(sqlite_store)
     at = page_test("content_selection", sqlite_store.url, user="ana", role="analyst", project="empty").run()
+    assert not at.exception
+    at.radio(key="cs_empty").set_value("drop").run()   # the conventions before equation 1's defaults
+    at.radio(key="cs_single").set_value("skip").run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Unique instances per description"] == "2.56 ± 0.96"
