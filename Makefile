@@ -36,9 +36,9 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements.loc
 
 # Label Studio's SDK, the reference the Label Studio tests check our files with, pins an older numpy than the app
 # uses: it gets a virtualenv of its own (tests/io/test_label_studio.py runs it as a separate process).
-$(LS_VENV)/.installed: requirements-labelstudio.txt
+$(LS_VENV)/.installed: requirements-labelstudio.txt requirements-labelstudio.lock
 	$(PYTHON) -m venv $(LS_VENV)
-	$(LS_VENV)/bin/python -m pip install -q -r requirements-labelstudio.txt
+	$(LS_VENV)/bin/python -m pip install -q -r requirements-labelstudio.txt -c requirements-labelstudio.lock
 	touch $@
 
 install: $(VENV)/.installed

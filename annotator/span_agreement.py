@@ -154,7 +154,7 @@ def pair_span_agreement(a: str, b: str, judged_a: dict, judged_b: dict, n_tokens
 def span_agreement(store, project: str, annotators=None, *, system: str | None = None) -> SpanAgreementReport:
     """Span agreement of ``annotators`` (default: everyone with an annotation in the project, by name) on
     ``project``'s captions (``system``: one system's); every pair, in the order given."""
-    from .store.analysis_queries import practice_items
+    from .store.caption_queries import practice_items
     from .store.exchange import judgement_records
     from .store.projects import project_id, system_id
     practice = set(practice_items(store, project))
