@@ -35,8 +35,8 @@ from ..model import Label, Role
 from ..taxonomy import taxonomy
 from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress, signed_in
 from .annotate_html import (  # noqa: F401 (the builders are also reachable from here, as before)
-    KEYS_HELP, LABEL_TEXT, STYLE, box_overlay_html, caption_html, guide_overlay_html, history_html, reference_html,
-    short_name, unrelated_hint_html, view_toggles_html, _guide_html,
+    KEYS_HELP, LABEL_TEXT, STYLE, box_overlay_html, caption_html, figure_ratio_html, guide_overlay_html, history_html,
+    reference_html, short_name, type_chips_html, type_columns, unrelated_hint_html, view_toggles_html, _guide_html,
 )
 from .keys import keyboard_script, panel_state_html
 
@@ -324,6 +324,10 @@ def _keyboard_script() -> str:
 
 def render(ctx: PageContext) -> None:
     """Draw the annotate page for ``ctx.user`` in ``ctx.project``."""
+    if ctx.user.role is Role.ANNOTATOR:
+        # An annotator's sidebar starts folded here (its only other page is the guidelines): the panel
+        # needs the whole width of a laptop's window.
+        st.set_page_config(initial_sidebar_state="collapsed")
     st.html(STYLE)
     if not ctx.project:
         st.info("There is no project yet. An admin imports one on the Data page or with `annotator import`.")
@@ -345,7 +349,7 @@ def render(ctx: PageContext) -> None:
     task: Task | None = st.session_state.get(K_TASK)
     prog = progress(ctx.store, ctx.user, ctx.project)
 
-    head, bar = st.columns([3, 2], vertical_alignment="bottom")
+    head, bar = st.columns([3, 2], vertical_alignment="center")
     with head:
         st.subheader(f"Annotate · {md_escape(ctx.project)}", anchor=False)
     with bar:
@@ -488,7 +492,7 @@ def _render_all_done(q: Queue) -> None:
 def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
     tax = taxonomy()
     item = task.item
-    left, right = st.columns([5, 7], gap="medium")
+    left, right = st.columns([11, 16], gap="medium")
 
     with left:
         # Boxes and references are shown or hidden in the browser (annotate_panel.js, keys h and t), and
@@ -497,6 +501,7 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
         st.html(view_toggles_html())
         note = None
         with st.container(key="ann_figure"):
+            st.html(figure_ratio_html(item))
             for show_boxes in pictures_sent(task):
                 with st.container(key="ann_img_boxes" if show_boxes else "ann_img_plain"):
                     jpeg, note = task_image(task, show_boxes)
@@ -523,7 +528,7 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
             meta.append(":violet-badge[Second annotation: accurate / inaccurate only]")
         elif task.stage == STAGE_FINE:
             meta.append(":violet-badge[Fine pass: which errors?]")
-        m1, m3, m2 = st.columns([4, 1.6, 1.3], vertical_alignment="center")
+        m1, m3, m2 = st.columns([3, 1.9, 1.4], vertical_alignment="center")
         m1.markdown(" · ".join(meta))
         m2.button("Captions `l`", key="ann_list", on_click=_on_open_list, width="stretch")
         hints = _hints(q, task, m3) if task.stage != STAGE_COARSE else {}
@@ -531,29 +536,36 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
         if task.current is not None:
             cur = task.current
             what = LABEL_TEXT.get(cur.label.value, "?") if cur.label is not None else "skipped"
-            st.caption(f"You judged this caption before ({what}, revision {cur.revision}). "
-                       "Saving again keeps the earlier version in the history.")
+            names = ", ".join(tax.get(t).name for t in cur.error_types if t in tax.ids)
+            st.caption(f"You judged this caption before ({what}{': ' + names if names else ''}, revision "
+                       f"{cur.revision}). Saving again keeps the earlier version in the history.")
 
         # The panel is a form: choosing, ticking and writing stay in the browser (no server run per key);
         # Save & next, Skip, ← / → and Save draft each send the whole judgement in one message, and the
         # core checks it again (annotation.validate). The couplings a click implies on screen (a tick
         # chooses Inaccurate, Accurate clears the ticks) are annotate_panel.js's; the save applies them too.
         with st.form(K_FORM, border=False, enter_to_submit=False):
-            st.radio("Task 1 · Is the caption an accurate description of the image?",
+            t1, chips = st.columns([3, 2], vertical_alignment="bottom")
+            t1.radio("Task 1 · Is the caption an accurate description of the image?",
                      [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL, horizontal=True,
                      format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
+            if task.stage != STAGE_COARSE:
+                # The ticked types beside the choice, so a tick made by key is seen wherever the box is.
+                chips.html(type_chips_html(tax, _ticked()))
 
             if task.stage == STAGE_COARSE:
                 st.caption("This caption is double-annotated. Give only the accurate / inaccurate judgement now; "
                            "if both annotators find it inaccurate it comes back to you for the error types.")
             else:
-                st.markdown("**Task 2 · Which errors does it make?** Tick every type that applies "
-                            "(ticking one marks the caption inaccurate).")
-                cols = st.columns(len(tax.groups))
-                for col, group in zip(cols, tax.groups):
+                st.html('<p class="ann-task2"><b>Task 2 · Which errors does it make?</b> Tick every type that '
+                        'applies (a tick marks the caption inaccurate).</p>')
+                # A compact grid: a long group goes on in the next column, so every type is in view at 1280×720.
+                columns = type_columns(tax)
+                cols = st.columns(len(columns), gap="small")
+                for col, (group, heading, types) in zip(cols, columns):
                     with col:
-                        st.markdown(f"**{group}**")
-                        for t in tax.by_group(group):
+                        st.html(f'<p class="ann-group">{html.escape(heading) or "&nbsp;"}</p>')
+                        for t in types:
                             st.checkbox(f"{short_name(t.name, group)} `{t.key}`", key=type_key(t.id),
                                         help=f"**{t.name}**: {t.definition}")
                             if t.id in hints:
@@ -564,8 +576,8 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
             # the note, the last message and the buttons, so a refusal is never off screen.
             with st.container(key="ann_actionbar"):
                 st.text_input("Note `/` (optional; required for Other) — Esc leaves the field", key=K_NOTE,
-                              max_chars=MAX_NOTE_LENGTH,
-                              placeholder="anything the team should know about this caption")
+                              max_chars=MAX_NOTE_LENGTH, label_visibility="collapsed",
+                              placeholder="Note  /  — optional; required for Other. Esc leaves the field")
                 _render_message()
                 b1, b2, b3, b5, b4 = st.columns([1, 1, 1, 1.1, 1.9])
                 b1.form_submit_button("← Previous", key="ann_prev", on_click=_on_move, args=(-1,), width="stretch")

@@ -181,3 +181,40 @@ def guide_overlay_html(tax=None, guide=None) -> str:
 def _guide_html() -> str:
     # The guidelines are files shipped with the app: built once per process, not on every key.
     return guide_overlay_html()
+
+
+#: At most this many error types in one column of the panel: a longer group goes on in the next column.
+TYPE_ROWS = 4
+
+
+def type_columns(tax=None, rows: int = TYPE_ROWS) -> list[tuple[str, str, list]]:
+    """The panel's columns of error types: (group, heading, types), at most ``rows`` types each; a group
+    longer than that continues in the next column under an empty heading, so the grid stays ``rows`` deep."""
+    tax = tax or taxonomy()
+    out = []
+    for group in tax.groups:
+        types = list(tax.by_group(group))
+        for i in range(0, len(types), rows):
+            out.append((group, group if i == 0 else "", types[i:i + rows]))
+    return out
+
+
+def type_chips_html(tax=None, ticked=()) -> str:
+    """The ticked error types as chips beside Task 1 (one per type, hidden unless ticked; annotate_panel.js
+    follows the ticks in the browser), so a tick made by key is seen even before the box is looked for."""
+    tax = tax or taxonomy()
+    e = html.escape
+    ticked = set(ticked)
+    chips = "".join(f'<span class="ann-chip" data-chip="{e(t.id)}"{"" if t.id in ticked else " hidden"}>'
+                    f"{e(t.name)}</span>" for t in tax.types)
+    return (f'<div class="ann-chips" data-testid="ann-chips" aria-label="Ticked error types">'
+            f'<span class="ann-chip-none" data-chip-none{" hidden" if ticked else ""}>No error type ticked</span>'
+            f"{chips}</div>")
+
+
+def figure_ratio_html(item) -> str:
+    """The picture's width / height as a style variable of the figure, so its height can be capped (the
+    references below it stay in view) while its boxes' labels keep their places over it."""
+    if not (getattr(item, "width", 0) and getattr(item, "height", 0)):
+        return '<style>.st-key-ann_figure { --ann-ratio: 1.3333; }</style>'
+    return f'<style>.st-key-ann_figure {{ --ann-ratio: {item.width / item.height:.4f}; }}</style>'

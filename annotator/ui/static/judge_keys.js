@@ -230,6 +230,19 @@
     const n = q('.st-key-' + P + '_note input, .st-key-' + P + '_note textarea');
     if (n) { n.focus(); n.select && n.setSelectionRange(n.value.length, n.value.length); }
   }
+  // A choice made in the sidebar (the project box, say) leaves the focus there, and keys typed next would
+  // go into its search field: after the choice the focus goes back to the page.
+  function inSidebar(el) { return !!(el && el.closest && el.closest('[data-testid="stSidebar"]')); }
+  function releaseSidebar() {
+    setTimeout(() => {
+      const a = doc.activeElement;
+      if (inSidebar(a) && a.getAttribute('aria-expanded') !== 'true') a.blur();
+    }, 60);
+  }
+  doc.addEventListener('click', function (e) {
+    const el = e.target && e.target.closest ? e.target : null;
+    if (el && (el.closest('[role="option"]') || inSidebar(el))) releaseSidebar();
+  }, true);
   doc.addEventListener('click', function (e) {
     const el = e.target && e.target.closest ? e.target : null;
     if (!el) return;
@@ -259,9 +272,17 @@
       }
       return;
     }
-    const t = e.target;
+    let t = e.target;
     // Enter or Space on the guide's own button opens the guide (the button's click), nothing else.
     if (t && t.closest && t.closest('[data-help-open]') && (e.key === 'Enter' || e.key === ' ')) return;
+    // A closed choice box of the sidebar is no field to type in: its choice is made, the keys are the page's.
+    if (inSidebar(t) && t.getAttribute('role') === 'combobox') {
+      if (t.getAttribute('aria-expanded') === 'true') { if (e.key === 'Enter') releaseSidebar(); return; }
+      const pageKey = e.key === 'Enter' || e.key === 'ArrowLeft' || e.key === 'ArrowRight' ||
+        (e.key.length === 1 && !!window[cfg.configName].keys[e.key.toLowerCase()]);
+      if (!pageKey) return;
+      t.blur(); t = doc.body;
+    }
     const typing = t && (t.tagName === 'TEXTAREA' || t.isContentEditable ||
       (t.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(t.type)));
     if (typing) {
