@@ -306,6 +306,15 @@ def page_header(ctx: PageContext) -> str:
     return require_project(ctx, text["needs"])
 
 
+def refusal_text(exc: AnnotatorError) -> str:
+    """A refused save as the judging pages say it: a broken rule as one sentence ("Choose Accurate or
+    Inaccurate first."), any other error as its message."""
+    from ..errors import InputError
+    if isinstance(exc, InputError) and exc.source is None:
+        return exc.detail[:1].upper() + exc.detail[1:] + "."
+    return str(exc)
+
+
 def show_error_and_stop(exc: AnnotatorError) -> None:
     """Show a core error as plain text and end the page run."""
     if isinstance(exc, StoreUnavailable):
@@ -355,12 +364,11 @@ def project_judgements(ctx: PageContext):
     raise AssertionError("unreachable")
 
 
-def case_picture(case) -> None:
-    """A caption case's photo with its gold boxes (annotator.adjudication.caption_case), or why it cannot be shown."""
-    png, problem = case.image_png()
-    st.image(png, caption=f"{md_escape(case.item_key)} with its gold boxes")
-    if problem:
-        st.caption(f"The photo cannot be shown: {md_escape(problem)}")
+def case_picture(case, *, references: bool = False) -> None:
+    """A caption case's photo with its gold boxes (annotator.adjudication.caption_case) as Annotate shows it: the
+    boxes' labels as readable text over it (annotator.ui.figure), with the item's references if asked for."""
+    from .figure import caption_figure
+    caption_figure(get_store(), case.caption_id, references=references)
 
 
 @st.cache_resource(show_spinner="Resolving the layer…", max_entries=8)

@@ -33,11 +33,14 @@ from ..annotation import (
 from ..errors import AnnotatorError, InputError, StoreUnavailable
 from ..model import Label, Role
 from ..taxonomy import taxonomy
-from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress, signed_in
+from . import (
+    PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, refusal_text, remember_progress, signed_in,
+)
 from .annotate_html import (  # noqa: F401 (the builders are also reachable from here, as before)
     KEYS_HELP, LABEL_TEXT, STYLE, box_overlay_html, caption_html, figure_ratio_html, guide_overlay_html, history_html,
     reference_html, short_name, type_chips_html, type_columns, unrelated_hint_html, view_toggles_html, _guide_html,
 )
+from .figure import references_block
 from .keys import keyboard_script, panel_state_html
 
 K_QKEY = "ann_qkey"
@@ -187,11 +190,8 @@ def _on_save(ctx: PageContext) -> None:
     # (an accurate caption with types, say) and says why.
     try:
         result = q.save(task, label, types, st.session_state.get(K_NOTE, ""), _seconds())
-    except InputError as exc:
-        st.session_state[K_ERR] = exc.detail[:1].upper() + exc.detail[1:] + "."
-        return
     except AnnotatorError as exc:
-        st.session_state[K_ERR] = str(exc)
+        st.session_state[K_ERR] = refusal_text(exc)
         return
     names = ", ".join(taxonomy().get(t).name for t in result.error_types)
     st.session_state[K_MSG] = (f"Saved item {task.item.key}: {LABEL_TEXT[result.label]}"
@@ -511,12 +511,7 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
         st.caption(f"Item **{md_escape(item.key)}** · {len(item.boxes)} boxes")
         if note:
             st.caption(f":orange[{md_escape(note)}]")
-        with st.container(key="ann_refs"):
-            if item.references:
-                order = [b.box_id for b in item.boxes]
-                st.html("".join(reference_html(r.text, r.mentions, order) for r in item.references))
-            else:
-                st.caption("This item has no references.")
+        references_block(item)
         st.html(_guide_html())
 
     with right:

@@ -17,8 +17,12 @@ from ..taxonomy import taxonomy
 
 LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccurate"}
 
-#: The page's style sheet (static/annotate.css), read once per process.
-STYLE = "<style>\n" + (Path(__file__).parent / "static" / "annotate.css").read_text(encoding="utf-8") + "</style>"
+_STATIC = Path(__file__).parent / "static"
+#: The picture with its boxes and the references (static/figure.css), shared with the other pages that show them.
+FIGURE_STYLE = "<style>\n" + (_STATIC / "figure.css").read_text(encoding="utf-8") + "</style>"
+#: The annotate page's style sheets (static/figure.css, static/annotate.css), read once per process.
+STYLE = "<style>\n" + "\n".join((_STATIC / f).read_text(encoding="utf-8") for f in ("figure.css", "annotate.css")) \
+    + "</style>"
 
 
 def caption_html(text: str) -> str:

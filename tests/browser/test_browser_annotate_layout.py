@@ -13,7 +13,7 @@ from annotator.model import Box, Caption, Item, Mention, Project, Reference
 from annotator.store.projects import write_project
 from annotator.taxonomy import taxonomy
 from tests.browser.annotate_helpers import PW, caption, press, sized_page
-from tests.browser.conftest import choose_option, login, wait_for_app
+from tests.browser.conftest import choose_option, login, wait_for_app, wait_until_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -77,7 +77,11 @@ def test_every_type_both_choices_and_the_action_bar_are_in_view_together(server,
     try:
         login(page, server.url, "alice", PW)
         expect(caption(page)).to_contain_text("alpha 0")
-        wait_for_app(page)
+        # The whole panel drawn (Streamlit draws a run's elements one after the other).
+        expect(page.locator('div[class*="st-key-ann_type_"] label')).to_have_count(20)
+        expect(page.locator(".st-key-ann_save button")).to_be_visible()
+        expect(page.locator(".ann-ref")).to_have_count(5)
+        wait_until_settled(page)
         assert page.evaluate("() => document.scrollingElement.scrollTop"
                              " + ((document.querySelector('[data-testid=\"stMain\"]') || {}).scrollTop || 0)") == 0
         bar = _box(page, ".st-key-ann_actionbar")

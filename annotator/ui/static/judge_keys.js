@@ -121,6 +121,21 @@
     if (inForm(r)) return { result: 'local' };
     return { result: 'done', kind: 'widget', expect: () => { const x = radios()[index]; return !!x && x.checked; } };
   }
+  // With typeKeysSet (Adjudication, where the form starts ticked from the annotators' types) a type's key sets
+  // its box: the first press on a box ticked before it was pressed keeps it, the next press clears it. What was
+  // pressed is remembered for the caption on screen only.
+  function typeKey(id) {
+    const c = window[cfg.configName];
+    const key = c.types[id];
+    if (!c.typeKeysSet) return clickInput(key);
+    const caption = captionText();
+    if (st.pressedFor !== caption) { st.pressedFor = caption; st.pressed = new Set(); }
+    const box = q('.st-key-' + key + ' input');
+    const first = !st.pressed.has(id);
+    st.pressed.add(id);
+    if (box && box.checked && first) return { result: 'noop' };
+    return clickInput(key);
+  }
   function perform(action) {
     const caption = captionText();
     const r = act(action);
@@ -140,7 +155,7 @@
     if (action === 'boxes') return clickInput(P + '_show_boxes');
     if (action === 'references') return clickInput(P + '_show_refs');
     if (action === 'zoom') return clickInput(P + '_zoom');
-    if (action.startsWith('type:')) return clickInput(window[cfg.configName].types[action.slice(5)]);
+    if (action.startsWith('type:')) return typeKey(action.slice(5));
     return { result: 'noop' };
   }
   function release() {
