@@ -22,6 +22,9 @@ def test_lead_assigns_a_project(sqlite_store):
     at.form_submit_button[0].click().run()
     assert not at.exception and not at.error
     assert any("5 are double-annotated" in s.value for s in at.success)
+    # The box at the top shows the new queues in the same run (issue 24 item 11).
+    assert "Nothing in this project is assigned yet." not in texts(at)
+    assert any(sub.value == "Current queues" for sub in at.subheader)
     rows = {r["name"]: r for r in assignment_overview(sqlite_store, "demo")}
     assert sum(r["second"] for r in rows.values()) == 5
     assert sum(r["assigned"] for r in rows.values()) == 25

@@ -29,6 +29,20 @@ def _change_queues(change):
     return result
 
 
+def _overview(box, store, project: str, role) -> None:
+    """The current queues (or that nothing is assigned yet), in ``box`` at the top of the page."""
+    overview = assignment_overview(store, project, actor_role=role)
+    with box:
+        if overview:
+            st.subheader("Current queues", anchor=False)
+            st.dataframe([{"annotator": r["name"], "assigned": r["assigned"], "done": r["done"],
+                           "second (blind)": r["second"], "practice": r["practice"]} for r in overview],
+                         hide_index=True, width="stretch")
+            st.caption(f"Second pass: **{second_pass_mode(store, project)}**")
+        else:
+            st.info("Nothing in this project is assigned yet.")
+
+
 def render(ctx: ui.PageContext) -> None:
     """Draw the assignment page of the selected project for ``ctx``."""
     st.title("Assignment")
@@ -39,15 +53,8 @@ def render(ctx: ui.PageContext) -> None:
     store, project, role = ctx.store, ctx.project, ctx.user.role
     st.caption(f"Project **{ui.md_escape(project)}**")
 
-    overview = assignment_overview(store, project, actor_role=role)
-    if overview:
-        st.subheader("Current queues", anchor=False)
-        st.dataframe([{"annotator": r["name"], "assigned": r["assigned"], "done": r["done"],
-                       "second (blind)": r["second"], "practice": r["practice"]} for r in overview],
-                     hide_index=True, width="stretch")
-        st.caption(f"Second pass: **{second_pass_mode(store, project)}**")
-    else:
-        st.info("Nothing in this project is assigned yet.")
+    # The queues as they are after whatever this run changes: drawn into this box at the end of the run.
+    overview_box = st.container()
 
     users = list_users(store)
     annotator_names = assignable_by_default(users)  # annotators who can log in, demo accounts left out
@@ -121,6 +128,8 @@ def render(ctx: ui.PageContext) -> None:
                            "largest chance": d.probability_range[1] if d.probability_range else None,
                            "already queued": d.already_queued, **{f"to {n}": k for n, k in d.per_annotator.items()}}
                           for d in result.draws], hide_index=True, width="stretch")
+
+    _overview(overview_box, store, project, role)
 
     history = sample_draws(store, project, actor_role=role)
     if history:
