@@ -31,7 +31,8 @@ def _sample_loaded(url: str) -> bool:
         from annotator.sample import ensure_sample
     except ImportError:
         return False
-    ensure_sample(store)
+    # A first start with no account: the local admin gets the sample's captions to annotate straight away.
+    ensure_sample(store, assign_to=ui.LOCAL_USER if ui.no_accounts(store) else None)
     return True
 
 

@@ -98,7 +98,8 @@ class CommandContext:
         can open a store there."""
         from .store import checked_url
         if self.args.db:
-            return checked_url(self.args.db, "--db")
+            from .config import database_url
+            return checked_url(database_url(self.args.db), "--db")
         from .config import load_settings
         return checked_url(load_settings().database_url, "ANNOTATOR_DATABASE_URL")
 
@@ -181,7 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The full parser with every discovered subcommand."""
     parser = _Parser(prog="annotator", description="Find out what image-captioning models get wrong.")
     parser.add_argument("--db", metavar="URL", default=None,
-                        help="database URL (overrides ANNOTATOR_DATABASE_URL; default: SQLite file data/annotator.db)")
+                        help="database URL, or a plain path for a SQLite file there (overrides ANNOTATOR_DATABASE_URL; "
+                             "default: the SQLite file data/annotator.db of the installation)")
     parser.add_argument("--version", action="version", version=f"annotator {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
