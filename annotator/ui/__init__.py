@@ -254,9 +254,17 @@ def ensure_shell() -> None:
     st.rerun()
 
 
+def allowed_pages_links(role) -> None:
+    """Links to the pages ``role`` may open (under a refusal, so a typed URL is not a dead end)."""
+    from ..access import pages_for
+    links = " · ".join(f"[{spec.title}](/{spec.page_id})" for spec in pages_for(role))
+    st.markdown(f"Pages you may open: {links}")
+
+
 def page_setup(page_id: str) -> PageContext:
     """Guard a page: the user must be logged in and their role allowed; else explain and stop."""
     ensure_shell()
+    user = None
     try:
         store = get_store()
         user = getattr(_SHELL, "user", None) if getattr(_SHELL, "active", False) else None
@@ -269,6 +277,8 @@ def page_setup(page_id: str) -> PageContext:
         return PageContext(store=store, user=user, project=selected_project(store), page_id=page_id)
     except PermissionDenied as exc:
         st.error(f"Not allowed: {md_escape(str(exc))}.")
+        if user is not None:
+            allowed_pages_links(user.role)
         st.stop()
     except StoreUnavailable as exc:
         outage_notice(exc)
