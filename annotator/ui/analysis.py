@@ -106,9 +106,9 @@ def render(ctx: ui.PageContext) -> None:
         x=alt.X("errors:N", sort=list(BUCKETS), title="error types on the description"),
         xOffset="system:N", y=count_axis("descriptions", errors_long["descriptions"], "y"), color="system:N",
         tooltip=["system", "errors", "descriptions"])
-    left, right = st.columns([2, 3])
-    left.dataframe(report.errors_frame(), hide_index=True)
-    right.altair_chart(chart.properties(height=240), width="stretch")
+    # Tables the page's full width (every system's counts and shares in view), each chart below its table.
+    st.dataframe(report.errors_frame(), hide_index=True, width="stretch")
+    st.altair_chart(chart.properties(height=240), width="stretch")
 
     st.subheader("Error types")
     st.caption("Two shares per type: the **share of errors** is its count over every error type ticked; the **share of "
@@ -116,7 +116,8 @@ def render(ctx: ui.PageContext) -> None:
                "(the error-analysis study's 26 % unrelated descriptions is a share of descriptions).")
     order = st.radio("Order", ["grouped", "count", "taxonomy"], horizontal=True, key="ana_order",
                      format_func={"grouped": "by group", "count": "by count", "taxonomy": "as in the taxonomy"}.get)
-    types_table = report.types_frame(order)
+    # The type's name only: its id says the same thing a second time (exports and the CLI keep both).
+    types_table = report.types_frame(order).drop(columns=["type"])
     types_long = pd.DataFrame([{"system": s, "type": et.name, "group": et.group, "count": t.type_counts[et.id]}
                                for s, t in per_system.items() for et in tax.types])
     sort_names = types_table["name"].tolist()
@@ -127,11 +128,10 @@ def render(ctx: ui.PageContext) -> None:
         color=alt.Color("system:N", title="system") if several else alt.Color("group:N", title="group"),
         yOffset="system:N" if several else alt.Undefined,
         tooltip=["system", "type", "group", "count"])
-    left, right = st.columns([2, 3])
-    left.dataframe(types_table, hide_index=True)
-    right.altair_chart(bars.properties(height=max(300, 22 * len(tax.types) * len(per_system))), width="stretch")
-    st.dataframe(report.groups_frame(), hide_index=True)
-    st.dataframe(report.share_frame(), hide_index=True)
+    st.dataframe(types_table, hide_index=True, width="stretch")
+    st.altair_chart(bars.properties(height=max(300, 22 * len(tax.types) * len(per_system))), width="stretch")
+    st.dataframe(report.groups_frame(), hide_index=True, width="stretch")
+    st.dataframe(report.share_frame(), hide_index=True, width="stretch")
 
     # ------------------------------------------------------------------ click through to examples
     st.subheader("Examples")
