@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import ui
+from .figures import category_colour
 from ..adjudication import caption_case
 from ..agreement import agreement_report
 from ..errors import AnnotatorError
@@ -117,7 +118,7 @@ def render(ctx: ui.PageContext) -> None:
             height = PER_TYPE_ROW_PX * len(used) + 40
             bars = alt.Chart(used).mark_bar().encode(
                 x=alt.X(f"{metric}:Q", scale=alt.Scale(domain=[-1 if metric == "kappa" else 0, 1])),
-                y=alt.Y("name:N", sort="-x", title=None), color=alt.Color("group:N"),
+                y=alt.Y("name:N", sort="-x", title=None), color=category_colour("group", domain=list(taxonomy().groups)),
                 tooltip=["name", "group", "both", metric])
             chart_col.altair_chart(bars.properties(title=f"Per-type {metric}", height=height), width="stretch",
                                    height=height + 40)

@@ -16,6 +16,7 @@ from ..store.analysis_queries import annotators_in, caption_details
 from ..taxonomy import taxonomy
 from ..team_selection import team_frame
 from .downloads import table_download
+from .figures import category_colour
 from .team_choice import team_picker
 
 
@@ -104,7 +105,8 @@ def render(ctx: ui.PageContext) -> None:
                                 for s, t in per_system.items() for b in BUCKETS])
     chart = alt.Chart(errors_long).mark_bar().encode(
         x=alt.X("errors:N", sort=list(BUCKETS), title="error types on the description"),
-        xOffset="system:N", y=count_axis("descriptions", errors_long["descriptions"], "y"), color="system:N",
+        xOffset="system:N", y=count_axis("descriptions", errors_long["descriptions"], "y"),
+        color=category_colour("system", domain=list(per_system)),
         tooltip=["system", "errors", "descriptions"])
     # Tables the page's full width (every system's counts and shares in view), each chart below its table.
     st.dataframe(report.errors_frame(), hide_index=True, width="stretch")
@@ -125,7 +127,7 @@ def render(ctx: ui.PageContext) -> None:
     # Counts on a whole-number axis; several systems told apart by hue (bars side by side), not by shade.
     bars = alt.Chart(types_long).mark_bar().encode(
         y=alt.Y("type:N", sort=sort_names, title=None), x=count_axis("count", types_long["count"], "x"),
-        color=alt.Color("system:N", title="system") if several else alt.Color("group:N", title="group"),
+        color=category_colour("system", domain=list(per_system)) if several else category_colour("group", domain=list(tax.groups)),
         yOffset="system:N" if several else alt.Undefined,
         tooltip=["system", "type", "group", "count"])
     st.dataframe(types_table, hide_index=True, width="stretch")

@@ -19,6 +19,7 @@ from ..errors import AnnotatorError
 from ..io.tables import FORMATS
 from ..team import TeamReport, combine, recent_activity, team_agreement, team_counts
 from .downloads import table_download
+from .figures import category_colour
 
 
 def _live(url: str, project: str):
@@ -71,7 +72,7 @@ def progress_chart(progress: pd.DataFrame) -> alt.Chart:
     return alt.Chart(data).mark_line(point=alt.OverlayMarkDef(size=70, filled=True)).encode(
         x=alt.X("day:T", title="day (UTC)", axis=alt.Axis(format="%Y-%m-%d", tickCount="day")),
         y=alt.Y("cumulative:Q", title="captions judged (cumulative)", axis=alt.Axis(tickMinStep=1)),
-        color=alt.Color("annotator:N", title="annotator"), shape=alt.Shape("annotator:N", title="annotator"),
+        color=category_colour("annotator"), shape=alt.Shape("annotator:N", title="annotator"),
         tooltip=[alt.Tooltip("day:T", format="%Y-%m-%d"), "annotator:N", "judged:Q", "cumulative:Q"])
 
 
