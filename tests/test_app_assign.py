@@ -56,3 +56,16 @@ def test_annotator_and_analyst_cannot_assign(sqlite_store):
         at = page_test("assign", sqlite_store.url, user=f"u_{role}", role=role, project="demo").run()
         assert any("Not allowed" in e.value for e in at.error)
         assert not at.form_submit_button
+
+
+def test_the_page_module_does_not_pull_in_the_estimators():
+    """Issue 24 item 20: the Assignment page's first content does not wait for scipy.stats (imported with the
+    estimators, 0.7–2.8 s on a first visit); the sample form imports them after the queues are drawn."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    code = "import sys, annotator.ui.assign; print('scipy.stats' in sys.modules, 'annotator.estimate' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert out.stdout.split() == ["False", "False"], (out.stdout, out.stderr)

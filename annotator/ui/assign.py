@@ -11,7 +11,6 @@ from ..assignment import (
 )
 from ..auth import list_users
 from ..errors import AnnotatorError
-from ..estimate.sampling import DEFAULT_FLOOR, DEFAULT_WIDEST, DESIGNS, TARGETS
 from ..layers import available_layers, parse_layer
 from ..taxonomy import taxonomy
 from ..team_selection import assignable_by_default
@@ -86,6 +85,10 @@ def render(ctx: ui.PageContext) -> None:
             st.success(f"Assigned {summary.captions} captions ({summary.practice} practice) to {len(chosen)} annotators; "
                        f"{summary.double} are double-annotated.")
             st.dataframe([{"annotator": n, **c} for n, c in summary.per_annotator.items()], hide_index=True)
+
+    # Imported here, after the queues and the Assign form are on screen: the estimators pull in scipy.stats,
+    # about a second on a first visit of the page (issue 24 item 20).
+    from ..estimate.sampling import DEFAULT_FLOOR, DEFAULT_WIDEST, DESIGNS, TARGETS
 
     st.subheader("Next human sample", anchor=False)
     st.caption("Draw about N captions of each chosen system that are not labelled yet and add them to the end of the "
