@@ -17,8 +17,11 @@ from annotator.ui import login
 
 ROOT = Path(__file__).resolve().parent
 HOME_PAGE = "annotate"  # the page the root URL shows
+SIDEBAR_WIDTH = 220  # pixels
 
-st.set_page_config(page_title="annotator", page_icon=":material/edit_note:", layout="wide")
+# A narrow sidebar (menu and project box only): a laptop's window keeps its width for the pages' work.
+st.set_page_config(page_title="annotator", page_icon=":material/edit_note:", layout="wide",
+                   initial_sidebar_state=SIDEBAR_WIDTH)
 
 
 @st.cache_resource(show_spinner=False)
@@ -28,7 +31,8 @@ def _sample_loaded(url: str) -> bool:
         from annotator.sample import ensure_sample
     except ImportError:
         return False
-    ensure_sample(store)
+    # A first start with no account: the local admin gets the sample's captions to annotate straight away.
+    ensure_sample(store, assign_to=ui.LOCAL_USER if ui.no_accounts(store) else None)
     return True
 
 

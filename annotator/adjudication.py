@@ -29,7 +29,7 @@ from .model import Box, Judgement, JudgementKind, Label, Role
 from .taxonomy import taxonomy
 
 __all__ = ["adjudication_queue", "filter_queue", "QUEUE_DISAGREEMENTS", "QUEUE_STATUSES", "adjudicate", "CaptionCase",
-           "caption_case", "Decision", "suggested_decision", "who_said_what", "type_voters"]
+           "caption_case", "Decision", "suggested_decision", "who_said_what", "type_voters", "types_pending"]
 
 
 # ------------------------------------------------------------------ queue
@@ -42,9 +42,14 @@ def adjudication_queue(frame: pd.DataFrame, *, annotators=None, system: str | No
     judged it and their labels differ ("label"), or, with ``include_types``, all
     said inaccurate with different types ("types"). Captions with an
     adjudication are kept when ``include_done`` (column ``adjudicated``).
+    A types disagreement where an annotator said inaccurate without error types
+    yet (the staged second pass: the types are still to come) is listed last,
+    with those annotators in ``waiting_for``; :func:`adjudicate` refuses it
+    until they are in.
     Columns: caption_id, item_id, system, is_practice, disagreement, annotators
     (how many judged), inaccurate (how many said so), label_<user>/types_<user>
-    per annotator (missing when that annotator did not judge it), adjudicated,
+    per annotator (missing when that annotator did not judge it), waiting_for
+    (names, "" when nobody's types are pending), adjudicated,
     adjudicated_label, adjudicated_types, adjudicated_by (missing when not adjudicated).
     Text columns are categoricals.
     """
@@ -71,7 +76,11 @@ def adjudication_queue(frame: pd.DataFrame, *, annotators=None, system: str | No
     mn = np.where(present, masks, big).min(axis=1)
     mx = np.where(present, masks, -1).max(axis=1)
     type_diff = (m >= 2) & (ones == m) & (mn != mx) if include_types else np.zeros(n, bool)
+    # Inaccurate without error types, where every annotator said inaccurate: the types are still to come (the
+    # staged second pass), so the captions wait, listed last, and no decision is taken on them yet.
+    untyped = present & inacc & (masks == 0) & type_diff[:, None]
     sel = np.flatnonzero(label_diff | type_diff)
+    sel = sel[np.argsort(untyped[sel].any(axis=1), kind="stable")]
 
     # Newest adjudication per caption, sorted by caption id, to look the queue's captions up in.
     adj = select_rows(frame, ADJUDICATION, system=system, type_ids=type_ids)
@@ -108,6 +117,8 @@ def adjudication_queue(frame: pd.DataFrame, *, annotators=None, system: str | No
         p = present[sel, j]
         out[f"label_{a}"] = pd.Categorical.from_codes(np.where(p, inacc[sel, j], -1).astype(np.int8), categories=labels)
         out[f"types_{a}"] = _type_names(masks[sel, j], ~p)
+    names = np.asarray(annotators, dtype=object)
+    out["waiting_for"] = pd.Categorical([", ".join(names[untyped[i]]) for i in sel])
     out["adjudicated"] = done
     if len(a_cap):
         out["adjudicated_label"] = pd.Categorical.from_codes(np.where(done, newest.inaccurate[pos], -1).astype(np.int8),
@@ -170,6 +181,12 @@ def adjudicate(store, caption_id: int, lead: str, lead_role: Role | str, label: 
     from .store.users import user_id
     require_role(lead_role, LEADS, "adjudication")
     types = _validate(label, error_types, note)
+    from .store.analysis_queries import caption_judgements
+    waiting = types_pending([j for j in caption_judgements(store, int(caption_id))
+                             if j.kind is JudgementKind.ANNOTATION])
+    if waiting:
+        raise InputError(f"this caption is waiting for {' and '.join(waiting)}'s error types (second pass); "
+                         "decide once they are in")
     with store.transaction() as conn:
         if stamp is None:
             require_caption(conn, int(caption_id))
@@ -334,6 +351,17 @@ def span_voters(case: CaptionCase, annotators=None) -> list[tuple]:
         for s in j.spans:
             out.setdefault(s, []).append(j.user)
     return [(s, tuple(users)) for s, users in sorted(out.items())]
+
+
+def types_pending(annotations, annotators=None) -> tuple[str, ...]:
+    """The annotators whose error types a caption still waits for: every labelled judgement of ``annotations``
+    (current annotations; of ``annotators`` when given) says inaccurate, two or more of them, and these
+    said so without types yet (the staged second pass). Empty when nothing is pending."""
+    chosen = None if annotators is None else set(annotators)
+    judged = [j for j in annotations if j.label is not None and (chosen is None or j.user in chosen)]
+    if len(judged) < 2 or any(j.label is not Label.INACCURATE for j in judged):
+        return ()
+    return tuple(j.user for j in judged if not j.error_types)
 
 
 def type_voters(case: CaptionCase, annotators=None) -> dict[str, tuple[str, ...]]:

@@ -340,7 +340,8 @@ def ensure_user_id(store, name: str, role: Role | str) -> int:
 
 #: What a session that ended is told (the same words whatever changed: password, role or access).
 SESSION_ENDED_MESSAGE = ("Your account was changed since you logged in (its password, role or access), "
-                         "so you were logged out. Please log in again.")
+                         "so you were logged out. What you were saving just now (a judgement, a decision, a correction) "
+                         "was not stored. Please log in again.")
 
 
 @dataclass(frozen=True)

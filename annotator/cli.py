@@ -22,7 +22,7 @@ import pkgutil
 import sys
 
 from . import __version__, commands
-from .config import load_settings
+from .config import database_url, load_settings
 from .errors import AnnotatorError
 from .report import EscapingWriter, json_safe, json_text, printable
 from .store import checked_url, open_existing_store, open_store
@@ -41,7 +41,7 @@ class CommandContext:
         """The database URL named by ``--db`` or the environment; InputError (naming which) unless annotator
         can open a store there."""
         if self.args.db:
-            return checked_url(self.args.db, "--db")
+            return checked_url(database_url(self.args.db), "--db")
         return checked_url(load_settings().database_url, "ANNOTATOR_DATABASE_URL")
 
     def store(self):
@@ -91,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The full parser with every discovered subcommand."""
     parser = _Parser(prog="annotator", description="Find out what image-captioning models get wrong.")
     parser.add_argument("--db", metavar="URL", default=None,
-                        help="database URL (overrides ANNOTATOR_DATABASE_URL; default: SQLite file data/annotator.db)")
+                        help="database URL, or a plain path for a SQLite file there (overrides ANNOTATOR_DATABASE_URL; "
+                             "default: the SQLite file data/annotator.db of the installation)")
     parser.add_argument("--version", action="version", version=f"annotator {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):

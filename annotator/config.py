@@ -49,11 +49,19 @@ def sqlite_url(path: Path | str) -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
 
+def database_url(value: str) -> str:
+    """A database URL as ``--db`` or ANNOTATOR_DATABASE_URL give it: a URL (``sqlite:///x.db``,
+    ``postgresql+psycopg://…``) as it is, and a plain path (no ``://``) as a SQLite file there, relative to
+    the working directory."""
+    return value if "://" in value else sqlite_url(Path(value).expanduser())
+
+
 def load_settings(environ: dict | None = None) -> Settings:
     """Build the settings from ``environ`` (default: os.environ)."""
     env = os.environ if environ is None else environ
     data_dir = Path(env.get("ANNOTATOR_DATA_DIR") or DEFAULT_DATA_DIR)
-    url = env.get("ANNOTATOR_DATABASE_URL") or sqlite_url(data_dir / "annotator.db")
+    raw_url = env.get("ANNOTATOR_DATABASE_URL")
+    url = database_url(raw_url) if raw_url else sqlite_url(data_dir / "annotator.db")
     load_sample = env.get("ANNOTATOR_SAMPLE", "1") not in ("0", "false", "no")
     roots = [part.strip() for part in (env.get("ANNOTATOR_IMAGE_ROOTS") or "").split(os.pathsep) if part.strip()]
     # Relative entries are taken from the installation directory, like relative image roots.

@@ -13,6 +13,10 @@ LAST_PROJECT = "last_project"
 LAST_PAGE = "last_page"
 
 
+#: The page a role starts on when it has no last page to go back to (annotators: Annotate, by the rule below).
+ROLE_PAGE = {Role.LEAD: "team", Role.ADMIN: "team", Role.ANALYST: "analysis"}
+
+
 @dataclass(frozen=True)
 class Landing:
     """The project (None: keep the default) and page id (None: the default page) a log-in opens."""
@@ -36,7 +40,8 @@ def landing(store, user_id: int, user: str, role: Role | str) -> Landing:
 
     An annotator opens Annotate on the project they worked on last if work is left there, else on the first
     project (by name) with work left; with none left anywhere, on their last project. Other roles open the
-    page and project they used last (a page their role may no longer open is left out).
+    page and project they used last (a page their role may no longer open is left out); without one, their
+    role's own page (:data:`ROLE_PAGE`: leads and admins Team, analysts Error analysis), not Annotate.
     """
     from .sessions import recall
     from .store.projects import project_names
@@ -52,4 +57,4 @@ def landing(store, user_id: int, user: str, role: Role | str) -> Landing:
         return Landing(last, "annotate")
     page = remembered.get(LAST_PAGE)
     spec = PAGES_BY_ID.get(page or "")
-    return Landing(last, page if spec is not None and role in spec.roles else None)
+    return Landing(last, page if spec is not None and role in spec.roles else ROLE_PAGE.get(role))

@@ -85,10 +85,12 @@ def _relative_to_install(root: str | None) -> str | None:
         return root
 
 
-def ensure_sample(store: Store, environ=None) -> bool:
+def ensure_sample(store: Store, environ=None, *, assign_to: str | None = None) -> bool:
     """Load the sample project if the store has no project and ANNOTATOR_SAMPLE is not "0"; True if loaded.
 
-    The app shell calls this once per start; it is cheap when a project exists.
+    ``assign_to`` (the local admin of a first start, where nobody has an account yet) is given every caption
+    of the sample when it is loaded, so Annotate opens on work, not on "Nothing in this project is assigned
+    yet". The app shell calls this once per start; it is cheap when a project exists.
     """
     if not sample_enabled(environ):
         return False
@@ -96,4 +98,9 @@ def ensure_sample(store: Store, environ=None) -> bool:
     with store.read() as conn:
         if has_projects(conn):
             return False
-    return load_sample(store)
+    loaded = load_sample(store)
+    if loaded and assign_to:
+        from .assignment import assign_to_self
+        from .model import Role
+        assign_to_self(store, SAMPLE_PROJECT, assign_to, Role.ADMIN)
+    return loaded

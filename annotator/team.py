@@ -156,6 +156,31 @@ def combine(counts: TeamCounts, agreement: TeamAgreement) -> TeamReport:
                       agreement.n_resamples, agreement.seed, agreement.alpha, agreement.alpha_units)
 
 
+#: Columns of :func:`recent_activity`.
+RECENT_COLUMNS = ["annotator", "judged in the last hour", "active in the last 10 minutes"]
+ACTIVE_WINDOW_S = 600.0  # "active": a save within the last ten minutes
+
+
+def recent_activity(frame: pd.DataFrame, now: float) -> pd.DataFrame:
+    """Progress within the day, at ``now`` (seconds since the epoch, UTC): per annotator with a save in the last
+    hour, how many captions they judged in that hour (current judgements with a label, saved after ``now`` − 1 h)
+    and whether they saved anything in the last ten minutes. Cheap (one pass over the save times), so a page
+    recomputes it on every refresh while the counts stay cached."""
+    ann = _annotations(frame)
+    if not len(ann):
+        return pd.DataFrame(columns=RECENT_COLUMNS)
+    saved = ann["saved_at"].to_numpy(np.float64)
+    labelled = np.asarray(ann["label"].array.codes) >= 0
+    users = np.asarray(ann["user"].astype(str), dtype=object)
+    hour = (saved >= now - 3600.0) & (saved <= now)
+    rows = []
+    for name in sorted(set(users[hour].tolist())):
+        mine = users == name
+        rows.append({"annotator": name, "judged in the last hour": int((mine & hour & labelled).sum()),
+                     "active in the last 10 minutes": bool((mine & hour & (saved >= now - ACTIVE_WINDOW_S)).any())})
+    return pd.DataFrame(rows, columns=RECENT_COLUMNS)
+
+
 def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) -> TeamCounts:
     """Per annotator and per day figures of ``project`` (arguments as for :func:`team_report`)."""
     ann = _annotations(frame)

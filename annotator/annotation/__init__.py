@@ -37,7 +37,7 @@ refuse annotators.
 from __future__ import annotations
 
 from .guidelines import Contrast, ContrastExample, Guidelines, load_guidelines
-from .pictures import _item_jpeg, labels_as_text, pictures_sent, prefetch, task_image
+from .pictures import CaptionPicture, _item_jpeg, caption_picture, labels_as_text, pictures_sent, prefetch, task_image
 from .queue import CAPTION_FILTERS, Draft, Progress, Queue, QueueEntry, SaveResult, Task
 from .reading import judgement_history, judgements_of
 from .rules import (
@@ -48,6 +48,6 @@ from .rules import (
 __all__ = [
     "CAPTION_FILTERS", "Contrast", "ContrastExample", "Draft", "Guidelines", "MAX_NOTE_LENGTH", "PAGE_KEYS", "Progress",
     "Queue", "QueueEntry", "STAGE_COARSE", "STAGE_FINE", "STAGE_FULL", "SaveResult", "Task", "check_draft",
-    "detector_hints", "judgement_history", "judgements_of", "keyboard_map", "labels_as_text", "load_guidelines",
+    "CaptionPicture", "caption_picture", "detector_hints", "judgement_history", "judgements_of", "keyboard_map", "labels_as_text", "load_guidelines",
     "pictures_sent", "prefetch", "task_image", "unrelated_hint", "unrelated_hint_text", "validate",
 ]

@@ -4,8 +4,10 @@ background prefetch of the next captions' pictures."""
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 from ..errors import InputError
+from ..model import Item
 from .queue import Queue, Task
 
 
@@ -32,6 +34,30 @@ def task_image(task: Task, show_boxes: bool = True) -> tuple[bytes, str | None]:
     item = task.item
     return _item_jpeg(task.image_root, item.image, tuple(item.boxes), item.width, item.height, bool(show_boxes),
                       task.trusted_image_root, show_labels=not labels_as_text(task))
+
+
+@dataclass(frozen=True)
+class CaptionPicture:
+    """A caption's item and its picture as the annotate page shows it (see :func:`caption_picture`)."""
+
+    item: Item
+    jpeg: bytes
+    note: str | None
+    labels_as_text: bool
+
+
+def caption_picture(store, caption_id: int) -> CaptionPicture:
+    """Caption ``caption_id``'s item (boxes, references with mentions) and its picture as Annotate shows it:
+    plain, with the boxes to be set over it as text when the item's size is known, else with the boxes (and
+    their labels) drawn in. ``note`` says why the photo itself cannot be shown, if it cannot."""
+    from ..store.tasks import caption_context
+    with store.read() as conn:
+        ctx = caption_context(conn, int(caption_id))
+    item = ctx.item
+    as_text = bool(item.width and item.height and item.boxes)
+    jpeg, note = _item_jpeg(ctx.image_root, item.image, tuple(item.boxes), item.width, item.height, not as_text,
+                            ctx.trusted_image_root, show_labels=not as_text)
+    return CaptionPicture(item, jpeg, note, as_text)
 
 
 def labels_as_text(task: Task) -> bool:

@@ -199,9 +199,17 @@ def ensure_shell() -> None:
     st.rerun()
 
 
+def allowed_pages_links(role) -> None:
+    """Links to the pages ``role`` may open (under a refusal, so a typed URL is not a dead end)."""
+    from ..access import pages_for
+    links = " · ".join(f"[{spec.title}](/{spec.page_id})" for spec in pages_for(role))
+    st.markdown(f"Pages you may open: {links}")
+
+
 def page_setup(page_id: str) -> PageContext:
     """Guard a page: the user must be logged in and their role allowed; else explain and stop."""
     ensure_shell()
+    user = None
     try:
         store = get_store()
         user = getattr(_SHELL, "user", None) if getattr(_SHELL, "active", False) else None
@@ -214,6 +222,8 @@ def page_setup(page_id: str) -> PageContext:
         return PageContext(store=store, user=user, project=selected_project(store), page_id=page_id)
     except PermissionDenied as exc:
         st.error(f"Not allowed: {md_escape(str(exc))}.")
+        if user is not None:
+            allowed_pages_links(user.role)
         st.stop()
     except StoreUnavailable as exc:
         outage_notice(exc)
@@ -251,6 +261,15 @@ def page_header(ctx: PageContext) -> str:
     return require_project(ctx, text["needs"])
 
 
+def refusal_text(exc: AnnotatorError) -> str:
+    """A refused save as the judging pages say it: a broken rule as one sentence ("Choose Accurate or
+    Inaccurate first."), any other error as its message."""
+    from ..errors import InputError
+    if isinstance(exc, InputError) and exc.source is None:
+        return exc.detail[:1].upper() + exc.detail[1:] + "."
+    return str(exc)
+
+
 def show_error_and_stop(exc: AnnotatorError) -> None:
     """Show a core error as plain text and end the page run."""
     if isinstance(exc, StoreUnavailable):
@@ -286,12 +305,11 @@ def project_judgements(ctx: PageContext):
     raise AssertionError("unreachable")
 
 
-def case_picture(case) -> None:
-    """A caption case's photo with its gold boxes (annotator.adjudication.caption_case), or why it cannot be shown."""
-    png, problem = case.image_png()
-    st.image(png, caption=f"{md_escape(case.item_key)} with its gold boxes")
-    if problem:
-        st.caption(f"The photo cannot be shown: {md_escape(problem)}")
+def case_picture(case, *, references: bool = False) -> None:
+    """A caption case's photo with its gold boxes (annotator.adjudication.caption_case) as Annotate shows it: the
+    boxes' labels as readable text over it (annotator.ui.figure), with the item's references if asked for."""
+    from .figure import caption_figure
+    caption_figure(get_store(), case.caption_id, references=references)
 
 
 def judgement_layer(ctx: PageContext, frame, version: tuple, layer: str):

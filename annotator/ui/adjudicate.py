@@ -15,7 +15,7 @@ import streamlit as st
 from .. import ui
 from ..adjudication import (
     QUEUE_DISAGREEMENTS, QUEUE_STATUSES, UNCHECKED, adjudicate, adjudication_queue, caption_case, filter_queue,
-    span_voters, suggested_decision, type_voters, who_said_what,
+    span_voters, suggested_decision, type_voters, types_pending, who_said_what,
 )
 from ..annotation import PAGE_KEYS, keyboard_map
 from ..errors import AnnotatorError, CaptionChanged, JudgementChanged
@@ -151,7 +151,7 @@ def _on_save(ctx: ui.PageContext) -> None:
         st.session_state[K_NEWER] = (int(cid), exc.current)
         return
     except AnnotatorError as exc:
-        st.session_state[K_ERR] = str(exc)
+        st.session_state[K_ERR] = ui.refusal_text(exc)  # worded as on Annotate
         if isinstance(exc, CaptionChanged):
             st.session_state.pop(K_LOADED, None)  # show the caption the id holds now, from its own start
         return
@@ -235,14 +235,16 @@ def _spans_section(case, annotators) -> None:
 def _keys_script() -> str:
     tax = taxonomy()
     keys = {k: a for k, a in keyboard_map(tax).items() if k not in PAGE_KEYS}
+    # A type's key sets it (a pre-filled type pressed to confirm it stays ticked); a second press clears it.
     return keyboard_script(prefix="adj", caption_testid="adj-caption", keys=keys,
                            labels=[Label.ACCURATE.value, Label.INACCURATE.value],
-                           types={t.id: type_key(t.id) for t in tax.types}, state_name="__adjudicateKeyState")
+                           types={t.id: type_key(t.id) for t in tax.types}, state_name="__adjudicateKeyState",
+                           type_keys_set=True)
 
 
 def render(ctx: ui.PageContext) -> None:
     """Draw the adjudication page for the lead in ``ctx``."""
-    from .annotate import short_name
+    from .annotate_html import short_name
     st.html(_STYLE)
     st.title("Adjudication")
     st.caption("Captions the annotators disagree on: different labels, or both inaccurate with different error types. "
@@ -301,8 +303,9 @@ def render(ctx: ui.PageContext) -> None:
     pos = ids.index(st.session_state[K_CAPTION])
     start = pos // PAGE_SIZE * PAGE_SIZE
     window = queue.iloc[start:start + PAGE_SIZE]
-    describe = {int(r.caption_id): f"caption {int(r.caption_id)} · {r.system} · {r.disagreement} disagreement · "
-                + ("adjudicated" if r.adjudicated else "open") for r in window.itertuples()}
+    describe = {int(r.caption_id): f"caption {int(r.caption_id)} · {r.system} · "
+                + (f"waiting for {r.waiting_for}'s types" if r.waiting_for else f"{r.disagreement} disagreement")
+                + " · " + ("adjudicated" if r.adjudicated else "open") for r in window.itertuples()}
     j1, j2 = st.columns([4, 1], vertical_alignment="bottom")
     cid = j1.selectbox("Caption", list(describe), key=K_CAPTION, format_func=describe.get)
     j2.text(f"{pos + 1} of {len(ids)}")
@@ -315,9 +318,12 @@ def render(ctx: ui.PageContext) -> None:
     if st.session_state.get(K_LOADED) != case.caption_id or st.session_state.get(K_LOADED_FOR) != tuple(chosen):
         _load(case, chosen)
 
-    left, right = st.columns([2, 3])
+    waiting = types_pending(case.annotations, chosen)
+    # Laid out as Annotate: the picture with its boxes' labels as text and the references with their mentions
+    # on the left, the caption and the decision on the right.
+    left, right = st.columns([11, 16], gap="medium")
     with left:
-        ui.case_picture(case)
+        ui.case_picture(case, references=True)
     with right:
         st.html(f'<div class="adj-caption" data-testid="adj-caption">{html.escape(case.text)}</div>')
         st.text(f"System {case.system}, line {case.line_no}, item {case.item_key}"
@@ -355,10 +361,14 @@ def render(ctx: ui.PageContext) -> None:
         b1.button("← Previous", key="adj_prev", on_click=_on_move, args=(-1,), width="stretch", disabled=pos == 0)
         b2.button("Next →", key="adj_next", on_click=_on_move, args=(1,), width="stretch",
                   disabled=pos == len(ids) - 1)
-        b3.button("Decide & next ⏎", key="adj_save", on_click=_on_save, args=(ctx,), type="primary", width="stretch")
+        if waiting:
+            st.warning(f"Waiting for {esc(' and '.join(waiting))}'s error types (second pass): no decision on this "
+                       "caption until they are in.")
+        b3.button("Decide & next ⏎", key="adj_save", on_click=_on_save, args=(ctx,), type="primary", width="stretch",
+                  disabled=bool(waiting))
         st.html(panel_state_html("adj", K_LABEL, [type_key(t.id) for t in tax.types]))
-        st.caption("Keys: `y` accurate · `n` inaccurate · a type's key ticks it · `Enter` decide and go to the next · "
-                   "`←` / `→` previous / next · `Esc` leave the note · `Ctrl+Enter` decide from the note")
+        st.caption("Keys: `y` / `n` accurate / inaccurate · a type's key sets it, a second press clears it · "
+                   "`Enter` decide & next · `←` `→` move")
     st.html(_keys_script(), unsafe_allow_javascript=True)
 
     with st.expander("The captions of this list"):

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import ui
+from .figures import category_colour
 from ..adjudication import caption_case
 from ..agreement import agreement_report
 from ..errors import AnnotatorError
@@ -61,6 +62,9 @@ def _span_section(store, project: str, version: tuple, annotators, system: str |
 
 def _num(x, digits: int = 2) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
+
+
+PER_TYPE_ROW_PX = 24  # height of one type's bar row in the per-type chart
 
 
 def render(ctx: ui.PageContext) -> None:
@@ -136,17 +140,19 @@ def render(ctx: ui.PageContext) -> None:
         tf = pair.fine.type_frame()
         metric = right.radio("Per-type figure", ["f1", "kappa", "precision", "recall"], horizontal=True, key="agr_metric")
         used = tf[(tf.iloc[:, 3] + tf.iloc[:, 4]) > 0]
+        # The per-type chart as tall as its rows (every type's name legible), its table beside it.
+        chart_col, table_col = st.columns([2, 3])
         if used.empty:
-            right.caption("No error types on captions both found inaccurate.")
+            chart_col.caption("No error types on captions both found inaccurate.")
         else:
+            height = PER_TYPE_ROW_PX * len(used) + 40
             bars = alt.Chart(used).mark_bar().encode(
                 x=alt.X(f"{metric}:Q", scale=alt.Scale(domain=[-1 if metric == "kappa" else 0, 1])),
-                y=alt.Y("name:N", sort="-x", title=None), color=alt.Color("group:N"),
+                y=alt.Y("name:N", sort="-x", title=None), color=category_colour("group", domain=list(taxonomy().groups)),
                 tooltip=["name", "group", "both", metric])
-            right.altair_chart(bars.properties(title=f"Per-type {metric}", height=max(160, 22 * len(used))),
-                               width="stretch")
-        with st.expander("Per-type figures"):
-            st.dataframe(tf, hide_index=True)
+            chart_col.altair_chart(bars.properties(title=f"Per-type {metric}", height=height), width="stretch",
+                                   height=height + 40)
+        table_col.dataframe(tf, hide_index=True, width="stretch")
 
     st.subheader("All annotators")
     m = st.columns(3)

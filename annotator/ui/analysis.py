@@ -17,6 +17,7 @@ from ..store.caption_queries import caption_details
 from ..taxonomy import taxonomy
 from ..team_selection import team_frame
 from .downloads import table_download
+from .figures import category_colour
 from .team_choice import team_picker
 
 
@@ -105,11 +106,12 @@ def render(ctx: ui.PageContext) -> None:
                                 for s, t in per_system.items() for b in BUCKETS])
     chart = alt.Chart(errors_long).mark_bar().encode(
         x=alt.X("errors:N", sort=list(BUCKETS), title="error types on the description"),
-        xOffset="system:N", y=count_axis("descriptions", errors_long["descriptions"], "y"), color="system:N",
+        xOffset="system:N", y=count_axis("descriptions", errors_long["descriptions"], "y"),
+        color=category_colour("system", domain=list(per_system)),
         tooltip=["system", "errors", "descriptions"])
-    left, right = st.columns([2, 3])
-    left.dataframe(report.errors_frame(), hide_index=True)
-    right.altair_chart(chart.properties(height=240), width="stretch")
+    # Tables the page's full width (every system's counts and shares in view), each chart below its table.
+    st.dataframe(report.errors_frame(), hide_index=True, width="stretch")
+    st.altair_chart(chart.properties(height=240), width="stretch")
 
     st.subheader("Error types")
     st.caption("Two shares per type: the **share of errors** is its count over every error type ticked; the **share of "
@@ -117,7 +119,8 @@ def render(ctx: ui.PageContext) -> None:
                "(the error-analysis study's 26 % unrelated descriptions is a share of descriptions).")
     order = st.radio("Order", ["grouped", "count", "taxonomy"], horizontal=True, key="ana_order",
                      format_func={"grouped": "by group", "count": "by count", "taxonomy": "as in the taxonomy"}.get)
-    types_table = report.types_frame(order)
+    # The type's name only: its id says the same thing a second time (exports and the CLI keep both).
+    types_table = report.types_frame(order).drop(columns=["type"])
     types_long = pd.DataFrame([{"system": s, "type": et.name, "group": et.group, "count": t.type_counts[et.id]}
                                for s, t in per_system.items() for et in tax.types])
     sort_names = types_table["name"].tolist()
@@ -125,14 +128,13 @@ def render(ctx: ui.PageContext) -> None:
     # Counts on a whole-number axis; several systems told apart by hue (bars side by side), not by shade.
     bars = alt.Chart(types_long).mark_bar().encode(
         y=alt.Y("type:N", sort=sort_names, title=None), x=count_axis("count", types_long["count"], "x"),
-        color=alt.Color("system:N", title="system") if several else alt.Color("group:N", title="group"),
+        color=category_colour("system", domain=list(per_system)) if several else category_colour("group", domain=list(tax.groups)),
         yOffset="system:N" if several else alt.Undefined,
         tooltip=["system", "type", "group", "count"])
-    left, right = st.columns([2, 3])
-    left.dataframe(types_table, hide_index=True)
-    right.altair_chart(bars.properties(height=max(300, 22 * len(tax.types) * len(per_system))), width="stretch")
-    st.dataframe(report.groups_frame(), hide_index=True)
-    st.dataframe(report.share_frame(), hide_index=True)
+    st.dataframe(types_table, hide_index=True, width="stretch")
+    st.altair_chart(bars.properties(height=max(300, 22 * len(tax.types) * len(per_system))), width="stretch")
+    st.dataframe(report.groups_frame(), hide_index=True, width="stretch")
+    st.dataframe(report.share_frame(), hide_index=True, width="stretch")
 
     # ------------------------------------------------------------------ click through to examples
     st.subheader("Examples")

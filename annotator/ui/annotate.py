@@ -19,7 +19,6 @@ before they are put into markup, never rendered as Markdown.
 
 from __future__ import annotations
 
-import functools
 import html
 import time
 from pathlib import Path
@@ -28,15 +27,21 @@ import streamlit as st
 
 from ..annotation import (
     CAPTION_FILTERS, MAX_NOTE_LENGTH, STAGE_COARSE, STAGE_FINE, Queue, Task, detector_hints, keyboard_map,
-    load_guidelines,
     prefetch,
-    labels_as_text, pictures_sent, task_image, unrelated_hint_text,
+    labels_as_text, pictures_sent, task_image,
 )
 from ..correction.blind import views_closed_for
 from ..errors import AnnotatorError, InputError, JudgementChanged, StoreUnavailable
 from ..model import Label, Role
 from ..taxonomy import taxonomy
-from . import PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, remember_progress, signed_in
+from . import (
+    PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, refusal_text, remember_progress, signed_in,
+)
+from .annotate_html import (  # noqa: F401 (the builders are also reachable from here, as before)
+    KEYS_HELP, LABEL_TEXT, STYLE, box_overlay_html, caption_html, figure_ratio_html, guide_overlay_html, history_html,
+    reference_html, short_name, type_chips_html, type_columns, unrelated_hint_html, view_toggles_html, _guide_html,
+)
+from .figure import references_block
 from . import annotate_spans
 from .keys import keyboard_script, panel_state_html
 
@@ -62,9 +67,6 @@ K_NEWER = "ann_newer"  # (caption id, the judgement saved since the page showed 
 LIST_PAGE = 100  # captions per page of the caption list
 SIZE_MAX_AGE = 60.0  # seconds; a queue only changes size when a lead reassigns
 PREFETCH_DELAY = 0.4  # seconds: let this run reach the browser before preparing the next images
-
-LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccurate"}
-
 
 def type_key(type_id: str) -> str:
     """Session/widget key of an error-type checkbox."""
@@ -204,7 +206,7 @@ def _on_save(ctx: PageContext) -> None:
         _refused_as_stale(task, exc)
         return
     except AnnotatorError as exc:
-        st.session_state[K_ERR] = str(exc)
+        st.session_state[K_ERR] = refusal_text(exc)
         return
     names = ", ".join(taxonomy().get(t).name for t in result.error_types)
     st.session_state[K_MSG] = (f"Saved item {task.item.key}: {LABEL_TEXT[result.label]}"
@@ -354,230 +356,6 @@ def _on_assign_to_me(ctx: PageContext) -> None:
     st.session_state.pop(PROGRESS_KEY, None)
 
 
-# --------------------------------------------------------------------------- rendering helpers
-
-def caption_html(text: str) -> str:
-    """The generated caption as escaped markup (shown verbatim, never interpreted)."""
-    long = ' data-long=""' if len(text) > annotate_spans.LONG_CAPTION else ""
-    return f'<div class="ann-caption" data-testid="ann-caption"{long}>{html.escape(text)}</div>'
-
-
-def reference_html(text: str, mentions, box_order: list[str]) -> str:
-    """A reference with its box mentions highlighted (tokens escaped first, then marked up)."""
-    from ..images import box_colour
-    tokens = [html.escape(t) for t in text.split()]
-    opening: dict[int, str] = {}
-    closing: dict[int, str] = {}
-    for m in mentions:
-        if not (0 <= m.start < m.end <= len(tokens)):
-            continue  # a stale span must not break the display
-        idx = box_order.index(m.box_ids[0]) if m.box_ids and m.box_ids[0] in box_order else -1
-        r, g, b = box_colour(idx) if idx >= 0 else (160, 160, 160)
-        ids = html.escape(",".join(m.box_ids))
-        refs = html.escape(" ".join(m.box_ids))
-        opening[m.start] = opening.get(m.start, "") + (
-            f'<mark data-box="{refs}" tabindex="0" style="background: rgba({r},{g},{b},0.35); '
-            f'border-bottom: 3px solid rgb({r},{g},{b}); padding: 0 2px; border-radius: 3px">')
-        closing[m.end - 1] = f'<sub style="font-size: 0.7em; opacity: 0.8"> {ids}</sub></mark>' + closing.get(m.end - 1, "")
-    out = []
-    for i, tok in enumerate(tokens):
-        out.append(opening.get(i, "") + tok + closing.get(i, ""))
-    return '<div class="ann-ref">' + " ".join(out) + "</div>"
-
-
-_STYLE = """<style>
-.ann-caption { font-size: 1.45rem; line-height: 1.45; padding: 0.6rem 0.9rem; border-left: 5px solid #1f77b4;
-  background: #f4f7fb; border-radius: 4px; white-space: pre-wrap; word-break: break-word; }
-.ann-ref { font-size: 1rem; line-height: 1.7; margin: 0.15rem 0 0.35rem 0; }
-/* Streamlit wraps the container in a box of its own size: that wrapper is what sticks. */
-[data-testid="stLayoutWrapper"]:has(> .st-key-ann_actionbar) { position: sticky; bottom: 0; z-index: 50; }
-.st-key-ann_actionbar { background: var(--st-background-color, #fff);
-  padding: 0.45rem 0 0.55rem 0; border-top: 1px solid rgba(49, 51, 63, 0.2); box-shadow: 0 -6px 10px -8px rgba(0,0,0,0.25);
-  gap: 0.45rem; }
-.st-key-ann_actionbar [data-testid="stAlert"] [data-testid="stAlertContainer"] { padding: 0.45rem 0.8rem; }
-.ann-msg { color: #1b7f3b; font-size: 0.9rem; }
-/* The boxes' labels as text over the picture, which they follow at any size. */
-.st-key-ann_figure { position: relative; }
-.st-key-ann_figure [data-testid="stElementContainer"]:has(.ann-overlay) { position: absolute; left: 0; top: 0;
-  width: 100%; z-index: 2; pointer-events: none; }
-.ann-overlay { position: relative; width: 100%; pointer-events: none; }
-.ann-boxlabel { position: absolute; font: 600 12px/1.35 "Source Sans Pro", sans-serif; padding: 0 4px; border-radius: 2px;
-  white-space: nowrap; pointer-events: auto; cursor: default; box-shadow: 0 0 0 1px rgba(0,0,0,0.55); }
-/* A box's outline: its colour inside a thin dark line, so a light colour shows on a light photo. */
-.ann-boxline { position: absolute; box-sizing: border-box; border: 2px solid; outline: 1px solid rgba(0,0,0,0.75);
-  box-shadow: inset 0 0 0 1px rgba(0,0,0,0.75); }
-.ann-boxhl { position: absolute; display: none; border: 3px solid; box-shadow: 0 0 0 2px #fff, 0 0 0 4px rgba(0,0,0,0.6); }
-.ann-boxhl.ann-on { display: block; }
-.ann-boxlabel.ann-on { box-shadow: 0 0 0 2px #000, 0 0 0 4px #fff; z-index: 3; }
-.ann-ref mark.ann-on { outline: 2px solid #000; outline-offset: 1px; }
-.ann-history { width: 100%; border-collapse: collapse; font-size: 0.85rem; table-layout: auto; }
-.ann-history th, .ann-history td { text-align: left; vertical-align: top; padding: 0.25rem 0.4rem;
-  border-bottom: 1px solid rgba(49, 51, 63, 0.15); white-space: normal; overflow-wrap: anywhere; }
-.ann-history th { font-weight: 600; }
-.ann-help-open { font-size: 0.85rem; padding: 0.25rem 0.6rem; border: 1px solid rgba(49, 51, 63, 0.25);
-  border-radius: 0.4rem; background: transparent; cursor: pointer; }
-.ann-help { position: fixed; inset: 0; z-index: 1000100; background: rgba(14, 17, 23, 0.45); display: flex;
-  align-items: flex-start; justify-content: center; padding: 3vh 2vw; }
-.ann-help[hidden] { display: none; }
-.ann-help-panel { background: #fff; color: #1f2330; max-width: 62rem; width: 100%; max-height: 94vh; overflow-y: auto;
-  border-radius: 0.6rem; padding: 0.8rem 1.4rem 1.2rem; box-shadow: 0 10px 30px rgba(0,0,0,0.3); }
-.ann-help-head { display: flex; justify-content: space-between; align-items: center; position: sticky; top: -0.8rem;
-  background: #fff; padding: 0.4rem 0; }
-.ann-help h2 { font-size: 1.3rem; margin: 0; padding: 0; } .ann-help h3 { font-size: 1.1rem; margin: 0.8rem 0 0.3rem; }
-.ann-help h4 { font-size: 1rem; margin: 0.5rem 0 0.1rem; padding: 0; } .ann-help p { margin: 0.1rem 0; }
-.ann-help-keys { display: grid; grid-template-columns: repeat(3, 1fr); gap: 0.1rem 1rem; margin: 0; }
-.ann-help-keys div { display: flex; gap: 0.5rem; } .ann-help-keys dd { margin: 0; }
-.ann-help kbd, .ann-help-open kbd { font-family: monospace; font-size: 0.85em; border: 1px solid #bbb; border-radius: 3px;
-  padding: 0 0.3em; background: #f6f6f6; }
-div[class*="st-key-ann_type_"] label p { font-size: 0.92rem; white-space: normal; overflow: visible;
-  text-overflow: clip; }
-div[class*="st-key-ann_type_"] label div { overflow: visible; }
-.ann-view { display: flex; gap: 1.4rem; margin: 0.2rem 0 0.4rem 0; }
-.ann-view label { display: flex; align-items: center; gap: 0.45rem; cursor: pointer; }
-.ann-view input { width: 1.1rem; height: 1.1rem; accent-color: #ff4b4b; }
-.ann-view p { margin: 0; white-space: nowrap; font-size: 0.95rem; }
-/* Zoom: every layer of the figure (pictures, labels) scaled alike about the pointer, clipped to the figure. */
-body.ann-zoom .st-key-ann_figure { overflow: hidden; cursor: zoom-out; }
-body.ann-zoom .st-key-ann_figure > * { transform: scale(2.5); transform-origin: var(--ann-zx, 50%) var(--ann-zy, 50%); }
-body.ann-no-boxes .st-key-ann_img_boxes, body.ann-no-boxes .ann-overlay,
-body:not(.ann-no-boxes) .st-key-ann_figure:has(.st-key-ann_img_boxes) .st-key-ann_img_plain,
-body.ann-no-refs .st-key-ann_refs { display: none; }
-[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-left: 2.2rem; padding-right: 2.2rem; }
-</style>"""
-
-
-def history_html(revisions, tax=None) -> str:
-    """The revisions of one judgement as a table that wraps instead of cutting text: type names (not
-    ids), the judgement in words, the note whole, the time in UTC. All user text escaped."""
-    tax = tax or taxonomy()
-    e = html.escape
-    head = "".join(f"<th scope=\"col\">{h}</th>" for h in
-                   ("Revision", "Judgement", "Error types", "Note", "Seconds", "Saved at (UTC)"))
-    body = []
-    for j in revisions:
-        what = LABEL_TEXT.get(j.label.value, j.label.value) if j.label is not None else "Skipped"
-        names = ", ".join(tax.get(t).name if t in tax.ids else t for t in j.error_types)
-        saved = j.created_at
-        if getattr(saved, "tzinfo", None) is not None:
-            from datetime import timezone
-            saved = saved.astimezone(timezone.utc)
-        when = saved.strftime("%Y-%m-%d %H:%M:%S") if hasattr(saved, "strftime") else str(saved)
-        body.append(f"<tr><td>{j.revision}</td><td>{e(what)}</td><td>{e(names)}</td><td>{e(j.note or '')}</td>"
-                    f"<td>{j.seconds:.1f}</td><td>{e(when)}</td></tr>")
-    return (f'<table class="ann-history" data-testid="ann-history"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table>")
-
-
-def box_overlay_html(item, hidden=()) -> str:
-    """The boxes over the picture: each box's outline in its colour, and its label as text (placed by
-    annotator.images.place_labels so labels do not overlap), in fractions of the picture so they follow
-    its shown size; a second, stronger outline lights up with the box's mentions in the references
-    (annotator/ui/static/annotate_boxes.js)."""
-    from ..images import box_colour, place_labels
-    places = place_labels(item.boxes, item.width, item.height, hidden=hidden)
-    by_id = {b.box_id: b for b in item.boxes}
-    out = [f'<div class="ann-overlay" data-testid="ann-box-overlay" style="aspect-ratio: {item.width} / {item.height}">']
-    for p in places:
-        b = by_id[p.box_id]
-        r, g, bl = box_colour(p.index)
-        ink = "#000" if 0.2126 * r + 0.7152 * g + 0.0722 * bl > 140 else "#fff"
-        ref = html.escape(p.box_id)
-        place = (f"left:{100 * b.x / item.width:.3f}%;top:{100 * b.y / item.height:.3f}%;"
-                 f"width:{100 * b.w / item.width:.3f}%;height:{100 * b.h / item.height:.3f}%;"
-                 f"border-color:rgb({r},{g},{bl})")
-        out.append(f'<div class="ann-boxline" data-box="{ref}" style="{place}"></div>')
-        out.append(f'<div class="ann-boxhl" data-box="{ref}" style="{place}"></div>')
-        out.append(f'<span class="ann-boxlabel" data-box="{ref}" tabindex="0" style="left:{100 * p.left:.3f}%;'
-                   f'top:{100 * p.top:.3f}%;background:rgb({r},{g},{bl});color:{ink}">{html.escape(p.text)}</span>')
-    out.append("</div>")
-    return "".join(out)
-
-
-def view_toggles_html() -> str:
-    """The Boxes (h), References (t) and Zoom (m) switches: plain inputs the browser acts on by itself
-    (annotate_panel.js), so none of them asks the server. Zoom magnifies the picture 2.5× around the
-    pointer (its labels and outlines with it)."""
-    return ('<div class="ann-view" role="group" aria-label="Show">'
-            '<div class="st-key-ann_show_boxes" data-local-input><label><input type="checkbox" role="switch" checked>'
-            '<p>Boxes <code>h</code></p></label></div>'
-            '<div class="st-key-ann_show_refs" data-local-input><label><input type="checkbox" role="switch" checked>'
-            '<p>References <code>t</code></p></label></div>'
-            '<div class="st-key-ann_zoom" data-local-input><label><input type="checkbox" role="switch">'
-            '<p>Zoom <code>m</code></p></label></div></div>')
-
-
-def unrelated_hint_html(tax=None) -> str:
-    """The "Generally unrelated" reminder, hidden: annotate_panel.js shows it (with the count) while more
-    than ``tax.unrelated_hint_above`` other types are ticked and Generally unrelated is not, and its button
-    leaves Generally unrelated as the only tick. The words are the core's (annotation.unrelated_hint_text)."""
-    tax = tax or taxonomy()
-    text = html.escape(unrelated_hint_text("\x00")).split("\x00")
-    return (f'<div class="ann-unrelated" data-testid="ann-unrelated-hint" data-above="{int(tax.unrelated_hint_above)}"'
-            f' role="status" hidden><span>{text[0]}<span data-count></span>{text[1]}</span> '
-            '<button type="button" data-use-unrelated>Use Generally unrelated</button></div>')
-
-
-def short_name(type_name: str, group: str) -> str:
-    """The type's name without its group word ("Wrong subject" under Subject → "Wrong"), for the narrow columns."""
-    words = type_name.split()
-    kept = [w for w in words if w.lower() != group.lower()]
-    text = " ".join(kept) if kept else type_name
-    return text[:1].upper() + text[1:]
-
-
-KEYS_HELP = (("y", "accurate"), ("n", "inaccurate"), ("1 … g", "the key on a type's label ticks or unticks it"),
-             ("Enter", "save & next"), ("← / →", "previous / next caption"), ("k", "skip (it comes back at the end)"),
-             ("h", "boxes on / off"), ("t", "references on / off"), ("m", "zoom the picture in / out"), ("l", "caption list: filter, jump by number"),
-             ("/", "write in the note"),
-             ("Esc", "leave the note (or close this guide)"), ("Ctrl+Enter", "save from the note"),
-             ("?", "this guide")) + annotate_spans.SPAN_KEYS_HELP
-
-
-def guide_overlay_html(tax=None, guide=None) -> str:
-    """The guide overlay: every key, every error type with its definition, example and the contrasts it is
-    part of, then the contrasts with their worked cases. Hidden until ``?`` or its button opens it; a
-    modal dialog with a heading, reachable and closable by keyboard. All text comes from guidelines/ and
-    is escaped (it is data, never markup)."""
-    tax = tax or taxonomy()
-    guide = guide or load_guidelines(tax=tax)
-    e = html.escape
-    out = ['<button type="button" class="ann-help-open" data-help-open="ann" aria-haspopup="dialog" '
-           'aria-controls="ann-help">Types, contrasts and keys <kbd>?</kbd></button>',
-           '<div id="ann-help" class="ann-help" role="dialog" aria-modal="true" aria-labelledby="ann-help-title" '
-           'tabindex="-1" hidden><div class="ann-help-panel" role="document" tabindex="0">',
-           '<div class="ann-help-head"><h2 id="ann-help-title">Error types, contrasts and keys</h2>'
-           '<button type="button" data-help-close aria-label="Close the guide">Close <kbd>Esc</kbd></button></div>',
-           '<h3>Keys</h3><dl class="ann-help-keys">']
-    out += [f"<div><dt><kbd>{e(k)}</kbd></dt><dd>{e(what)}</dd></div>" for k, what in KEYS_HELP]
-    out.append("</dl>")
-    by_type: dict[str, list] = {}
-    for c in guide.contrasts:
-        for t in c.types:
-            by_type.setdefault(t, []).append(c)
-    for group in tax.groups:
-        out.append(f"<h3>{e(group)}</h3>")
-        for t in tax.by_group(group):
-            out.append(f'<section class="ann-help-type" data-type="{e(t.id)}" aria-label="{e(t.name)}">'
-                       f"<h4>{e(t.name)} <kbd>{e(t.key)}</kbd></h4><p>{e(t.definition)}</p>"
-                       f"<p><em>Example:</em> \u201c{e(t.example_caption)}\u201d — {e(t.example_note)}.</p>")
-            for c in by_type.get(t.id, ()):
-                out.append(f'<p class="ann-help-contrast"><em>Contrast — {e(c.title)}</em> {e(c.rule)}</p>')
-            out.append("</section>")
-    out.append("<h3>Contrasts</h3>")
-    for c in guide.contrasts:
-        out.append(f'<section class="ann-help-contrast-case" aria-label="{e(c.title)}"><h4>{e(c.title)}</h4>'
-                   f"<p>{e(c.rule)}</p><ul>" + "".join(f"<li>{e(x.text(tax))}</li>" for x in c.examples)
-                   + "</ul></section>")
-    out.append("</div></div>")
-    return "".join(out)
-
-
-@functools.lru_cache(maxsize=1)
-def _guide_html() -> str:
-    # The guidelines are files shipped with the app: built once per process, not on every key.
-    return guide_overlay_html()
-
-
 #: Hover links between mentions and boxes (a static script; see annotate_boxes.js).
 _BOX_LINKS_JS = (Path(__file__).parent / "static" / "annotate_boxes.js").read_text(encoding="utf-8")
 #: What a click in the panel implies on screen, and the "Generally unrelated" reminder (annotate_panel.js).
@@ -596,7 +374,11 @@ def _keyboard_script() -> str:
 
 def render(ctx: PageContext) -> None:
     """Draw the annotate page for ``ctx.user`` in ``ctx.project``."""
-    st.html(_STYLE)
+    if ctx.user.role is Role.ANNOTATOR:
+        # An annotator's sidebar starts folded here (its only other page is the guidelines): the panel
+        # needs the whole width of a laptop's window.
+        st.set_page_config(initial_sidebar_state="collapsed")
+    st.html(STYLE)
     if not ctx.project:
         st.info("There is no project yet. An admin imports one on the Data page or with `annotator import`.")
         return
@@ -617,7 +399,7 @@ def render(ctx: PageContext) -> None:
     task: Task | None = st.session_state.get(K_TASK)
     prog = progress(ctx.store, ctx.user, ctx.project)
 
-    head, bar = st.columns([3, 2], vertical_alignment="bottom")
+    head, bar = st.columns([3, 2], vertical_alignment="center")
     with head:
         st.subheader(f"Annotate · {md_escape(ctx.project)}", anchor=False)
     with bar:
@@ -760,7 +542,7 @@ def _render_all_done(q: Queue) -> None:
 def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
     tax = taxonomy()
     item = task.item
-    left, right = st.columns([5, 7], gap="medium")
+    left, right = st.columns([11, 16], gap="medium")
 
     with left:
         # Boxes and references are shown or hidden in the browser (annotate_panel.js, keys h and t), and
@@ -769,6 +551,7 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
         st.html(view_toggles_html())
         note = None
         with st.container(key="ann_figure"):
+            st.html(figure_ratio_html(item))
             for show_boxes in pictures_sent(task):
                 with st.container(key="ann_img_boxes" if show_boxes else "ann_img_plain"):
                     jpeg, note = task_image(task, show_boxes)
@@ -778,14 +561,11 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
         st.caption(f"Item **{md_escape(item.key)}** · {len(item.boxes)} boxes")
         if note:
             st.caption(f":orange[{md_escape(note)}]")
-        with st.container(key="ann_refs"):
-            if views_closed_for(ctx.store, ctx.project, ctx.user.role):
+        if views_closed_for(ctx.store, ctx.project, ctx.user.role):
+            with st.container(key="ann_refs"):
                 st.caption("References are closed to correctors while this project's blind correction round is open.")
-            elif item.references:
-                order = [b.box_id for b in item.boxes]
-                st.html("".join(reference_html(r.text, r.mentions, order) for r in item.references))
-            else:
-                st.caption("This item has no references.")
+        else:
+            references_block(item)
         st.html(_guide_html())
 
     with right:
@@ -797,7 +577,7 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
             meta.append(":violet-badge[Second annotation: accurate / inaccurate only]")
         elif task.stage == STAGE_FINE:
             meta.append(":violet-badge[Fine pass: which errors?]")
-        m1, m3, m2 = st.columns([4, 1.6, 1.3], vertical_alignment="center")
+        m1, m3, m2 = st.columns([3, 1.9, 1.4], vertical_alignment="center")
         m1.markdown(" · ".join(meta))
         m2.button("Captions `l`", key="ann_list", on_click=_on_open_list, width="stretch")
         hints = _hints(q, task, m3) if task.stage != STAGE_COARSE else {}
@@ -805,8 +585,9 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
         if task.current is not None:
             cur = task.current
             what = LABEL_TEXT.get(cur.label.value, "?") if cur.label is not None else "skipped"
-            st.caption(f"You judged this caption before ({what}, revision {cur.revision}). "
-                       "Saving again keeps the earlier version in the history.")
+            names = ", ".join(tax.get(t).name for t in cur.error_types if t in tax.ids)
+            st.caption(f"You judged this caption before ({what}{': ' + names if names else ''}, revision "
+                       f"{cur.revision}). Saving again keeps the earlier version in the history.")
         newer = st.session_state.get(K_NEWER)
         if newer is not None and newer[0] == task.caption_id:
             from .newer import newer_notice
@@ -817,21 +598,27 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
         # core checks it again (annotation.validate). The couplings a click implies on screen (a tick
         # chooses Inaccurate, Accurate clears the ticks) are annotate_panel.js's; the save applies them too.
         with st.form(K_FORM, border=False, enter_to_submit=False):
-            st.radio("Task 1 · Is the caption an accurate description of the image?",
+            t1, chips = st.columns([3, 2], vertical_alignment="bottom")
+            t1.radio("Task 1 · Is the caption an accurate description of the image?",
                      [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL, horizontal=True,
                      format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
+            if task.stage != STAGE_COARSE:
+                # The ticked types beside the choice, so a tick made by key is seen wherever the box is.
+                chips.html(type_chips_html(tax, _ticked()))
 
             if task.stage == STAGE_COARSE:
                 st.caption("This caption is double-annotated. Give only the accurate / inaccurate judgement now; "
                            "if both annotators find it inaccurate it comes back to you for the error types.")
             else:
-                st.markdown("**Task 2 · Which errors does it make?** Tick every type that applies "
-                            "(ticking one marks the caption inaccurate).")
-                cols = st.columns(len(tax.groups))
-                for col, group in zip(cols, tax.groups):
+                st.html('<p class="ann-task2"><b>Task 2 · Which errors does it make?</b> Tick every type that '
+                        'applies (a tick marks the caption inaccurate).</p>')
+                # A compact grid: a long group goes on in the next column, so every type is in view at 1280×720.
+                columns = type_columns(tax)
+                cols = st.columns(len(columns), gap="small")
+                for col, (group, heading, types) in zip(cols, columns):
                     with col:
-                        st.markdown(f"**{group}**")
-                        for t in tax.by_group(group):
+                        st.html(f'<p class="ann-group">{html.escape(heading) or "&nbsp;"}</p>')
+                        for t in types:
                             st.checkbox(f"{short_name(t.name, group)} `{t.key}`", key=type_key(t.id),
                                         help=f"**{t.name}**: {t.definition}")
                             if t.id in hints:
@@ -845,8 +632,8 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
             # the note, the last message and the buttons, so a refusal is never off screen.
             with st.container(key="ann_actionbar"):
                 st.text_input("Note `/` (optional; required for Other) — Esc leaves the field", key=K_NOTE,
-                              max_chars=MAX_NOTE_LENGTH,
-                              placeholder="anything the team should know about this caption")
+                              max_chars=MAX_NOTE_LENGTH, label_visibility="collapsed",
+                              placeholder="Note  /  — optional; required for Other. Esc leaves the field")
                 _render_message()
                 b1, b2, b3, b5, b4 = st.columns([1, 1, 1, 1.1, 1.9])
                 b1.form_submit_button("← Previous", key="ann_prev", on_click=_on_move, args=(-1,), width="stretch")

@@ -11,7 +11,6 @@ from ..assignment import (
 )
 from ..auth import list_users
 from ..errors import AnnotatorError
-from ..estimate.sampling import DEFAULT_FLOOR, DEFAULT_WIDEST, DESIGNS, TARGETS
 from ..layers import available_layers, parse_layer
 from ..taxonomy import taxonomy
 from ..team_selection import assignable_by_default
@@ -29,6 +28,20 @@ def _change_queues(change):
     return result
 
 
+def _overview(box, store, project: str, role) -> None:
+    """The current queues (or that nothing is assigned yet), in ``box`` at the top of the page."""
+    overview = assignment_overview(store, project, actor_role=role)
+    with box:
+        if overview:
+            st.subheader("Current queues", anchor=False)
+            st.dataframe([{"annotator": r["name"], "assigned": r["assigned"], "done": r["done"],
+                           "second (blind)": r["second"], "practice": r["practice"]} for r in overview],
+                         hide_index=True, width="stretch")
+            st.caption(f"Second pass: **{second_pass_mode(store, project)}**")
+        else:
+            st.info("Nothing in this project is assigned yet.")
+
+
 def render(ctx: ui.PageContext) -> None:
     """Draw the assignment page of the selected project for ``ctx``."""
     st.title("Assignment")
@@ -39,15 +52,8 @@ def render(ctx: ui.PageContext) -> None:
     store, project, role = ctx.store, ctx.project, ctx.user.role
     st.caption(f"Project **{ui.md_escape(project)}**")
 
-    overview = assignment_overview(store, project, actor_role=role)
-    if overview:
-        st.subheader("Current queues", anchor=False)
-        st.dataframe([{"annotator": r["name"], "assigned": r["assigned"], "done": r["done"],
-                       "second (blind)": r["second"], "practice": r["practice"]} for r in overview],
-                     hide_index=True, width="stretch")
-        st.caption(f"Second pass: **{second_pass_mode(store, project)}**")
-    else:
-        st.info("Nothing in this project is assigned yet.")
+    # The queues as they are after whatever this run changes: drawn into this box at the end of the run.
+    overview_box = st.container()
 
     users = list_users(store)
     annotator_names = assignable_by_default(users)  # annotators who can log in, demo accounts left out
@@ -79,6 +85,10 @@ def render(ctx: ui.PageContext) -> None:
             st.success(f"Assigned {summary.captions} captions ({summary.practice} practice) to {len(chosen)} annotators; "
                        f"{summary.double} are double-annotated.")
             st.dataframe([{"annotator": n, **c} for n, c in summary.per_annotator.items()], hide_index=True)
+
+    # Imported here, after the queues and the Assign form are on screen: the estimators pull in scipy.stats,
+    # about a second on a first visit of the page (issue 24 item 20).
+    from ..estimate.sampling import DEFAULT_FLOOR, DEFAULT_WIDEST, DESIGNS, TARGETS
 
     st.subheader("Next human sample", anchor=False)
     st.caption("Draw about N captions of each chosen system that are not labelled yet and add them to the end of the "
@@ -121,6 +131,8 @@ def render(ctx: ui.PageContext) -> None:
                            "largest chance": d.probability_range[1] if d.probability_range else None,
                            "already queued": d.already_queued, **{f"to {n}": k for n, k in d.per_annotator.items()}}
                           for d in result.draws], hide_index=True, width="stretch")
+
+    _overview(overview_box, store, project, role)
 
     history = sample_draws(store, project, actor_role=role)
     if history:

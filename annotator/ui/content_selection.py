@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import ui
+from .figures import category_colour
 from ..content_selection import (
     BASELINES, DEFAULT_KS, evaluate_project, explain_image, held_out_priors, learn_priors, mention_counts, needs_priors,
     scope_lines,
@@ -145,11 +146,14 @@ def render(ctx: ui.PageContext) -> None:
     base_rows = rows[rows["kind"] == "baseline"]
     if not base_rows.empty:
         refs_df = rows[rows["kind"] != "baseline"][["method", "F"]]
+        # One legend for every series: the baselines' lines and the dashed upper bound and systems, in one palette.
+        methods = list(dict.fromkeys(base_rows["method"].tolist() + refs_df["method"].tolist()))
+        colour = category_colour("method", "baseline, upper bound, system", domain=methods)
         f_chart = alt.Chart(base_rows).mark_line(point=True).encode(
             x=alt.X("k:O", title="k"), y=alt.Y("F:Q", title="F", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("method:N", title="baseline"), tooltip=["method", "k", alt.Tooltip("F:Q", format=".3f")])
-        rules = alt.Chart(refs_df).mark_rule(strokeDash=[4, 4]).encode(
-            y="F:Q", color=alt.value("#555"), tooltip=["method", alt.Tooltip("F:Q", format=".3f")])
+            color=colour, tooltip=["method", "k", alt.Tooltip("F:Q", format=".3f")])
+        rules = alt.Chart(refs_df).mark_rule(strokeDash=[4, 4], strokeWidth=2).encode(
+            y="F:Q", color=colour, tooltip=["method", alt.Tooltip("F:Q", format=".3f")])
         st.subheader("F against k")
         st.caption("Dashed lines: the upper bound and the systems, which do not depend on k.")
         st.altair_chart(f_chart + rules, width="stretch")
@@ -157,7 +161,7 @@ def render(ctx: ui.PageContext) -> None:
         pr = base_rows.melt(id_vars=["method", "k"], value_vars=["P", "R"], var_name="measure", value_name="score")
         pr_chart = alt.Chart(pr).mark_line(point=True).encode(
             x=alt.X("k:O", title="k"), y=alt.Y("score:Q", title="score", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("method:N", title="baseline"),
+            color=category_colour("method", "baseline", domain=list(dict.fromkeys(base_rows["method"]))),
             strokeDash=alt.StrokeDash("measure:N", title="measure"),
             tooltip=["method", "k", "measure", alt.Tooltip("score:Q", format=".3f")])
         st.subheader("Precision and recall against k")

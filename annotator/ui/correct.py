@@ -244,13 +244,10 @@ def render(ctx: ui.PageContext) -> None:
     # ------------------------------------------------------------------ the caption
     left, right = st.columns([1, 1])
     with left:
-        try:
-            from ..images import render_boxes_png
-            png = render_boxes_png(cctx["image_root"], cctx["image"], cctx["boxes"], width=cctx["width"], height=cctx["height"],
-                                   trusted_root=cctx["trusted_image_root"])
-            st.image(png, caption=f"{esc(cctx['item_key'])} with its gold boxes", width="stretch")
-        except (ImportError, InputError) as exc:
-            st.warning(f"The image cannot be shown: {esc(str(exc))}")
+        # The boxes' labels as readable text over the picture, as on Annotate (the references stay hidden here
+        # until the correction is saved).
+        from .figure import caption_figure
+        caption_figure(store, int(cid), references=False)
     with right:
         st.markdown("**Generated caption**")
         st.text(it.text)

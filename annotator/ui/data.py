@@ -37,8 +37,10 @@ def _input(option, format_name: str):
     key = option.widget_key(format_name)
     label = option.label or option.name.replace("_", " ").capitalize()
     if option.kind in ("file", "files"):
-        return st.file_uploader(label, type=list(option.types) if option.types else None,
-                                accept_multiple_files=option.kind == "files", key=key, help=option.page_help)
+        upload = st.file_uploader(label, type=list(option.types) if option.types else None,
+                                  accept_multiple_files=option.kind == "files", key=key, help=option.page_help)
+        st.caption(upload_limit_text(format_name, several=option.kind == "files"))
+        return upload
     if option.kind == "switch":
         return st.checkbox(label, key=key, help=option.page_help)
     if option.kind == "integer":
@@ -50,6 +52,14 @@ def _input(option, format_name: str):
     if option.kind == "list":
         return option.value(text)
     return text or None  # an optional field left empty is not given
+
+
+def upload_limit_text(format_name: str, *, several: bool = False) -> str:
+    """What an uploader takes, said beside it: one file or several, the server's size limit per file
+    (``server.maxUploadSize``), and that a bigger file goes through the command line."""
+    limit = int(st.get_option("server.maxUploadSize"))
+    return (f"{'Several files' if several else 'One file'}, up to {limit} MB each. A bigger file: "
+            f"`annotator import {format_name} …` on the server (README, Data).")
 
 
 def _values(fmt, given: dict, folder: Path) -> dict:

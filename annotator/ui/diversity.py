@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import ui
+from .figures import category_colour
 from ..access import LEADS
 from ..diversity import (
     DiversitySettings, GapSettings, MEASURE_LABELS, MTLD_PRESETS, RATIO_MEASURES, lexical_gap, project_diversity,
@@ -127,7 +128,7 @@ def _mu_section(texts: _Texts, mu: float, measure: str):
     dist = mu_estimate.frame()
     hist = alt.Chart(dist).mark_bar(opacity=0.55, binSpacing=0).encode(
         x=alt.X("ld:Q", bin=alt.Bin(maxbins=30), title="ld of a sub-corpus"),
-        y=alt.Y("count():Q", stack=None, title="sub-corpora"), color=alt.Color("set:N", title="Descriptions"))
+        y=alt.Y("count():Q", stack=None, title="sub-corpora"), color=category_colour("set", "Descriptions"))
     rules = pd.DataFrame({"ld": [mu_estimate.mu, float(mu)], "line": ["estimated µ", "µ in use"]})
     rule = alt.Chart(rules).mark_rule(strokeWidth=2).encode(
         x="ld:Q", strokeDash=alt.StrokeDash("line:N", title=""), tooltip=["line", alt.Tooltip("ld:Q", format=".3f")])
@@ -299,7 +300,7 @@ def render(ctx: ui.PageContext) -> None:
         chart = alt.Chart(curve).mark_line(color="#888").encode(x=alt.X("ld:Q", title="ld"), y=alt.Y("Lg:Q", title="Lg"))
         if not pts.empty:
             chart = chart + alt.Chart(pts).mark_point(size=80, filled=True).encode(
-                x="ld:Q", y="Lg:Q", color=alt.Color("System:N"), tooltip=["System", "ld", "Lg"])
+                x="ld:Q", y="Lg:Q", color=category_colour("System"), tooltip=["System", "ld", "Lg"])
         right.altair_chart(chart.properties(height=220), width="stretch")
 
     st.subheader("TTR curves")
@@ -318,9 +319,9 @@ def render(ctx: ui.PageContext) -> None:
                 curves = curves[curves["tokens"] <= min(lengths.values())]
             line = alt.Chart(curves).mark_line().encode(
                 x=alt.X("tokens:Q", title="tokens read"), y=alt.Y("ttr:Q", title="TTR"),
-                color=alt.Color("corpus:N", title="Corpus"), tooltip=["corpus", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
+                color=category_colour("corpus", "Corpus"), tooltip=["corpus", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
             band = alt.Chart(curves.assign(lo=curves["ttr"] - curves["sd"], hi=curves["ttr"] + curves["sd"])).mark_area(
-                opacity=0.15).encode(x="tokens:Q", y="lo:Q", y2="hi:Q", color="corpus:N")
+                opacity=0.15).encode(x="tokens:Q", y="lo:Q", y2="hi:Q", color=category_colour("corpus", "Corpus"))
             st.altair_chart((band + line).properties(height=320, title="Whole corpora"), width="stretch")
             st.caption(f"Mean TTR over {report.curves[report.references.name].shuffles} random orders of the captions "
                        "(seed 0); the band is ± one standard deviation. Steeper, lower curves mean more repeated words.")
@@ -334,7 +335,7 @@ def render(ctx: ui.PageContext) -> None:
             one["descriptions"] = one["corpus"].map({"human": "references (human)", "machine": "captions (machine)"})
             chart = alt.Chart(one).mark_line(point=True).encode(
                 x=alt.X("tokens:Q", title="tokens read"), y=alt.Y("ttr:Q", title="TTR"),
-                color=alt.Color("descriptions:N", title="Descriptions"),
+                color=category_colour("descriptions", "Descriptions"),
                 tooltip=["descriptions", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
             st.altair_chart(chart.properties(height=320, title="One image"), width="stretch")
             st.caption("The image's references and its systems' captions, each in random orders as for the corpora. "

@@ -18,6 +18,7 @@ from ..store.analysis_queries import annotators_in
 from ..store.content_selection import project_fingerprint
 from ..taxonomy import taxonomy
 from .downloads import table_download
+from .formatting import number, percent, text_table
 
 
 @st.cache_resource(show_spinner="Running the error detectors on every caption…", max_entries=4)
@@ -122,7 +123,7 @@ def render(ctx: ui.PageContext) -> None:
     for report in result.reports:
         st.subheader(ui.md_escape(report.system), anchor=False)
         e = report.inaccurate
-        m1, m2, m3, m4 = st.columns(4)
+        m1, m2, m3, m4 = st.columns([1, 1.5, 1.2, 1.3])  # the interval card wide enough for "100.0–100.0%"
         m1.metric("Inaccurate (estimate)", f"{e.estimate:.1%}")
         m2.metric(f"{level:.0%} interval", _interval(e.ci))
         m3.metric("Human labels", f"{report.n_human:,} of {report.n_total:,}")
@@ -165,20 +166,22 @@ def render(ctx: ui.PageContext) -> None:
         sparse=table["sparse"],
         classical=[_interval(c) for c in zip(table["classical_low"], table["classical_high"])])
     shown = pd.concat([shown, table[["n_human", "more_labels_to_halve", "precision", "recall", "auc"]]], axis=1)
+    shown = text_table(shown, {"estimate": percent, "more_labels_to_halve": lambda v: number(v, 0),
+                               **{c: number for c in ("precision", "recall", "auc")}})
     st.dataframe(shown, hide_index=True, width="stretch", column_config={
         "system": st.column_config.TextColumn("System"), "type": st.column_config.TextColumn("Target"),
-        "estimate": st.column_config.NumberColumn("Estimate", format="percent"),
+        "estimate": st.column_config.TextColumn("Estimate"),
         "interval": st.column_config.TextColumn(f"{level:.0%} interval"),
         "sparse": st.column_config.CheckboxColumn(
             "Few cases", help=f"Fewer than {MIN_SUPPORT} labelled cases or non-zero residuals: the interval is "
                               "widened to the exact interval of the human labels."),
         "classical": st.column_config.TextColumn("Classical interval", help="From the human labels alone."),
         "n_human": st.column_config.NumberColumn("Human labels"),
-        "more_labels_to_halve": st.column_config.NumberColumn(
+        "more_labels_to_halve": st.column_config.TextColumn(
             "More labels to halve", help="About how many more human labels, drawn at random, would halve the interval."),
-        "precision": st.column_config.NumberColumn("Precision", format="%.2f", help="Of the detector's flags."),
-        "recall": st.column_config.NumberColumn("Recall", format="%.2f", help="Of the detector, on the labelled captions."),
-        "auc": st.column_config.NumberColumn("AUC", format="%.2f", help="How well the detector's score ranks them.")})
+        "precision": st.column_config.TextColumn("Precision", help="Of the detector's flags."),
+        "recall": st.column_config.TextColumn("Recall", help="Of the detector, on the labelled captions."),
+        "auc": st.column_config.TextColumn("AUC", help="How well the detector's score ranks them.")})
 
     if len(estimated) >= 2:
         st.subheader("Difference between two systems", anchor=False)
@@ -189,15 +192,15 @@ def render(ctx: ui.PageContext) -> None:
             st.info("Choose two different systems.")
         else:
             diffs = result.difference(a, b)
-            st.dataframe(pd.DataFrame([{"target": _target_name(t),
+            diff_table = pd.DataFrame([{"target": _target_name(t),
                                         "A minus B": d.estimate, "low": d.ci[0], "high": d.ci[1],
                                         "classical low": d.classical_ci[0], "classical high": d.classical_ci[1],
                                         "interval": f"paired, {d.pairs} images" if d.design == "paired"
                                         else "independent samples"}
-                                       for t, d in diffs.items()]),
-                         hide_index=True, width="stretch", column_config={
-                             c: st.column_config.NumberColumn(c, format="percent")
-                             for c in ("A minus B", "low", "high", "classical low", "classical high")})
+                                       for t, d in diffs.items()])
+            # One format per column (one decimal, as the estimates above), "—" where a figure is missing.
+            shares = ("A minus B", "low", "high", "classical low", "classical high")
+            st.dataframe(text_table(diff_table, {c: percent for c in shares}), hide_index=True, width="stretch")
 
     _detectors_word_by_word(ctx, project, (fingerprint, version), layer_choice, chosen, (proj, scored))
 

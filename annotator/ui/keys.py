@@ -19,17 +19,18 @@ _CONFIG_SLOT = "__ANNOTATOR_KEYS_CONFIG__"
 
 
 def keyboard_script(*, prefix: str, caption_testid: str, keys: dict[str, str], types: dict[str, str],
-                    labels: list[str], state_name: str) -> str:
+                    labels: list[str], state_name: str, type_keys_set: bool = False) -> str:
     """The page script for ``keys`` (key → action: ``accurate``, ``inaccurate``, ``type:<id>``, ``skip``,
     ``boxes``, ``references``; Enter saves, ←/→ move) on the widgets named with ``prefix``.
 
     ``types`` maps a type id to its checkbox key; ``state_name`` is the window property holding the
     handler's state (tests wait on it). One handler per prefix is installed in the document; it acts
-    only while its page's save button is on screen.
+    only while its page's save button is on screen. With ``type_keys_set`` a type's key sets its box: the
+    first press on a box already ticked (a pre-filled decision) keeps it, a second press clears it.
     """
     config = json.dumps({"keys": keys, "labels": labels, "types": types, "prefix": prefix,
                          "captionTestId": caption_testid, "stateName": state_name,
-                         "configName": f"__{prefix}KeyConfig"})
+                         "configName": f"__{prefix}KeyConfig", "typeKeysSet": type_keys_set})
     return "<script>\n" + _KEYBOARD_JS.replace(_CONFIG_SLOT, config) + "</script>"
 
 

@@ -7,6 +7,8 @@ saved since the last one.
 
 from __future__ import annotations
 
+import time
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -18,8 +20,9 @@ from ..io.tables import FORMATS
 from ..frames.assignments import assignment_frame
 from ..frames.shared import team_live_frame
 from ..store.frame_versions import assignment_version
-from ..team import TeamReport, combine, team_agreement, team_counts
+from ..team import TeamReport, combine, recent_activity, team_agreement, team_counts
 from .downloads import table_download
+from .figures import category_colour
 
 
 def _live(url: str, project: str):
@@ -69,13 +72,22 @@ def progress_chart(progress: pd.DataFrame) -> alt.Chart:
     return alt.Chart(data).mark_line(point=alt.OverlayMarkDef(size=70, filled=True)).encode(
         x=alt.X("day:T", title="day (UTC)", axis=alt.Axis(format="%Y-%m-%d", tickCount="day")),
         y=alt.Y("cumulative:Q", title="captions judged (cumulative)", axis=alt.Axis(tickMinStep=1)),
-        color=alt.Color("annotator:N", title="annotator"), shape=alt.Shape("annotator:N", title="annotator"),
+        color=category_colour("annotator"), shape=alt.Shape("annotator:N", title="annotator"),
         tooltip=[alt.Tooltip("day:T", format="%Y-%m-%d"), "annotator:N", "judged:Q", "cumulative:Q"])
 
 
+REFRESH_SECONDS = 30  # how often the page reads new saves by itself while its switch is on
+
+
 def render(ctx: ui.PageContext) -> None:
-    """Draw the Team page."""
+    """Draw the Team page; with "Refresh by itself" on (the default) its figures are read again every
+    REFRESH_SECONDS seconds (only the new saves are read)."""
     st.title("Team")
+    auto = st.toggle(f"Refresh by itself every {REFRESH_SECONDS} s", value=True, key="team_auto_refresh")
+    st.fragment(run_every=REFRESH_SECONDS if auto else None)(_render_figures)(ctx)
+
+
+def _render_figures(ctx: ui.PageContext) -> None:
     st.caption("Who has done how much and how fast, what waits for the fine pass, and how well the annotators agree "
                "so far. Done counts assigned captions with a label (captions waiting for their fine pass are not "
                "done yet); speed uses the working time saved with each current judgement (imported judgements "
@@ -100,6 +112,12 @@ def render(ctx: ui.PageContext) -> None:
     st.dataframe(shown, hide_index=True, width="stretch", key="team_annotators", column_config={
         "median seconds": st.column_config.NumberColumn(format="%.1f"),
         "captions per hour": st.column_config.NumberColumn(format="%.1f")})
+    recent = recent_activity(figures.frame, time.time())
+    if recent.empty:
+        st.caption("Within the hour: nobody saved a judgement in the last hour.")
+    else:
+        st.markdown("**Within the hour**")
+        st.dataframe(recent, hide_index=True, width="stretch", key="team_recent")
 
     st.subheader("Progress over time")
     if counts.progress.empty:

@@ -228,5 +228,5 @@ def login(page, base_url: str, name: str, password: str, *, path: str = "/") -> 
     page.get_by_label("User name").fill(name)
     page.get_by_label("Password", exact=True).fill(password)
     page.get_by_role("button", name="Log in").click()
-    page.wait_for_selector('[data-testid="stSidebar"]')
+    page.wait_for_selector('[data-testid="stSidebar"]', state="attached")  # folded on an annotator's Annotate
     wait_for_app(page)

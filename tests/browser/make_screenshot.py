@@ -1,11 +1,11 @@
-"""Regenerate docs/img/annotate.png: the annotate page on the sample project, in headless Chromium.
+"""Regenerate the README's screenshots in headless Chromium at 1280 x 720: Annotate (docs/img/annotate.png),
+Adjudication (adjudicate.png), Correction (correct.png) and Error analysis (analysis.png), on the sample project.
 
-Usage: .venv/bin/python tests/browser/make_screenshot.py [output.png]
-       .venv/bin/python tests/browser/make_screenshot.py --spans [output.png]   (docs/img/annotate_spans.png)
+Usage: .venv/bin/python tests/browser/make_screenshot.py [output folder]   (default: docs/img)
 
-Not a test (pytest does not collect it). It loads the sample project into a
-temporary database, gives its captions to an annotator, logs in, starts a
-judgement (Inaccurate, two error types, a note) and takes the picture.
+Not a test (pytest does not collect it). It loads the sample project with its two demo annotators' judgements
+into a temporary database, gives its captions to an annotator, logs in as that annotator (a judgement under way:
+Inaccurate, two error types, a note), then as a lead and as an analyst, and takes one picture per page.
 """
 
 from __future__ import annotations
@@ -18,19 +18,18 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def _mark_spans(page, wait_until_settled) -> None:
-    """The caption "A man in an orange jacket …": "man" marked as Gender, "jacket" as Type of clothing with the
-    fix "space suit", by the word cursor and the type keys."""
-    page.once("dialog", lambda d: d.accept("space suit"))
-    for key in (".", ".", "2", ".", ".", ".", ".", "3", ",", ".", "/"):
-        page.keyboard.press(key)
-        page.wait_for_timeout(60)
-    wait_until_settled(page, quiet_ms=300)
+SIZE = {"width": 1280, "height": 720}
+PW = "screenshot-password"
 
 
-def main(out: Path, spans: bool = False) -> None:
-    from conftest import CHROMIUM, CHROMIUM_ARGS, login, start_server, wait_until_settled
+def _settle(page, wait_until_settled) -> None:
+    wait_until_settled(page, quiet_ms=800)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.mouse.move(5, SIZE["height"] - 5)
+
+
+def main(out_dir: Path) -> None:
+    from conftest import CHROMIUM, CHROMIUM_ARGS, choose_option, login, start_server, wait_until_settled
     from playwright.sync_api import sync_playwright
 
     from annotator.assignment import assign
@@ -41,41 +40,62 @@ def main(out: Path, spans: bool = False) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="annotator-shot-"))
     url = f"sqlite:///{tmp / 'shot.db'}"
     store = open_store(url)
-    load_sample(store, with_judgements=False)
-    add_user(store, "maria", "annotator", "screenshot-password")
-    add_user(store, "tomas", "annotator")
-    assign(store, SAMPLE_PROJECT, ["maria", "tomas"], double_fraction=0.0, systems=["sat-attn"])
+    load_sample(store, with_judgements=True)
+    add_user(store, "maria", "annotator", PW)
+    add_user(store, "lea", "lead", PW)
+    add_user(store, "ana", "analyst", PW)
+    assign(store, SAMPLE_PROJECT, ["maria"], double_fraction=0.0, systems=["sat-attn"])
     store.dispose()
 
+    out_dir.mkdir(parents=True, exist_ok=True)
     server = start_server(url, tmp)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1440, "height": 960}, device_scale_factor=1)
-            login(page, server.url, "maria", "screenshot-password")
-            page.evaluate("() => document.activeElement && document.activeElement.blur()")
-            if spans:
-                _mark_spans(page, wait_until_settled)
-            for key in (() if spans else ("2", "3")):  # Gender, Type of clothing (ticking implies Inaccurate)
-                page.keyboard.press(key)
-                page.wait_for_timeout(200)
-                wait_until_settled(page, quiet_ms=300)
-            page.locator(".st-key-ann_note input").fill("the astronaut is a woman in a space suit")
-            page.locator(".st-key-ann_note input").press("Tab")
-            wait_until_settled(page, quiet_ms=500)
-            page.evaluate("() => document.activeElement && document.activeElement.blur()")
-            page.mouse.move(5, 950)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(out), full_page=False)
+
+            def shot(user: str, path: str, name: str, before=None) -> None:
+                context = browser.new_context(viewport=SIZE, device_scale_factor=1)
+                page = context.new_page()
+                login(page, server.url, user, PW, path=path)
+                _settle(page, wait_until_settled)
+                if before is not None:
+                    before(page)
+                    _settle(page, wait_until_settled)
+                page.screenshot(path=str(out_dir / name), full_page=False)
+                context.close()
+                print(f"wrote {out_dir / name}")
+
+            def judgement_under_way(page) -> None:
+                page.wait_for_selector('[data-testid="ann-caption"]')
+                for key in ("2", "3"):  # Gender, Type of clothing (ticking implies Inaccurate)
+                    page.keyboard.press(key)
+                    page.wait_for_timeout(200)
+                page.locator(".st-key-ann_note input").fill("the astronaut is a woman in a space suit")
+                page.locator(".st-key-ann_note input").press("Escape")
+
+            def scroll_to(selector: str):
+                def go(page) -> None:
+                    page.wait_for_selector(selector)
+                    page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'start'})", selector)
+                return go
+
+            def gender_corrections(page) -> None:
+                # One annotator's judgements (the adjudicated layer leaves out the types the two differ on).
+                page.locator(".st-key-correct_layer").click()
+                page.get_by_role("option").filter(has_text="sample-ann").first.click()
+                wait_until_settled(page, quiet_ms=800)
+                choose_option(page, page.locator(".st-key-correct_type"), "Gender")
+                wait_until_settled(page, quiet_ms=800)
+                scroll_to(".st-key-correct_type")(page)
+
+            shot("maria", "/annotate", "annotate.png", judgement_under_way)
+            shot("lea", "/adjudicate", "adjudicate.png", scroll_to(".st-key-adj_caption"))
+            shot("ana", "/correct", "correct.png", gender_corrections)
+            shot("ana", "/analysis", "analysis.png", scroll_to("[data-testid='stHeading']:has(#errors-per-inaccurate-description)"))
             browser.close()
     finally:
         server.stop()
-    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    with_spans = "--spans" in args
-    args = [a for a in args if a != "--spans"]
-    default = ROOT / "docs" / "img" / ("annotate_spans.png" if with_spans else "annotate.png")
-    main(Path(args[0]) if args else default, spans=with_spans)
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "img")

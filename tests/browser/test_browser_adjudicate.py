@@ -76,6 +76,12 @@ def test_prefilled_form_and_keyboard_flow(server, study, page):
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     press(page, tax.inaccurate_key)
     expect(page.locator('.st-key-adj_label input[type="radio"]').nth(1)).to_be_checked()
+    # A type's key sets it: pressing a pre-filled type's key to confirm it keeps it (it used to untick it);
+    # a second press clears it (issue 24 item 7). The one-line hint says so.
+    expect(page.get_by_text("a type's key sets it, a second press clears it")).to_be_visible()
+    press(page, tax.get("clothing_type").key)
+    page.wait_for_timeout(300)
+    assert_types(page, {"clothing_type", "clothing_color"})
     press(page, tax.get("clothing_type").key)      # drop one of the annotators' types
     assert_types(page, {"clothing_color"})
     press(page, "Enter")                           # decide and go to the next

@@ -116,6 +116,6 @@ def test_analysis_page_labels_both_shares(sqlite_store):
     at = page_test("analysis", sqlite_store.url, user="ana", role="analyst", project=PROJECT).run()
     at.multiselect(key="ana_systems").set_value(["sysA"]).run()
     assert not at.exception
-    (types,) = [d.value for d in at.dataframe if "type" in d.value.columns and "name" in d.value.columns]
+    (types,) = [d.value for d in at.dataframe if "group" in d.value.columns and "name" in d.value.columns]
     assert list(types.columns)[-2:] == [SHARE_OF_ERRORS, SHARE_OF_DESCRIPTIONS]
     assert "**share of errors**" in texts(at) and "**share of descriptions**" in texts(at)

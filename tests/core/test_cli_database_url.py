@@ -36,7 +36,7 @@ def _one_line_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:
 
 
 @pytest.mark.parametrize("url, words", [
-    ("notaurl", "not a database URL"),
+    ("not a url://x", "not a database URL"),  # a value without "://" is a SQLite file's path (below)
     ("mysql://reader:Secr3tPw@db.example/annot", "not 'mysql'"),
     ("postgres://reader@db.example/annot", "postgresql://"),
     ("postgresql+psycopg2://reader@db.example/annot", "driver 'postgresql+psycopg2' is not available"),
@@ -127,3 +127,17 @@ def test_only_a_failed_write_speaks_of_an_unsaved_change():
     assert UNSAVED in str(write_err.value) and "try again" in str(write_err.value)
     msg = _one_line_error(_cli("--db", "postgresql+psycopg://postgres@127.0.0.1:1/test", "projects"), code=4)
     assert "is not available" in msg and UNSAVED not in msg
+
+
+def test_a_plain_path_is_a_sqlite_file_relative_to_the_working_directory(tmp_path):
+    """Issue 24 item 23: ``--db my.db`` (and ANNOTATOR_DATABASE_URL=my.db) open the SQLite file there."""
+    store = open_store(f"sqlite:///{tmp_path / 'my.db'}")
+    seed_project(store, "plain", n_items=2)
+    store.dispose()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("ANNOTATOR_DATABASE_URL", None)
+    for args, extra in ((["--db", "my.db"], {}), ([], {"ANNOTATOR_DATABASE_URL": "my.db"})):
+        proc = subprocess.run([sys.executable, "-m", "annotator", *args, "projects"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120, env={**env, **extra})
+        assert proc.returncode == 0, proc.stderr
+        assert "plain" in proc.stdout, proc.stdout

@@ -46,12 +46,15 @@ def test_an_annotator_lands_where_their_work_is(store):
 
 def test_a_lead_lands_on_the_last_page_and_project(store):
     alice, lea = _team(store)
-    assert landing(store, lea.user_id, "lea", "lead") == Landing(None, None)
+    # Nothing remembered: a lead starts on Team, an analyst on Error analysis, never on an empty Annotate
+    # (issue 24 item 16).
+    assert landing(store, lea.user_id, "lea", "lead") == Landing(None, "team")
+    assert landing(store, lea.user_id, "lea", "analyst") == Landing(None, "analysis")
     remember(store, lea.user_id, "last_project", "gamma")
     remember(store, lea.user_id, "last_page", "agreement")
     assert landing(store, lea.user_id, "lea", "lead") == Landing("gamma", "agreement")
     # a page the role no longer opens, a project since deleted: left out
-    assert landing(store, lea.user_id, "lea", "analyst") == Landing("gamma", None)
+    assert landing(store, lea.user_id, "lea", "analyst") == Landing("gamma", "analysis")
     remember(store, lea.user_id, "last_project", "gone")
     assert landing(store, lea.user_id, "lea", "lead") == Landing(None, "agreement")
 

@@ -132,3 +132,11 @@ def test_no_sample_when_another_project_exists(store, tmp_path):
 def test_answer_key_file_is_plain_json():
     raw = json.loads((SAMPLE_DIR / "answer_key.json").read_text(encoding="utf-8"))
     assert all(isinstance(v, list) for lines in raw.values() for v in lines.values())
+
+
+def test_a_first_start_gives_the_sample_to_the_local_admin(store):
+    """Issue 24 item 22: the sample opens on work for the local user, not on "Nothing … assigned yet"."""
+    from annotator.annotation import Queue
+    assert ensure_sample(store, environ={}, assign_to="local") is True
+    progress = Queue.open(store, "local", "admin", "sample").progress()
+    assert (progress.done, progress.assigned) == (0, 16)

@@ -257,3 +257,25 @@ def test_every_assignment_write_gives_a_new_stamp_and_a_store_without_one_is_rea
                      .values(user_id=user_id(conn, "cat")))
     v5 = assignment_version(store, "crew")
     assert v5[1] == "rows" and v5 != v4
+
+
+def test_recent_activity_within_the_hour_by_hand(team):
+    """Issue 24 item 10: progress within the day, counted by hand from the saves of build_team."""
+    from annotator.team import recent_activity
+    store, _ = team
+    frame, _ = team_frame(store, "crew").get()
+    ts = lambda d: d.timestamp()  # noqa: E731
+    # 55 min before DAY3: bob's skip 5 min ago (no label: not judged, but active); nothing else in the hour
+    # (cat's save is 85 min later, amy's and bob's others a day earlier).
+    r = recent_activity(frame, ts(DAY3 - timedelta(minutes=55)))
+    assert r.to_dict(orient="records") == [
+        {"annotator": "bob", "judged in the last hour": 0, "active in the last 10 minutes": True}]
+    # 35 and 45 min after DAY3: cat judged one caption 5 (active) and 15 minutes ago (not active any more).
+    assert recent_activity(frame, ts(DAY3 + timedelta(minutes=35))).to_dict(orient="records") == [
+        {"annotator": "cat", "judged in the last hour": 1, "active in the last 10 minutes": True}]
+    assert recent_activity(frame, ts(DAY3 + timedelta(minutes=45))).to_dict(orient="records") == [
+        {"annotator": "cat", "judged in the last hour": 1, "active in the last 10 minutes": False}]
+    # Noon of day 2 plus 4 min: bob's four labelled saves and amy's revision (at 2 h, 64 min ago: outside).
+    r = recent_activity(frame, ts(DAY2 + timedelta(hours=3, minutes=4))).set_index("annotator")
+    assert r.loc["bob", "judged in the last hour"] == 4 and r.loc["bob", "active in the last 10 minutes"]
+    assert list(r.index) == ["bob"]

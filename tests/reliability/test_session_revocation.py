@@ -76,6 +76,14 @@ def test_demoted_lead_loses_the_lead_pages_at_the_next_click(team):
     assert at.session_state["annotator_user"]["role"] == "annotator"
     at.switch_page("pages/agreement.py").run()
     assert any("Not allowed" in e.value for e in at.error)
+    # ... with links to the pages the role may open (issue 24 item 12).
+    links = " ".join(m.value for m in at.markdown)
+    assert "[Annotate](/annotate)" in links and "[Guidelines](/guidelines)" in links and "/agreement" not in links
+
+
+def test_the_message_says_the_save_of_the_ended_session_was_not_stored():
+    """Issue 24 item 12: demoted while deciding, the log-in form says the decision was not stored."""
+    assert "was not stored" in SESSION_ENDED_MESSAGE and "a decision" in SESSION_ENDED_MESSAGE
 
 
 def test_new_password_ends_the_session_and_its_save_is_not_stored(team, monkeypatch):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotator.assignment import assign
@@ -168,6 +170,23 @@ def test_revise_an_earlier_item_keeps_history(demo):
     at.button(key="ann_next").click().run()
     assert "number 3" in _caption(at)
     assert _rows(store, caps[2]) == []
+
+
+def test_going_back_to_a_judged_caption_names_its_types_and_shows_them_as_chips(demo):
+    """Issue 24 item 4: "You judged this caption before" says which types were given, and the ticked types
+    are also shown as chips beside Task 1 (item 1)."""
+    store, caps = demo
+    at = _open(store)
+    at.checkbox(key="ann_type_gender").check()
+    at.checkbox(key="ann_type_scene").check()
+    at.button(key="ann_save").click().run()
+    at.button(key="ann_prev").click().run()
+    assert "number 0" in _caption(at)
+    said = [c.value for c in at.caption if "judged this caption before" in c.value]
+    assert said and "Inaccurate: Gender, Scene / event / location, revision 1" in said[0], said
+    chips = next(h.value for h in at.html if 'data-testid="ann-chips"' in h.value)
+    shown = re.findall(r'<span class="ann-chip" data-chip="([a-z_]+)">', chips)
+    assert shown == ["gender", "scene"], chips
 
 
 def test_skip_and_resume_in_a_new_session(demo):

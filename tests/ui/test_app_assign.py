@@ -22,6 +22,9 @@ def test_lead_assigns_a_project(sqlite_store):
     at.form_submit_button[0].click().run()
     assert not at.exception and not at.error
     assert any("5 are double-annotated" in s.value for s in at.success)
+    # The box at the top shows the new queues in the same run (issue 24 item 11).
+    assert "Nothing in this project is assigned yet." not in texts(at)
+    assert any(sub.value == "Current queues" for sub in at.subheader)
     rows = {r["name"]: r for r in assignment_overview(sqlite_store, "demo")}
     assert sum(r["second"] for r in rows.values()) == 5
     assert sum(r["assigned"] for r in rows.values()) == 25
@@ -53,3 +56,16 @@ def test_annotator_and_analyst_cannot_assign(sqlite_store):
         at = page_test("assign", sqlite_store.url, user=f"u_{role}", role=role, project="demo").run()
         assert any("Not allowed" in e.value for e in at.error)
         assert not at.form_submit_button
+
+
+def test_the_page_module_does_not_pull_in_the_estimators():
+    """Issue 24 item 20: the Assignment page's first content does not wait for scipy.stats (imported with the
+    estimators, 0.7–2.8 s on a first visit); the sample form imports them after the queues are drawn."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    code = "import sys, annotator.ui.assign; print('scipy.stats' in sys.modules, 'annotator.estimate' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert out.stdout.split() == ["False", "False"], (out.stdout, out.stderr)

@@ -64,3 +64,22 @@ def test_missing_fields_are_named(sqlite_store):
 def test_annotators_may_not_open_the_page(sqlite_store):
     at = refused("data", sqlite_store.url, user="ann", role="annotator")
     assert not at.dataframe
+
+
+def test_every_uploader_states_what_it_takes_and_its_size_limit(sqlite_store):
+    """Issue 24 item 19: beside each uploader, one file or several, the limit per file, and the command line."""
+    from annotator.ui.data import formats
+    at = page_test("data", sqlite_store.url, user="ada", role="admin").run()
+    checked = 0
+    for fmt in formats():
+        uploads = [o for o in fmt.options if o.kind in ("file", "files")]
+        if not uploads:
+            continue
+        at.selectbox(key="data_format").set_value(fmt.name).run()
+        said = [c.value for c in at.caption if "MB each" in c.value]
+        assert len(said) == len(uploads), (fmt.name, said)
+        for option, text in zip(uploads, said):
+            assert text.startswith("Several files" if option.kind == "files" else "One file"), text
+            assert "up to 200 MB each" in text and f"annotator import {fmt.name}" in text
+        checked += 1
+    assert checked >= 2

@@ -6,7 +6,7 @@ import pytest
 
 from annotator.store.analysis_queries import judgement_frame
 from annotator.ui import md_escape
-from tests.apptest_helpers import page_test, refused, texts
+from tests.apptest_helpers import page_test, refused, texts, visible
 from tests.store.test_agreement_store import PROJECT, build_project
 
 
@@ -216,3 +216,64 @@ def test_a_decision_made_since_the_page_showed_the_caption_is_not_overwritten(sq
     assert any("saved by lea" in visible(w.value) for w in leo.warning)
     leo.button(key="adj_load_newer").click().run()
     assert leo.radio(key="adj_label").value == "inaccurate" and leo.text_input(key="adj_note").value == "clearly a kitchen"
+
+
+def _with_types_pending(store, ids):
+    """c8 (ann1 and ann2 agree: activity) becomes a staged second pass: ann2 said inaccurate, types to come."""
+    from annotator.store.judgements import insert_judgement
+    from annotator.store.users import user_id
+    with store.transaction() as conn:
+        insert_judgement(conn, ids[8], user_id(conn, "ann2"), label="inaccurate", error_types=[])
+    return ids[8]
+
+
+def test_a_caption_waiting_for_types_is_listed_last_and_refused(sqlite_store, ids):
+    """Issue 24 item 5: a caption whose second annotator has not given error types yet is not a types
+    disagreement to decide: it is listed last as waiting for that annotator, and a decision is refused."""
+    from annotator.adjudication import adjudicate, adjudication_queue
+    from annotator.errors import InputError
+    from annotator.model import Role
+    cid = _with_types_pending(sqlite_store, ids)
+    frame = judgement_frame(sqlite_store, PROJECT, kinds=("annotation", "adjudication"))
+    q = adjudication_queue(frame, annotators=["ann1", "ann2"])
+    assert q["caption_id"].iloc[-1] == cid and q["waiting_for"].iloc[-1] == "ann2"
+    assert set(q["waiting_for"].iloc[:-1]) == {""}
+    with pytest.raises(InputError, match="waiting for ann2's error types"):
+        adjudicate(sqlite_store, cid, "lea", Role.LEAD, "inaccurate", ["activity"])
+
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.multiselect(key="adj_annotators").set_value(["ann1", "ann2"]).run()
+    options = at.selectbox(key="adj_caption").options
+    assert options[-1] == f"caption {cid} · sysA · waiting for ann2's types · open", options
+    at.selectbox(key="adj_caption").set_value(cid).run()
+    assert any("Waiting for ann2's error types" in w.value for w in at.warning)
+    assert at.button(key="adj_save").disabled
+    assert (cid, "lea") not in _adjudications(sqlite_store)
+
+
+def test_references_and_readable_box_labels_as_on_annotate(sqlite_store, ids):
+    """Issue 24 item 6: the lead sees the references with their mentions and the boxes' labels as HTML text."""
+    from sqlalchemy import select
+
+    from annotator.model import Mention
+    from annotator.store.codec import encode_mentions
+    from annotator.store.schema import boxes, items, refs
+    with sqlite_store.transaction() as conn:
+        iid = conn.execute(select(items.c.id).where(items.c.key == "img2")).scalar_one()
+        conn.execute(boxes.insert().values(item_id=iid, box_key="1", label="man", x=4, y=4, w=30, h=30))
+        conn.execute(refs.insert().values(item_id=iid, position=0, text="A man in a green shirt waves",
+                                          mentions=encode_mentions((Mention(0, 2, ("1",)),))))
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.selectbox(key="adj_caption").set_value(ids[2]).run()
+    assert not at.exception, at.exception
+    body = "".join(h.proto.body for h in at.get("html"))
+    assert 'class="ann-ref"' in body and 'data-box="1"' in body and "green shirt waves" in body
+    assert 'class="ann-boxlabel"' in body and ">1 man<" in body
+
+
+def test_refusal_is_worded_as_on_annotate(sqlite_store, ids):
+    """Issue 24 item 7: "Choose Accurate or Inaccurate first." as on Annotate (not lower case, no full stop)."""
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    at.selectbox(key="adj_caption").set_value(ids[12]).run()
+    at.button(key="adj_save").click().run()
+    assert [visible(e.value) for e in at.error] == ["Choose Accurate or Inaccurate first."], [e.value for e in at.error]

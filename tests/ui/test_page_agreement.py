@@ -35,6 +35,14 @@ def test_lead_sees_the_figures_of_a_pair(project_store):
     assert m["Type precision"] == "0.69" and m["Type recall"] == "0.75" and m["Both inaccurate"] == "10"
     assert "2 captions of 1 practice items (4 judgements) are left out" in texts(at)
     assert "Judged inaccurate: ann1 12, ann2 11, both 10" in texts(at)
+    # Issue 24 item 8: the per-type table beside its chart (not folded away), the chart as tall as its rows.
+    assert "Per-type figures" not in [e.label for e in at.expander]
+    beside = [c for c in at.columns if len(c.dataframe) and len(c.get("vega_lite_chart")) == 0]
+    (table,) = [c.dataframe[0].value for c in beside if "name" in c.dataframe[0].value.columns]
+    rows = int(((table.iloc[:, 3] + table.iloc[:, 4]) > 0).sum())  # the types the chart shows
+    import json
+    (spec,) = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart") if "Per-type" in c.proto.spec]
+    assert rows >= 4 and spec["height"] >= 24 * rows, (spec["height"], rows)
     # The other annotator as reference swaps precision and recall.
     at.selectbox(key="agr_pair").set_value(("ann2", "ann1")).run()
     m = _metrics(at)

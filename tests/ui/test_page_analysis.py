@@ -39,8 +39,11 @@ def test_one_annotator_one_system_and_examples(project_store):
     assert m["Captions judged"] == "10" and m["Inaccurate"] == "70%"
     errors = _frames(at)[0]
     assert errors["descriptions"].tolist() == [6, 1, 0, 0]
-    types = _frames(at)[1].set_index("type")
-    assert types.loc["gender", "count"] == 2 and types.loc["subject_wrong", "count"] == 0
+    types = _frames(at)[1].set_index("name")
+    assert types.loc["Gender", "count"] == 2 and types.loc["Wrong subject", "count"] == 0
+    # Issue 24 item 9: one of id or name, and every table full width, none squeezed beside a chart.
+    assert "type" not in types.columns
+    assert all(len(c.dataframe) == 0 for c in at.columns), "a table sits in a column beside a chart"
     at.selectbox(key="ana_ex_type").set_value("gender").run()
     ex = _frames(at)[-1]
     assert ex["item_key"].tolist() == ["img0", "img1"]

@@ -42,6 +42,18 @@ def test_page_shows_table_charts_and_one_image(sqlite_store, tmp_path):
     assert len(table[table["method"] == "size"]) == 15
     # Two Altair charts: F against k, P and R against k.
     assert len(at.get("vega_lite_chart")) == 2
+    # Issue 24 item 15: the dashed upper bound and system lines are in the legend (coloured by method, one scale
+    # with the baselines), and every colour is the shared palette's (none of Streamlit's near-white tints).
+    import json
+
+    from annotator.ui.figures import PALETTE
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    rules = [layer for layer in spec["layer"] if (layer.get("mark") or {}).get("type") == "rule"]
+    (rule,) = rules
+    assert rule["encoding"]["color"]["field"] == "method"
+    domain = rule["encoding"]["color"]["scale"]["domain"]
+    assert {"upper bound", "sysA"} <= set(domain) and "random" in domain
+    assert set(rule["encoding"]["color"]["scale"]["range"]) <= set(PALETTE)
 
     # One image: unigram at k = 2 picks woman and car → P = 1.00, R = 16/21 = 0.76, F = 32/37 = 0.86.
     at.selectbox(key="cs_method").set_value("unigram").run()

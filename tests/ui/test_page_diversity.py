@@ -50,6 +50,16 @@ def test_analyst_sees_measures_gap_and_correlations(sqlite_store):
     assert "ld" in table.index and "Lg" in table.index and "BLEU-4" in table.index
     assert table.loc["ld", "Spearman · Standard"] == pytest.approx(table.loc["Lg", "Spearman · Standard"])
     assert len(at.get("download_button")) == 2
+    # Issue 24 item 15: every categorical colour of the charts is the shared palette's (readable on white).
+    import json
+
+    from annotator.ui.figures import PALETTE
+    specs = [json.dumps(json.loads(c.proto.spec)) for c in at.get("vega_lite_chart")]
+    assert specs and all('"range"' in sp for sp in specs if '"nominal"' in sp and '"color"' in sp)
+    for sp in specs:
+        for colour in ("#83c9ff", "#ffabab", "#7defa1", "#ffd16a"):  # Streamlit's light tints
+            assert colour not in sp
+    assert any(PALETTE[0] in sp for sp in specs)
     # analysts cannot import
     assert not [e for e in at.expander if e.label == "Import human scores"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -31,10 +32,14 @@ def test_estimates_chart_table_and_difference(street, capsys):
     assert set(table["system"]) == {"good", "poor"} and "Gender" in set(table["type"])
     poor = table[(table["system"] == "poor") & (table["type"] == "Inaccurate (any error)")].iloc[0]
     lo, hi = cli["inaccurate"]["ci"]
-    assert poor["estimate"] == pytest.approx(cli["inaccurate"]["estimate"])
+    # One format per column: shares with one decimal, as the cards (issue 24 item 14); "—" for a missing figure.
+    assert poor["estimate"] == f"{100 * cli['inaccurate']['estimate']:.1f} %"
     assert poor["interval"] == f"{100 * lo:.1f}–{100 * hi:.1f}%" + ("*" if cli["inaccurate"]["sparse"] else "")
+    assert not any(v is None or str(v) in ("None", "nan") for col in table.columns for v in table[col])
     diff = at.dataframe[1].value
     assert diff.iloc[0]["target"] == "Inaccurate (any error)"
+    for col in ("A minus B", "low", "high", "classical low", "classical high"):
+        assert all(v == "—" or re.fullmatch(r"-?\d+\.\d %", v) for v in diff[col]), diff[col].tolist()
     # ann labelled the same images of both systems: the difference is paired on them
     assert diff.iloc[0]["interval"] == f"paired, {cli['n_human']} images"
     assert len(at.get("download_button")) == 5 + 2  # the tables in five formats, the detector scores in two

@@ -93,3 +93,21 @@ def test_a_restarted_server_opens_the_dashboards_from_their_snapshots(crew, tmp_
     pd_equal = [a.value.equals(b.value) for a, b in zip(first.dataframe, again.dataframe)]
     assert pd_equal and all(pd_equal)
     assert [m.value for m in agreement_again.metric] == [m.value for m in agreement.metric]
+
+
+def test_the_page_refreshes_itself_and_shows_the_last_hour(crew):
+    """Issue 24 item 10: a switch (on by default) that re-reads the figures every 30 s, and within-day progress."""
+    store, c = crew
+    at = page_test("team", store.url, user="lea", role="lead", project="crew").run()
+    assert not at.exception
+    assert at.toggle(key="team_auto_refresh").value is True
+    assert "Within the hour: nobody saved a judgement in the last hour." in [x.value for x in at.caption]
+    with store.transaction() as conn:
+        insert_judgement(conn, c[5], user_id(conn, "amy"), label="accurate", error_types=[], seconds=4.0)
+    join_background_readers()
+    at.toggle(key="team_auto_refresh").set_value(False)
+    at.button(key="team_refresh").click().run()
+    assert not at.exception
+    (recent,) = [d.value for d in at.dataframe if "judged in the last hour" in d.value.columns]
+    assert recent.to_dict(orient="records") == [
+        {"annotator": "amy", "judged in the last hour": 1, "active in the last 10 minutes": True}]

@@ -17,7 +17,17 @@
     return m ? m[1] : null;
   }
   function inPanel(el) { return !!(el && el.closest && el.closest('[data-testid="stForm"]')); }
+  // The ticked types as chips beside Task 1 (annotate_html.type_chips_html): one per type, shown while ticked.
+  function updateChips() {
+    const chips = doc.querySelector('[data-testid="ann-chips"]');
+    if (!chips) return;
+    const ticked = new Set(typeInputs().filter((i) => i.checked).map(typeOf));
+    chips.querySelectorAll('[data-chip]').forEach((c) => { c.hidden = !ticked.has(c.getAttribute('data-chip')); });
+    const none = chips.querySelector('[data-chip-none]');
+    if (none) none.hidden = ticked.size > 0;
+  }
   function update() {
+    updateChips();
     const box = doc.querySelector('[data-testid="ann-unrelated-hint"]');
     if (!box) return;
     const above = parseInt(box.getAttribute('data-above'), 10) || 0;

@@ -121,6 +121,21 @@
     if (inForm(r)) return { result: 'local' };
     return { result: 'done', kind: 'widget', expect: () => { const x = radios()[index]; return !!x && x.checked; } };
   }
+  // With typeKeysSet (Adjudication, where the form starts ticked from the annotators' types) a type's key sets
+  // its box: the first press on a box ticked before it was pressed keeps it, the next press clears it. What was
+  // pressed is remembered for the caption on screen only.
+  function typeKey(id) {
+    const c = window[cfg.configName];
+    const key = c.types[id];
+    if (!c.typeKeysSet) return clickInput(key);
+    const caption = captionText();
+    if (st.pressedFor !== caption) { st.pressedFor = caption; st.pressed = new Set(); }
+    const box = q('.st-key-' + key + ' input');
+    const first = !st.pressed.has(id);
+    st.pressed.add(id);
+    if (box && box.checked && first) return { result: 'noop' };
+    return clickInput(key);
+  }
   function perform(action) {
     const caption = captionText();
     const r = act(action);
@@ -140,7 +155,7 @@
     if (action === 'boxes') return clickInput(P + '_show_boxes');
     if (action === 'references') return clickInput(P + '_show_refs');
     if (action === 'zoom') return clickInput(P + '_zoom');
-    if (action.startsWith('type:')) return clickInput(window[cfg.configName].types[action.slice(5)]);
+    if (action.startsWith('type:')) return typeKey(action.slice(5));
     return { result: 'noop' };
   }
   function release() {
@@ -230,6 +245,19 @@
     const n = q('.st-key-' + P + '_note input, .st-key-' + P + '_note textarea');
     if (n) { n.focus(); n.select && n.setSelectionRange(n.value.length, n.value.length); }
   }
+  // A choice made in the sidebar (the project box, say) leaves the focus there, and keys typed next would
+  // go into its search field: after the choice the focus goes back to the page.
+  function inSidebar(el) { return !!(el && el.closest && el.closest('[data-testid="stSidebar"]')); }
+  function releaseSidebar() {
+    setTimeout(() => {
+      const a = doc.activeElement;
+      if (inSidebar(a) && a.getAttribute('aria-expanded') !== 'true') a.blur();
+    }, 60);
+  }
+  doc.addEventListener('click', function (e) {
+    const el = e.target && e.target.closest ? e.target : null;
+    if (el && (el.closest('[role="option"]') || inSidebar(el))) releaseSidebar();
+  }, true);
   doc.addEventListener('click', function (e) {
     const el = e.target && e.target.closest ? e.target : null;
     if (!el) return;
@@ -259,9 +287,17 @@
       }
       return;
     }
-    const t = e.target;
+    let t = e.target;
     // Enter or Space on the guide's own button opens the guide (the button's click), nothing else.
     if (t && t.closest && t.closest('[data-help-open]') && (e.key === 'Enter' || e.key === ' ')) return;
+    // A closed choice box of the sidebar is no field to type in: its choice is made, the keys are the page's.
+    if (inSidebar(t) && t.getAttribute('role') === 'combobox') {
+      if (t.getAttribute('aria-expanded') === 'true') { if (e.key === 'Enter') releaseSidebar(); return; }
+      const pageKey = e.key === 'Enter' || e.key === 'ArrowLeft' || e.key === 'ArrowRight' ||
+        (e.key.length === 1 && !!window[cfg.configName].keys[e.key.toLowerCase()]);
+      if (!pageKey) return;
+      t.blur(); t = doc.body;
+    }
     const typing = t && (t.tagName === 'TEXTAREA' || t.isContentEditable ||
       (t.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(t.type)));
     if (typing) {
