@@ -181,7 +181,7 @@ def adjudicate(store, caption_id: int, lead: str, lead_role: Role | str, label: 
     from .store.users import user_id
     require_role(lead_role, LEADS, "adjudication")
     types = _validate(label, error_types, note)
-    from .store.analysis_queries import caption_judgements
+    from .store.caption_queries import caption_judgements
     waiting = types_pending([j for j in caption_judgements(store, int(caption_id))
                              if j.kind is JudgementKind.ANNOTATION])
     if waiting:

@@ -18,7 +18,7 @@ from annotator.cli import main
 from annotator.diversity import diversity_report
 from annotator.diversity.correlation import project_correlations
 from annotator.diversity.readability import READABILITY, corpus_text, readability
-from annotator.io.importers import import_human_scores
+from annotator.io.human_scores import import_human_scores
 from annotator.model import Caption, Item, Project, Reference
 from annotator.store.projects import write_project
 

@@ -17,7 +17,7 @@ from annotator.cli import main
 from annotator.diversity.correlation import project_correlations
 from annotator.diversity.sources import STUDY_CR_NOTE, reference_corpus, set_training_corpus, training_corpus
 from annotator.errors import InputError, NotFound, PermissionDenied
-from annotator.io.importers import import_human_scores
+from annotator.io.human_scores import import_human_scores
 from annotator.model import Caption, Item, Project, Reference
 from annotator.store.projects import write_project
 
