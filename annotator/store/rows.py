@@ -46,7 +46,11 @@ def lock_key(conn: Connection, key: str) -> None:
     first save of a brand-new key has no row to lock, and racing inserts of
     revision 1 could otherwise deadlock between the unique index and the
     current-pointer upsert. SQLite needs nothing: BEGIN IMMEDIATE already
-    admits one writer at a time.
+    admits one writer at a time. Advisory locks are shared by the whole
+    database, so the key is qualified by the schema: stores in two schemas of
+    one database (two deployments, or tests side by side) never wait for, or
+    deadlock with, each other's keys.
     """
     if conn.dialect.name == "postgresql":
-        conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || :key, 0))"),
+                     {"key": key})

@@ -174,7 +174,7 @@ def render(ctx: ui.PageContext) -> None:
     fmt = st.selectbox("Format", list(FORMATS), key="ana_format", format_func=lambda f: f"{f} — {FORMATS[f].description}")
     stem = f"{project}-{parse_layer(layer_choice).user or layer_choice}"
     tables = report.to_tables()
-    tables["Error types"] = types_table
+    tables["Error types"] = report.types_frame(order)  # exports keep the type id beside its name
     table_download("Download all tables", tables, fmt, f"{stem}-tables", key="ana_dl_all",
                    caption=f"Error analysis of {project}")
     cols = st.columns(len(tables))

@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from ..annotation import caption_picture
-from . import md_escape
+from .text import md_escape
 from .annotate_html import FIGURE_STYLE, box_overlay_html, figure_ratio_html, reference_html
 
 _BOX_LINKS_JS = (Path(__file__).parent / "static" / "annotate_boxes.js").read_text(encoding="utf-8")

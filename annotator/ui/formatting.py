@@ -27,7 +27,7 @@ def number(x, digits: int = 2) -> str:
 
 
 def text_table(frame: pd.DataFrame, formats: dict) -> pd.DataFrame:
-    """``frame`` with each column in ``formats`` written by its function (one format per column) and every
+    """``frame`` with each column in ``formats`` written by its formatter, one format per column, and every
     other missing cell as "—"."""
     out = frame.copy()
     for col in out.columns:

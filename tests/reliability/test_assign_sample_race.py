@@ -100,7 +100,7 @@ def test_racing_draws_on_postgresql_held_at_the_lock(pg_store):
                 with pg_store.read() as watch:
                     waiting = watch.execute(text(
                         "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
-                        "AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(:key, 0)"),
+                        "AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(current_schema() || '/' || :key, 0)"),
                         {"key": f"sample-draw:{pid}"}).scalar()
                 if waiting == 2:
                     break

@@ -49,7 +49,9 @@ def test_database_file_never_holds_a_plaintext_password(tmp_path):
         assert secret.encode() not in raw, f"plaintext password found in the database files: {secret!r}"
     with sqlite3.connect(db) as conn:
         cols = [r[1] for r in conn.execute("PRAGMA table_info(users)")]
-        assert not [c for c in cols if "password" in c and c != "password_hash"]
+        # only the hash, and the flag that a generated password must be changed (a boolean, no secret)
+        assert not [c for c in cols if "password" in c and c not in ("password_hash", "must_change_password")]
+        assert {r[0] for r in conn.execute("SELECT must_change_password FROM users")} <= {0, 1}
         (h,) = conn.execute("SELECT password_hash FROM users WHERE name='alice'").fetchone()
     assert h.startswith("$argon2id$") and auth.verify_password(h, PW[::-1])
     store.dispose()

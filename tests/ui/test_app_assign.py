@@ -64,7 +64,7 @@ def test_the_page_module_does_not_pull_in_the_estimators():
     import subprocess
     import sys
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     code = "import sys, annotator.ui.assign; print('scipy.stats' in sys.modules, 'annotator.estimate' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120,
                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
