@@ -128,10 +128,12 @@ def prefill(text: str, spans, error_type: str | None = None) -> str:
     return " ".join(words) if any(s.fix is not None for s in chosen) else text
 
 
-def layer_spans(store, project: str, system: str, layer, error_type: str, *, frame=None) -> dict[int, tuple[Span, ...]]:
-    """caption id → the spans of ``error_type`` that the judgements ``layer`` rests on give the caption
-    (annotator.layers.layer_judgement_ids; several judgements' spans merged). Captions without any are absent.
-    ``frame``: the system's judgement frame (annotations and adjudications), when read already."""
+def layer_spans(store, project: str, system: str | None, layer, error_type: str | None = None, *,
+                frame=None) -> dict[int, tuple[Span, ...]]:
+    """caption id → the spans of ``error_type`` (None: of every type) that the judgements ``layer`` rests on give
+    the caption (annotator.layers.layer_judgement_ids; several judgements' spans merged per type), over one
+    system's captions (None: every system's). Captions without any are absent. ``frame``: the judgement frame
+    (annotations and adjudications) of those captions, when read already."""
     from ..layers import layer_judgement_ids
     from ..store.analysis_queries import judgement_frame
     from ..store.judgements import judgement_spans
@@ -142,7 +144,7 @@ def layer_spans(store, project: str, system: str, layer, error_type: str, *, fra
         found = judgement_spans(conn, ids)
     per_caption: dict[int, list[Span]] = {}
     for caption_id, spans in found:
-        per_caption.setdefault(caption_id, []).extend(spans_of_type(spans, error_type))
+        per_caption.setdefault(caption_id, []).extend(spans if error_type is None else spans_of_type(spans, error_type))
     return {c: merge(s) for c, s in per_caption.items() if s}
 
 

@@ -177,21 +177,6 @@ class DetectorEvaluation:
                                            "not localised"])
 
 
-def layer_spans_by_caption(store, project: str, layer) -> dict[int, tuple[Span, ...]]:
-    """caption id → every span of the judgements ``layer`` rests on (several judgements' spans merged per type)."""
-    from ..layers import layer_judgement_ids
-    from ..store.analysis_queries import judgement_frame
-    from ..store.judgements import judgement_spans
-    frame = judgement_frame(store, project, kinds=("annotation", "adjudication"))
-    ids = [int(i) for i in layer_judgement_ids(frame, layer)]
-    with store.read() as conn:
-        found = judgement_spans(conn, ids)
-    per_caption: dict[int, list[Span]] = {}
-    for caption_id, spans in found:
-        per_caption.setdefault(caption_id, []).extend(spans)
-    return {c: merge_spans(s) for c, s in per_caption.items()}
-
-
 def tally(rows, human_types: dict[int, tuple[str, ...]], human_spans: dict[int, tuple[Span, ...]],
           type_ids=None) -> tuple[int, int, dict[str, TypeScores]]:
     """Count the detector's flags and spans against a layer's types and spans (see the module's rules).
@@ -234,6 +219,7 @@ def tally(rows, human_types: dict[int, tuple[str, ...]], human_spans: dict[int, 
 def evaluate_detectors(store, project: str, layer, *, systems=None, threshold: float = FLAG_THRESHOLD,
                        loaded=None) -> DetectorEvaluation:
     """Score the detectors' trigger spans and flags against ``layer``'s spans and types (see the module)."""
+    from ..correction.span_rule import layer_spans
     from ..layers import build_layer, masks_to_ids, parse_layer
     from ..store.analysis_queries import judgement_frame
     layer = parse_layer(layer)
@@ -242,7 +228,7 @@ def evaluate_detectors(store, project: str, layer, *, systems=None, threshold: f
     human_types = {int(c): (masks_to_ids(int(m), built.type_ids) if inacc else ())
                    for c, m, inacc, known in zip(built.caption_ids.tolist(), built.types.tolist(),
                                                  built.inaccurate.tolist(), built.types_known.tolist()) if known}
-    human_spans = layer_spans_by_caption(store, project, layer)
+    human_spans = layer_spans(store, project, None, layer, frame=frame)
     found = detector_spans(store, project, systems=systems, threshold=threshold, loaded=loaded)
     judged, with_spans, per_type = tally([row for rows in found.values() for row in rows], human_types, human_spans)
     return DetectorEvaluation(project, layer.label, tuple(found), judged, with_spans, threshold, per_type)

@@ -250,6 +250,14 @@ def _choices(result: dict, src: str, where: str) -> list[str]:
     return choices
 
 
+def _texts(result: dict, what: str, src: str, where: str, *, empty: bool) -> list[str]:
+    """The lines of a text-area result (``empty``: whether it may hold none)."""
+    text = (result.get("value") or {}).get("text")
+    if not isinstance(text, list) or not all(isinstance(t, str) for t in text) or (not text and not empty):
+        raise InputError(f"{what} result carries its text as a list", src, where)
+    return text
+
+
 def annotation_row(task: dict, annotation: dict, src: str, where: str, tax: Taxonomy | None = None) -> dict:
     """One Label Studio annotation of a task as a judgement row (the form annotator.io.judgement_rows reads)."""
     tax = tax or taxonomy()
@@ -294,16 +302,9 @@ def annotation_row(task: dict, annotation: dict, src: str, where: str, tax: Taxo
                 raise InputError(e.detail, src, at) from None
             spans[str(result.get("id", k))] = {"start": start, "end": end, "type": tax.resolve_strict(names[0], src, at)}
         elif name == FIX:
-            text = (result.get("value") or {}).get("text")
-            if isinstance(text, list) and text and all(isinstance(t, str) for t in text):
-                fixes[str(result.get("id"))] = " ".join(text)
-            else:
-                raise InputError("a fix result carries its text as a list", src, at)
+            fixes[str(result.get("id"))] = " ".join(_texts(result, "a fix", src, at, empty=False))
         elif name == NOTE:
-            text = (result.get("value") or {}).get("text")
-            if not isinstance(text, list) or not all(isinstance(t, str) for t in text):
-                raise InputError("a note result carries its text as a list", src, at)
-            note = "\n".join(text)
+            note = "\n".join(_texts(result, "a note", src, at, empty=True))
         else:
             raise InputError(f"a result of {shorten(repr(name))} is not part of annotator's labeling config "
                              f"({', '.join((JUDGEMENT, TYPES, SPAN, FIX, NOTE))})", src, at)
