@@ -255,10 +255,20 @@ def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) ->
         "last active (UTC)": [_iso(last[i]) if np.isfinite(last[i]) else None for i in range(len(names))],
     }, columns=ANNOTATOR_COLUMNS)
 
-    # Assigned captions judged per UTC day: whole days since the epoch, formatted once per distinct day.
-    day_no = np.floor(j_saved[row[labelled]] / 86400.0).astype(np.int64) if labelled.any() else np.array([], np.int64)
+    progress = _daily_progress(j_saved[row[labelled]] if labelled.any() else np.array([], np.float64),
+                               a_user[labelled], names)
+
+    return TeamCounts(project, annotators, progress)
+
+
+def _daily_progress(saved: np.ndarray, users_l: np.ndarray, names: list[str]) -> pd.DataFrame:
+    """The progress table: assigned captions judged per UTC day and annotator, with each annotator's running total.
+    ``saved`` holds the save times (epoch seconds) of the labelled assigned captions, ``users_l`` their annotators
+    as positions in ``names``."""
+    k = max(len(names), 1)
+    # Whole days since the epoch, formatted once per distinct day.
+    day_no = np.floor(saved / 86400.0).astype(np.int64)
     if len(day_no):
-        users_l = a_user[labelled]
         # (day, annotator) pairs counted over the few days there are, instead of sorting a million keys.
         first_day = int(day_no.min())
         if (int(day_no.max()) - first_day + 1) * k <= 4 * len(day_no) + 1_000_000:
@@ -277,11 +287,8 @@ def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) ->
                   for d in np.unique(days).tolist()}
         daily["day"] = [labels[d] for d in daily["day"].tolist()]
         daily["annotator"] = [names[i] for i in daily["annotator"].tolist()]
-        progress = daily[PROGRESS_COLUMNS]
-    else:
-        progress = pd.DataFrame(columns=PROGRESS_COLUMNS)
-
-    return TeamCounts(project, annotators, progress)
+        return daily[PROGRESS_COLUMNS]
+    return pd.DataFrame(columns=PROGRESS_COLUMNS)
 
 
 def _key_lookup(keys: np.ndarray, n_queries: int):
