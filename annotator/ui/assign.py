@@ -59,6 +59,16 @@ def render(ctx: ui.PageContext) -> None:
     annotator_names = assignable_by_default(users)  # annotators who can log in, demo accounts left out
     systems = project_systems(store, project)
 
+    _assign_form(store, project, role, users, annotator_names, systems)
+    _sample_form(store, project, role, users, annotator_names, systems)
+    _overview(overview_box, store, project, role)
+    _draw_history(store, project, role)
+    _second_pass_setting(store, project, role)
+    _practice_items(store, project, role)
+
+
+def _assign_form(store, project: str, role, users, annotator_names: list[str], systems: list[str]) -> None:
+    """The Assign form: split the project over the chosen annotators, with its blind double-annotation share."""
     st.subheader("Assign", anchor=False)
     with st.form("assign_form"):
         chosen = st.multiselect("Annotators", [u.name for u in users], default=annotator_names, key="assign_annotators")
@@ -86,6 +96,9 @@ def render(ctx: ui.PageContext) -> None:
                        f"{summary.double} are double-annotated.")
             st.dataframe([{"annotator": n, **c} for n, c in summary.per_annotator.items()], hide_index=True)
 
+
+def _sample_form(store, project: str, role, users, annotator_names: list[str], systems: list[str]) -> None:
+    """The Next human sample form: draw captions not labelled yet (active or uniform) and queue them."""
     # Imported here, after the queues and the Assign form are on screen: the estimators pull in scipy.stats,
     # about a second on a first visit of the page (issue 24 item 20).
     from ..estimate.sampling import DEFAULT_FLOOR, DEFAULT_WIDEST, DESIGNS, TARGETS
@@ -132,8 +145,9 @@ def render(ctx: ui.PageContext) -> None:
                            "already queued": d.already_queued, **{f"to {n}": k for n, k in d.per_annotator.items()}}
                           for d in result.draws], hide_index=True, width="stretch")
 
-    _overview(overview_box, store, project, role)
 
+def _draw_history(store, project: str, role) -> None:
+    """The sample draws made so far, folded away."""
     history = sample_draws(store, project, actor_role=role)
     if history:
         with st.expander(f"Sample draws so far ({len(history)})"):
@@ -142,6 +156,9 @@ def render(ctx: ui.PageContext) -> None:
                            "aimed at": h["targets"], "seed": h["seed"], "when": h["created_at"]} for h in history],
                          hide_index=True, width="stretch")
 
+
+def _second_pass_setting(store, project: str, role) -> None:
+    """Switch the second pass of double annotation between staged and full."""
     with st.expander("Second pass of double annotation"):
         mode = st.radio("Mode", SECOND_PASS_MODES, index=SECOND_PASS_MODES.index(second_pass_mode(store, project)),
                         key="assign_mode_only", horizontal=True)
@@ -152,6 +169,9 @@ def render(ctx: ui.PageContext) -> None:
             except AnnotatorError as exc:
                 st.error(ui.md_escape(str(exc)))
 
+
+def _practice_items(store, project: str, role) -> None:
+    """Mark or unmark items as practice by their keys."""
     with st.expander("Practice items"):
         st.caption("Practice items are given to every annotator first and left out of agreement. "
                    "They take effect at the next assignment.")

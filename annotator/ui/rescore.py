@@ -86,103 +86,131 @@ def _corrections_tab(store, project: str, systems: list[str]) -> None:
     """The by-type table of one system's stored corrections, with its intervals, notes and downloads."""
     if not systems:
         st.info(f"Project {ui.md_escape(repr(project))} has no system captions.")
-    else:
-        c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
-        system = c1.selectbox("System", systems, key="rescore_system")
-        choices = correction_layers(store, project, system)
-        fingerprint = corrections_version(store, project)
-        layer_opts = [lay.label for lay in available_layers(choices["annotators"], adjudicated=choices["adjudicated"])]
-        try:
-            preset = default_layer(store, project, system)
-        except AnnotatorError:
-            preset = None  # several annotators and no adjudication: the user chooses
-        if not layer_opts:
-            layer_opts = ["any"]  # nobody judged these captions: every correction counts
-        index = layer_opts.index(preset.label) if preset is not None and preset.label in layer_opts else (
-            0 if layer_opts == ["any"] else None)
-        layer = c2.selectbox("Count corrections whose type is given by", layer_opts, key="rescore_layer",
-                             format_func=_layer_name, index=index, placeholder="Choose whose judgements count",
-                             help="A correction counts only while this layer gives the caption its type (the study "
-                                  "corrects only captions annotated with the type).")
-        resamples = int(c3.number_input("Bootstrap resamples", min_value=1, max_value=100_000, value=DEFAULT_RESAMPLES,
-                                        step=100, key="rescore_resamples"))
-        seed = int(c4.number_input("Seed", min_value=0, value=0, step=1, key="rescore_seed"))
-        corr = corrections_table(store, project, system=system, with_diff=False)
-        correctors = sorted(corr["user"].unique()) if not corr.empty else []
-        chosen = team_picker(store, project, correctors, key="rescore_correctors", label="Corrections by",
-                             help="When several people corrected one caption for one type, the latest correction "
-                                  "counts.")
+        return
+    c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
+    system = c1.selectbox("System", systems, key="rescore_system")
+    layer = _layer_picker(store, project, system, c2)
+    resamples = int(c3.number_input("Bootstrap resamples", min_value=1, max_value=100_000, value=DEFAULT_RESAMPLES,
+                                    step=100, key="rescore_resamples"))
+    seed = int(c4.number_input("Seed", min_value=0, value=0, step=1, key="rescore_seed"))
+    fingerprint = corrections_version(store, project)
+    corr = corrections_table(store, project, system=system, with_diff=False)
+    correctors = sorted(corr["user"].unique()) if not corr.empty else []
+    chosen = team_picker(store, project, correctors, key="rescore_correctors", label="Corrections by",
+                         help="When several people corrected one caption for one type, the latest correction "
+                              "counts.")
 
-        if layer is None:
-            st.info("Several annotators judged these captions and nobody adjudicated: choose whose judgements decide "
-                    "which corrections count.")
-        elif correctors and not chosen:
-            st.info("Choose whose corrections to use.")
-        else:
-            try:
-                result = _table(store.url, project, system, None if layer == "any" else layer,
-                                tuple(chosen) if chosen != correctors else (), resamples, seed, fingerprint,
-                                project_tokenize(store, project))
-            except AnnotatorError as exc:
-                st.error(ui.md_escape(str(exc)))
-                result = None
-            if result is not None:
-                meta = result.meta
-                if meta.unavailable:
-                    st.warning(ui.md_escape(meta.unavailable))
-                if not result.types:
-                    st.info("No stored correction changes a caption of this system yet: only the baseline is shown. "
-                            "Corrections are made on the Correction page.")
-                metrics = [m for m in REGISTRY.score_keys() if m in result.baseline]
-                frame = table_frame(result)
-                shown = st.multiselect("Metrics shown", metrics, default=[m for m in REGISTRY.headline_keys() if m in metrics],
-                                       format_func=lambda m: METRIC_LABELS[m], key="rescore_shown",
-                                       help="The downloads always have every metric, with intervals and p-values.")
-                shown = [m for m in metrics if m in shown] or metrics
-                st.caption("Metric input: " + tokenize_header(meta.tokenize))
-                # Compact view: score and Δ per metric; the export has the intervals and p-values too.
-                view = frame[["row", "changed"] + [c for m in shown for c in (METRIC_LABELS[m], f"{METRIC_LABELS[m]} Δ")]]
-                st.dataframe(view, hide_index=True, width="stretch",
-                             column_config={c: st.column_config.NumberColumn(format="%+.2f" if c.endswith(" Δ") else "%.2f")
-                                            for c in view.columns if c not in ("row", "changed")})
-                st.caption(ALL_CORRECTIONS_NOTE)
-                detail = []
-                for name, r in [(taxonomy().get(t).name, r) for t, r in result.types.items()] + [(ALL_CORRECTIONS_ROW, result.all)]:
-                    for m in shown:
-                        lo, hi = r.ci[m]
-                        detail.append({"row": name, "metric": METRIC_LABELS[m], "Δ": 100 * r.delta[m],
-                                       "95% low": 100 * lo, "95% high": 100 * hi, "p": r.p[m]})
-                with st.expander("Bootstrap intervals and p-values", expanded=False):
-                    st.dataframe(detail, hide_index=True, width="stretch",
-                                 column_config={"Δ": st.column_config.NumberColumn(format="%+.2f"),
-                                                "95% low": st.column_config.NumberColumn(format="%+.2f"),
-                                                "95% high": st.column_config.NumberColumn(format="%+.2f"),
-                                                "p": st.column_config.NumberColumn(format="%.3f")})
-                    st.caption(f"{meta.resamples} resamples, seed {meta.seed}.")
-                notes = meta.notes()
-                if meta.dropped:
-                    notes.append(f"{meta.dropped} correction(s) are not counted because the chosen layer no longer gives "
-                                 "the caption that type.")
-                notes.append(meta.layer_note)
-                for n in notes:
-                    st.caption(ui.md_escape(n))
-                if meta.conflicts:
-                    with st.expander("Captions with overlapping corrections"):
-                        st.dataframe(meta.conflicts, hide_index=True)
-                if meta.overrides:
-                    with st.expander("Corrections saved past a guard"):
-                        st.dataframe(meta.overrides, hide_index=True)
+    if layer is None:
+        st.info("Several annotators judged these captions and nobody adjudicated: choose whose judgements decide "
+                "which corrections count.")
+        return
+    if correctors and not chosen:
+        st.info("Choose whose corrections to use.")
+        return
+    try:
+        result = _table(store.url, project, system, None if layer == "any" else layer,
+                        tuple(chosen) if chosen != correctors else (), resamples, seed, fingerprint,
+                        project_tokenize(store, project))
+    except AnnotatorError as exc:
+        st.error(ui.md_escape(str(exc)))
+        return
+    if result is not None:
+        _show_rescoring(result, project, system)
 
-                e1, e2 = st.columns([1, 3])
-                fmt = e1.selectbox("Export format", list(FORMATS), key="rescore_fmt")
-                stem = f"{project}_{system}_rescoring"
-                table_caption = (f"Rescoring of {system} after corrections (scores ×100; "
-                                 f"{tokenize_header(meta.tokenize)}). {ALL_CORRECTIONS_NOTE}")
-                e2.download_button(f"Download table ({fmt})", write_table(frame, fmt, name="rescoring", float_format="{:.2f}",
-                                                                           caption=table_caption),
-                                   file_name=file_name(stem, fmt), mime=mime_type(fmt), key="rescore_download")
-                st.download_button("Download raw result (JSON)", json_text(result.to_dict()),
-                                   file_name=file_name(f"{stem}_raw", "json"), mime="application/json", key="rescore_download_raw")
+
+def _layer_picker(store, project: str, system: str, column) -> str | None:
+    """The choice of whose judgements decide which corrections count (a layer label, "any", or None while
+    unchosen), preset to the project's default layer where there is one."""
+    choices = correction_layers(store, project, system)
+    layer_opts = [lay.label for lay in available_layers(choices["annotators"], adjudicated=choices["adjudicated"])]
+    try:
+        preset = default_layer(store, project, system)
+    except AnnotatorError:
+        preset = None  # several annotators and no adjudication: the user chooses
+    if not layer_opts:
+        layer_opts = ["any"]  # nobody judged these captions: every correction counts
+    index = layer_opts.index(preset.label) if preset is not None and preset.label in layer_opts else (
+        0 if layer_opts == ["any"] else None)
+    return column.selectbox("Count corrections whose type is given by", layer_opts, key="rescore_layer",
+                            format_func=_layer_name, index=index, placeholder="Choose whose judgements count",
+                            help="A correction counts only while this layer gives the caption its type (the study "
+                                 "corrects only captions annotated with the type).")
+
+
+def _show_rescoring(result, project: str, system: str) -> None:
+    """One rescoring result: the compact score-and-Δ table, its intervals, its notes and its downloads."""
+    meta = result.meta
+    if meta.unavailable:
+        st.warning(ui.md_escape(meta.unavailable))
+    if not result.types:
+        st.info("No stored correction changes a caption of this system yet: only the baseline is shown. "
+                "Corrections are made on the Correction page.")
+    metrics = [m for m in REGISTRY.score_keys() if m in result.baseline]
+    frame = table_frame(result)
+    shown = st.multiselect("Metrics shown", metrics, default=[m for m in REGISTRY.headline_keys() if m in metrics],
+                           format_func=lambda m: METRIC_LABELS[m], key="rescore_shown",
+                           help="The downloads always have every metric, with intervals and p-values.")
+    shown = [m for m in metrics if m in shown] or metrics
+    st.caption("Metric input: " + tokenize_header(meta.tokenize))
+    # Compact view: score and Δ per metric; the export has the intervals and p-values too.
+    view = frame[["row", "changed"] + [c for m in shown for c in (METRIC_LABELS[m], f"{METRIC_LABELS[m]} Δ")]]
+    st.dataframe(view, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%+.2f" if c.endswith(" Δ") else "%.2f")
+                                for c in view.columns if c not in ("row", "changed")})
+    st.caption(ALL_CORRECTIONS_NOTE)
+    _intervals(result, shown)
+    _rescoring_notes(meta)
+    _rescoring_downloads(result, frame, project, system)
+
+
+def _intervals(result, shown: list[str]) -> None:
+    """The bootstrap intervals and p-values of every row for the metrics shown, folded away."""
+    meta = result.meta
+    detail = []
+    for name, r in [(taxonomy().get(t).name, r) for t, r in result.types.items()] + [(ALL_CORRECTIONS_ROW, result.all)]:
+        for m in shown:
+            lo, hi = r.ci[m]
+            detail.append({"row": name, "metric": METRIC_LABELS[m], "Δ": 100 * r.delta[m],
+                           "95% low": 100 * lo, "95% high": 100 * hi, "p": r.p[m]})
+    with st.expander("Bootstrap intervals and p-values", expanded=False):
+        st.dataframe(detail, hide_index=True, width="stretch",
+                     column_config={"Δ": st.column_config.NumberColumn(format="%+.2f"),
+                                    "95% low": st.column_config.NumberColumn(format="%+.2f"),
+                                    "95% high": st.column_config.NumberColumn(format="%+.2f"),
+                                    "p": st.column_config.NumberColumn(format="%.3f")})
+        st.caption(f"{meta.resamples} resamples, seed {meta.seed}.")
+
+
+def _rescoring_notes(meta) -> None:
+    """What the result leaves out or how it chose: dropped corrections, the layer, overlaps and overridden guards."""
+    notes = meta.notes()
+    if meta.dropped:
+        notes.append(f"{meta.dropped} correction(s) are not counted because the chosen layer no longer gives "
+                     "the caption that type.")
+    notes.append(meta.layer_note)
+    for n in notes:
+        st.caption(ui.md_escape(n))
+    if meta.conflicts:
+        with st.expander("Captions with overlapping corrections"):
+            st.dataframe(meta.conflicts, hide_index=True)
+    if meta.overrides:
+        with st.expander("Corrections saved past a guard"):
+            st.dataframe(meta.overrides, hide_index=True)
+
+
+def _rescoring_downloads(result, frame, project: str, system: str) -> None:
+    """The table in a chosen format and the raw result as JSON."""
+    meta = result.meta
+    e1, e2 = st.columns([1, 3])
+    fmt = e1.selectbox("Export format", list(FORMATS), key="rescore_fmt")
+    stem = f"{project}_{system}_rescoring"
+    table_caption = (f"Rescoring of {system} after corrections (scores ×100; "
+                     f"{tokenize_header(meta.tokenize)}). {ALL_CORRECTIONS_NOTE}")
+    e2.download_button(f"Download table ({fmt})", write_table(frame, fmt, name="rescoring", float_format="{:.2f}",
+                                                               caption=table_caption),
+                       file_name=file_name(stem, fmt), mime=mime_type(fmt), key="rescore_download")
+    st.download_button("Download raw result (JSON)", json_text(result.to_dict()),
+                       file_name=file_name(f"{stem}_raw", "json"), mime="application/json", key="rescore_download_raw")
 
 
 def _caption_file_tab(store, project: str, systems: list[str]) -> None:
