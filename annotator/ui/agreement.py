@@ -98,7 +98,17 @@ def render(ctx: ui.PageContext) -> None:
     else:
         st.caption("No practice items among these judgements.")
 
-    # ------------------------------------------------------------------ one pair
+    a, b = _one_pair(report)
+    _all_annotators(report)
+    _span_section(store, project, version, chosen, system, a, b)
+    _disagreements(store, project, report, a, b)
+    _practice_items(store, project)
+    _export(report, project)
+
+
+def _one_pair(report) -> tuple[str, str]:
+    """The chosen pair (either order; the first is the reference for error types): its figures and charts.
+    Returns the pair."""
     pair_options = [(p.a, p.b) for p in report.pairs]
     pair_options += [(b, a) for a, b in pair_options]
     a, b = st.selectbox("Pair (the first is the reference for error types)", pair_options, key="agr_pair",
@@ -108,52 +118,66 @@ def render(ctx: ui.PageContext) -> None:
     if pair.n == 0:
         st.warning("These two annotators have no caption in common (outside practice items).")
     else:
-        m = st.columns(4)
-        m[0].metric("Shared captions", pair.n)
-        m[1].metric("Raw agreement", _num(pair.agreement))
-        ci = (f"{report.bootstrap.confidence:.0%} interval {_num(pair.kappa_ci[0])} – {_num(pair.kappa_ci[1])}"
-              if pair.kappa_ci else "no interval")
-        m[2].metric("Cohen's kappa", _num(pair.kappa), help=f"{ci}; percentile bootstrap, "
-                    f"{report.bootstrap.n_resamples} resamples, seed {report.bootstrap.seed}")
-        m[3].metric("Both inaccurate", pair.both_inaccurate)
-        st.text(f"Judged inaccurate: {a} {pair.inaccurate[a]}, {b} {pair.inaccurate[b]}, both {pair.both_inaccurate}; "
-                f"kappa {ci}.")
-        m = st.columns(4)
-        m[0].metric("Type precision", _num(pair.fine.precision), help=f"Share of {esc(b)}'s types that {esc(a)} also ticked")
-        m[1].metric("Type recall", _num(pair.fine.recall), help=f"Share of {esc(a)}'s types that {esc(b)} also ticked")
-        m[2].metric("Type F1", _num(pair.fine.f1))
-        m[3].metric("Macro F1", _num(pair.fine.macro_f1), help="Mean over the types either of them used")
-        if pair.fine_pending:
-            st.caption(f"Error types compared on {pair.fine.n} captions; {pair.fine_pending} captions both found inaccurate "
-                       "are still waiting for one annotator's error types (fine pass) and are not counted yet.")
+        _pair_figures(report, pair, a, b)
+        _pair_charts(pair, a, b)
+    return a, b
 
-        cf = pd.DataFrame([{"reference": f"{a}: {ra}", "other": f"{b}: {rb}", "captions": pair.confusion[i][j]}
-                           for i, ra in enumerate(("accurate", "inaccurate")) for j, rb in enumerate(("accurate", "inaccurate"))])
-        heat = alt.Chart(cf).mark_rect().encode(
-            x=alt.X("other:N", title=None), y=alt.Y("reference:N", title=None),
-            color=alt.Color("captions:Q", scale=alt.Scale(scheme="blues"), legend=None),
-            tooltip=["reference", "other", "captions"])
-        text = alt.Chart(cf).mark_text(fontSize=16).encode(x="other:N", y="reference:N", text="captions:Q")
-        left, right = st.columns([1, 2])
-        left.altair_chart((heat + text).properties(height=220, title="Confusion"), width="stretch")
 
-        tf = pair.fine.type_frame()
-        metric = right.radio("Per-type figure", ["f1", "kappa", "precision", "recall"], horizontal=True, key="agr_metric")
-        used = tf[(tf.iloc[:, 3] + tf.iloc[:, 4]) > 0]
-        # The per-type chart as tall as its rows (every type's name legible), its table beside it.
-        chart_col, table_col = st.columns([2, 3])
-        if used.empty:
-            chart_col.caption("No error types on captions both found inaccurate.")
-        else:
-            height = PER_TYPE_ROW_PX * len(used) + 40
-            bars = alt.Chart(used).mark_bar().encode(
-                x=alt.X(f"{metric}:Q", scale=alt.Scale(domain=[-1 if metric == "kappa" else 0, 1])),
-                y=alt.Y("name:N", sort="-x", title=None), color=category_colour("group", domain=list(taxonomy().groups)),
-                tooltip=["name", "group", "both", metric])
-            chart_col.altair_chart(bars.properties(title=f"Per-type {metric}", height=height), width="stretch",
-                                   height=height + 40)
-        table_col.dataframe(tf, hide_index=True, width="stretch")
+def _pair_figures(report, pair, a: str, b: str) -> None:
+    """The pair's coarse agreement (shared captions, raw agreement, kappa with its interval) and its error-type
+    agreement (precision, recall, F1)."""
+    m = st.columns(4)
+    m[0].metric("Shared captions", pair.n)
+    m[1].metric("Raw agreement", _num(pair.agreement))
+    ci = (f"{report.bootstrap.confidence:.0%} interval {_num(pair.kappa_ci[0])} – {_num(pair.kappa_ci[1])}"
+          if pair.kappa_ci else "no interval")
+    m[2].metric("Cohen's kappa", _num(pair.kappa), help=f"{ci}; percentile bootstrap, "
+                f"{report.bootstrap.n_resamples} resamples, seed {report.bootstrap.seed}")
+    m[3].metric("Both inaccurate", pair.both_inaccurate)
+    st.text(f"Judged inaccurate: {a} {pair.inaccurate[a]}, {b} {pair.inaccurate[b]}, both {pair.both_inaccurate}; "
+            f"kappa {ci}.")
+    m = st.columns(4)
+    m[0].metric("Type precision", _num(pair.fine.precision), help=f"Share of {esc(b)}'s types that {esc(a)} also ticked")
+    m[1].metric("Type recall", _num(pair.fine.recall), help=f"Share of {esc(a)}'s types that {esc(b)} also ticked")
+    m[2].metric("Type F1", _num(pair.fine.f1))
+    m[3].metric("Macro F1", _num(pair.fine.macro_f1), help="Mean over the types either of them used")
+    if pair.fine_pending:
+        st.caption(f"Error types compared on {pair.fine.n} captions; {pair.fine_pending} captions both found inaccurate "
+                   "are still waiting for one annotator's error types (fine pass) and are not counted yet.")
 
+
+def _pair_charts(pair, a: str, b: str) -> None:
+    """The pair's confusion heat map and its per-type figure as a chart and a table."""
+    cf = pd.DataFrame([{"reference": f"{a}: {ra}", "other": f"{b}: {rb}", "captions": pair.confusion[i][j]}
+                       for i, ra in enumerate(("accurate", "inaccurate")) for j, rb in enumerate(("accurate", "inaccurate"))])
+    heat = alt.Chart(cf).mark_rect().encode(
+        x=alt.X("other:N", title=None), y=alt.Y("reference:N", title=None),
+        color=alt.Color("captions:Q", scale=alt.Scale(scheme="blues"), legend=None),
+        tooltip=["reference", "other", "captions"])
+    text = alt.Chart(cf).mark_text(fontSize=16).encode(x="other:N", y="reference:N", text="captions:Q")
+    left, right = st.columns([1, 2])
+    left.altair_chart((heat + text).properties(height=220, title="Confusion"), width="stretch")
+
+    tf = pair.fine.type_frame()
+    metric = right.radio("Per-type figure", ["f1", "kappa", "precision", "recall"], horizontal=True, key="agr_metric")
+    used = tf[(tf.iloc[:, 3] + tf.iloc[:, 4]) > 0]
+    # The per-type chart as tall as its rows (every type's name legible), its table beside it.
+    chart_col, table_col = st.columns([2, 3])
+    if used.empty:
+        chart_col.caption("No error types on captions both found inaccurate.")
+    else:
+        height = PER_TYPE_ROW_PX * len(used) + 40
+        bars = alt.Chart(used).mark_bar().encode(
+            x=alt.X(f"{metric}:Q", scale=alt.Scale(domain=[-1 if metric == "kappa" else 0, 1])),
+            y=alt.Y("name:N", sort="-x", title=None), color=category_colour("group", domain=list(taxonomy().groups)),
+            tooltip=["name", "group", "both", metric])
+        chart_col.altair_chart(bars.properties(title=f"Per-type {metric}", height=height), width="stretch",
+                               height=height + 40)
+    table_col.dataframe(tf, hide_index=True, width="stretch")
+
+
+def _all_annotators(report) -> None:
+    """Krippendorff's alpha, Fleiss' kappa and the table of every pair."""
     st.subheader("All annotators")
     m = st.columns(3)
     m[0].metric("Krippendorff's alpha", _num(report.alpha), help=f"nominal, over {report.alpha_units} captions with two "
@@ -163,9 +187,9 @@ def render(ctx: ui.PageContext) -> None:
     m[2].metric("Captions judged by two or more", report.multiply_judged)
     st.dataframe(report.pairs_frame(), hide_index=True)
 
-    _span_section(store, project, version, chosen, system, a, b)
 
-    # ------------------------------------------------------------------ disagreements
+def _disagreements(store, project: str, report, a: str, b: str) -> None:
+    """The pair's disagreements a page at a time, one opened beside its picture and both judgements."""
     st.subheader("Disagreements")
     with_types = st.toggle("Include error-type disagreements", value=False, key="agr_with_types")
     dis = report.disagreements(a, b, types=with_types)
@@ -199,7 +223,9 @@ def render(ctx: ui.PageContext) -> None:
                 st.session_state["agr_flash"] = f"Item {esc(row['item_key'])} is now a practice item."
                 st.rerun()
 
-    # ------------------------------------------------------------------ practice items
+
+def _practice_items(store, project: str) -> None:
+    """Mark or unmark practice items (left out of every agreement figure); the page runs again after a change."""
     with st.expander("Practice items"):
         st.caption("Items used as guideline or training examples. Their captions are left out of every agreement figure.")
         current = practice_items(store, project)
@@ -222,7 +248,9 @@ def render(ctx: ui.PageContext) -> None:
         if st.session_state.get("agr_flash"):
             st.success(st.session_state.pop("agr_flash"))
 
-    # ------------------------------------------------------------------ export
+
+def _export(report, project: str) -> None:
+    """Every agreement table in one download."""
     st.subheader("Export")
     fmt = st.selectbox("Format", list(FORMATS), key="agr_format", format_func=lambda f: f"{f} — {FORMATS[f].description}")
     table_download("Download every agreement table", report, fmt, f"{project}-agreement", key="agr_download",
