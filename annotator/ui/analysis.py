@@ -35,8 +35,6 @@ def count_axis(field: str, values, channel: str):
 
 def render(ctx: ui.PageContext) -> None:
     """Draw the error analysis of the selected project for ``ctx``."""
-    tax = taxonomy()
-
     project = ui.page_header(ctx)
     store = ctx.store
 
@@ -80,6 +78,16 @@ def render(ctx: ui.PageContext) -> None:
         per_system = report.tables
     overall = error_tables(layer, exclude_practice=no_practice) if len(chosen) == len(all_systems) else None
 
+    _left_out(per_system)
+    _headline_figures(per_system)
+    _errors_per_description(report, per_system)
+    order = _error_types(report, per_system)
+    _examples(store, project, layer, chosen, no_practice)
+    _export(report, project, layer_choice, order, overall if len(chosen) > 1 else None)
+
+
+def _left_out(per_system: dict) -> None:
+    """What the figures leave out: unresolved disagreements and inaccurate captions without known types."""
     unresolved = sum(t.unresolved for t in per_system.values())
     untyped = sum(t.untyped for t in per_system.values())
     if unresolved:
@@ -89,7 +97,9 @@ def render(ctx: ui.PageContext) -> None:
         st.info(f"{untyped} inaccurate captions have no known error types (types differ between annotators, or none "
                 "were ticked); they count as inaccurate but not in the error tables.")
 
-    # ------------------------------------------------------------------ headline figures
+
+def _headline_figures(per_system: dict) -> None:
+    """Per system: captions judged, the share inaccurate and errors per inaccurate caption."""
     cols = st.columns(len(per_system))
     for col, (system, t) in zip(cols, per_system.items()):
         with col:
@@ -100,7 +110,9 @@ def render(ctx: ui.PageContext) -> None:
             st.metric("Errors per inaccurate caption",
                       "—" if t.errors_per_inaccurate is None else f"{t.errors_per_inaccurate:.2f}")
 
-    # ------------------------------------------------------------------ tables and charts
+
+def _errors_per_description(report, per_system: dict) -> None:
+    """How many error types the inaccurate descriptions carry: the table and its chart."""
     st.subheader("Errors per inaccurate description")
     errors_long = pd.DataFrame([{"system": s, "errors": b, "descriptions": t.errors_per_description[b]}
                                 for s, t in per_system.items() for b in BUCKETS])
@@ -113,6 +125,10 @@ def render(ctx: ui.PageContext) -> None:
     st.dataframe(report.errors_frame(), hide_index=True, width="stretch")
     st.altair_chart(chart.properties(height=240), width="stretch")
 
+
+def _error_types(report, per_system: dict) -> str:
+    """The error-type table and chart in the chosen order, and the group and share tables. Returns the order."""
+    tax = taxonomy()
     st.subheader("Error types")
     st.caption("Two shares per type: the **share of errors** is its count over every error type ticked; the **share of "
                "descriptions** is the captions carrying it over the captions whose types are known, accurate ones included "
@@ -135,8 +151,12 @@ def render(ctx: ui.PageContext) -> None:
     st.altair_chart(bars.properties(height=max(300, 22 * len(tax.types) * len(per_system))), width="stretch")
     st.dataframe(report.groups_frame(), hide_index=True, width="stretch")
     st.dataframe(report.share_frame(), hide_index=True, width="stretch")
+    return order
 
-    # ------------------------------------------------------------------ click through to examples
+
+def _examples(store, project: str, layer, systems: list[str], no_practice: bool) -> None:
+    """Click through to captions with a type, a number of errors or a label; one opened beside its picture."""
+    tax = taxonomy()
     st.subheader("Examples")
     kinds = {"type": "with an error type", "errors": "with a number of errors", "label": "judged accurate / inaccurate"}
     c1, c2, c3 = st.columns(3)
@@ -150,7 +170,7 @@ def render(ctx: ui.PageContext) -> None:
     else:
         value = c2.selectbox("Label", ["inaccurate", "accurate"], key="ana_ex_label")
         filt = {"label": value}
-    ex_system = c3.selectbox("System", chosen, key="ana_ex_system")
+    ex_system = c3.selectbox("System", systems, key="ana_ex_system")
     ex = examples(layer, system=ex_system, exclude_practice=no_practice, limit=50, **filt)
     if ex.empty:
         st.caption("No caption matches.")
@@ -169,7 +189,9 @@ def render(ctx: ui.PageContext) -> None:
             st.text(str(det.text))
             st.text(f"{row['label']}: {', '.join(tax.get(t).name for t in str(row['types']).split()) or '—'} ({row['status']})")
 
-    # ------------------------------------------------------------------ export
+
+def _export(report, project: str, layer_choice: str, order: str, overall) -> None:
+    """Every table in one download and one a button; ``overall`` (several systems together) shown when given."""
     st.subheader("Export")
     fmt = st.selectbox("Format", list(FORMATS), key="ana_format", format_func=lambda f: f"{f} — {FORMATS[f].description}")
     stem = f"{project}-{parse_layer(layer_choice).user or layer_choice}"
@@ -181,6 +203,6 @@ def render(ctx: ui.PageContext) -> None:
     for col, (name, df) in zip(cols, tables.items()):
         col.download_button(name, data=write_table({name: df}, fmt, caption=name), file_name=file_name(f"{stem}-{name}", fmt),
                             mime=mime_type(fmt), key=f"ana_dl_{name}")
-    if overall is not None and len(chosen) > 1:
+    if overall is not None:
         with st.expander("All chosen systems together"):
             st.dataframe(overall.types_frame(order), hide_index=True)
