@@ -181,19 +181,45 @@ def _rich_sparse_section(store, texts: _Texts):
     return rich_sparse
 
 
+@dataclass(frozen=True)
+class _Choices:
+    """What the Settings expander chose: the measures' settings (as the cached computations' key), the ratio measure
+    and µ in use, the TTR curves' orders, and the reference corpus."""
+
+    settings_key: str
+    measure: str
+    mu: float
+    shuffles: int
+    training: object  # the project's named training corpus, or None
+    ref_project: str | None
+    ref_system: str | None
+    ref_upload: object  # an uploaded file, or None
+
+
+MTLD_LABELS = {"lexicalrichness": "TTR ≤ threshold, no minimum length (lexicalrichness)",
+               "mccarthy-jarvis": "TTR < threshold, factors ≥ 10 tokens (McCarthy & Jarvis; taaled, lexical-diversity)",
+               "taaled-mean-length": "as McCarthy & Jarvis, mean factor length (taaled's default)"}
+
+
 def render(ctx: ui.PageContext) -> None:
     """Draw the lexical diversity of the selected project's systems for ``ctx``."""
     ui.page_header(ctx)
+    store, project = ctx.store, ctx.project
+    choices = _settings_form(store, project)
+    report, texts = _measure(store, project, choices)
+    _corpus_warnings(report)
+    _measures_table(report)
+    if report.systems:
+        _gap_section(report, choices.measure)
+    _ttr_curves(report, texts, choices.shuffles)
+    mu_estimate = _mu_section(texts, choices.mu, choices.measure)
+    rich_sparse = _rich_sparse_section(store, texts)
+    correlation = _correlation_section(ctx, texts, report.systems)
+    _export(project, report, mu_estimate, rich_sparse, correlation)
 
-    project = ctx.project
-    store = ctx.store
-    url = store.url
 
-    # --------------------------------------------------------------------------- settings
-
-    mtld_labels = {"lexicalrichness": "TTR ≤ threshold, no minimum length (lexicalrichness)",
-                   "mccarthy-jarvis": "TTR < threshold, factors ≥ 10 tokens (McCarthy & Jarvis; taaled, lexical-diversity)",
-                   "taaled-mean-length": "as McCarthy & Jarvis, mean factor length (taaled's default)"}
+def _settings_form(store, project: str) -> _Choices:
+    """The Settings expander: the ratio measure, µ and α, the measures' parameters, tokens and the reference corpus."""
     with st.expander("Settings", expanded=False):
         c1, c2, c3 = st.columns(3)
         measure = c1.selectbox("Measure for ld", RATIO_MEASURES, index=0, key="div_measure",
@@ -208,57 +234,75 @@ def render(ctx: ui.PageContext) -> None:
         draws = c1.number_input("HD-D sample size", value=42, min_value=1, step=1, key="div_draws")
         window = c2.number_input("MATTR window", value=50, min_value=1, step=10, key="div_window")
         threshold = c3.number_input("MTLD threshold", value=0.72, min_value=0.05, max_value=0.95, step=0.01, key="div_thr")
-        variant = st.selectbox("MTLD variant", list(MTLD_PRESETS), format_func=lambda v: mtld_labels[v], key="div_mtld")
+        variant = st.selectbox("MTLD variant", list(MTLD_PRESETS), format_func=lambda v: MTLD_LABELS[v], key="div_mtld")
         c1, c2, c3 = st.columns(3)
         lowercase = c1.checkbox("Lower-case", value=True, key="div_lower")
         strip = c2.checkbox("Strip punctuation", value=True, key="div_punct")
         shuffles = c3.number_input("Caption orders per TTR curve", value=10, min_value=1, max_value=100, key="div_shuffles")
-        training = training_corpus(store, project)
-        ref_kinds = {"own": (f"Its training corpus ({training.describe()})" if training is not None
-                             else "This project's references"), "project": "Another project's references",
-                     "captions": "A system's captions", "file": "A text file"}
-        ref_kind = st.radio("Reference corpus cr", list(ref_kinds), format_func=ref_kinds.get, horizontal=True,
-                            key="div_ref_kind", help="The study compares a system with the corpus it was trained on. "
-                            "A lead names a project's training corpus once with `annotator settings --project P "
-                            "--training-corpus P2`; without one, the project's references stand in for it unless you "
-                            "choose another corpus.")
-        ref_project = ref_system = ref_upload = None
-        choices = reference_options(store)
-        if ref_kind == "project":
-            others = [p for p in choices.projects if p != project]
-            if others:
-                ref_project = st.selectbox("Project whose references form cr", others, key="div_ref_project")
-            else:
-                st.info("There is no other project; the project's own references are used.")
-        elif ref_kind == "captions":
-            ref_project = st.selectbox("Project", choices.projects, index=choices.projects.index(project),
-                                       key="div_ref_caption_project")
-            if choices.systems.get(ref_project):
-                ref_system = st.selectbox("System whose captions form cr", choices.systems[ref_project], key="div_ref_system")
-            else:
-                st.info("That project has no system captions; the project's own references are used.")
-                ref_project = None
-        elif ref_kind == "file":
-            ref_upload = st.file_uploader("Text file, one description per line (UTF-8)", type=["txt"], key="div_ref_file")
-            if ref_upload is None:
-                st.info("Upload a file to use it; until then the project's own references are used.")
+        training, ref_project, ref_system, ref_upload = _reference_choice(store, project)
 
     settings_key = json.dumps({"measure": measure, "mu": float(mu), "alpha": float(alpha), "draws": int(draws),
                                "window": int(window), "threshold": float(threshold), "variant": variant,
                                "lower": bool(lowercase), "strip": bool(strip)}, sort_keys=True)
 
+    return _Choices(settings_key, measure, float(mu), int(shuffles), training, ref_project, ref_system, ref_upload)
+
+
+def _reference_choice(store, project: str) -> tuple:
+    """The reference corpus cr: the project's training corpus (or its own references), another project's
+    references, a system's captions or an uploaded file. Returns (training, project, system, upload)."""
+    training = training_corpus(store, project)
+    ref_kinds = {"own": (f"Its training corpus ({training.describe()})" if training is not None
+                         else "This project's references"), "project": "Another project's references",
+                 "captions": "A system's captions", "file": "A text file"}
+    ref_kind = st.radio("Reference corpus cr", list(ref_kinds), format_func=ref_kinds.get, horizontal=True,
+                        key="div_ref_kind", help="The study compares a system with the corpus it was trained on. "
+                        "A lead names a project's training corpus once with `annotator settings --project P "
+                        "--training-corpus P2`; without one, the project's references stand in for it unless you "
+                        "choose another corpus.")
+    ref_project = ref_system = ref_upload = None
+    choices = reference_options(store)
+    if ref_kind == "project":
+        others = [p for p in choices.projects if p != project]
+        if others:
+            ref_project = st.selectbox("Project whose references form cr", others, key="div_ref_project")
+        else:
+            st.info("There is no other project; the project's own references are used.")
+    elif ref_kind == "captions":
+        ref_project = st.selectbox("Project", choices.projects, index=choices.projects.index(project),
+                                   key="div_ref_caption_project")
+        if choices.systems.get(ref_project):
+            ref_system = st.selectbox("System whose captions form cr", choices.systems[ref_project], key="div_ref_system")
+        else:
+            st.info("That project has no system captions; the project's own references are used.")
+            ref_project = None
+    elif ref_kind == "file":
+        ref_upload = st.file_uploader("Text file, one description per line (UTF-8)", type=["txt"], key="div_ref_file")
+        if ref_upload is None:
+            st.info("Upload a file to use it; until then the project's own references are used.")
+    return training, ref_project, ref_system, ref_upload
+
+
+def _measure(store, project: str, choices: _Choices) -> tuple:
+    """The diversity report of the project against the chosen reference corpus, and the texts the other sections
+    compute from; an error stops the page."""
     try:
         from ..store.diversity import texts_fingerprint
         fp = texts_fingerprint(store, project)
-        ref_choice = (ref_project, ref_system, ref_upload.name if ref_upload is not None else None)
+        ref_upload, training = choices.ref_upload, choices.training
+        ref_choice = (choices.ref_project, choices.ref_system, ref_upload.name if ref_upload is not None else None)
         ref_bytes = ref_upload.getvalue() if ref_upload is not None else None
-        ref_fp = texts_fingerprint(store, ref_project) if ref_project else () if training is None else \
+        ref_fp = texts_fingerprint(store, choices.ref_project) if choices.ref_project else () if training is None else \
             (training.project, training.system, texts_fingerprint(store, training.project))
-        report = _report(url, project, fp, settings_key, int(shuffles), ref_choice, ref_fp, ref_bytes)
+        report = _report(store.url, project, fp, choices.settings_key, choices.shuffles, ref_choice, ref_fp, ref_bytes)
     except (AnnotatorError, ValueError) as exc:
         st.error(ui.md_escape(str(exc)))
         st.stop()
+    return report, _Texts(store.url, project, fp, choices.settings_key, ref_choice, ref_fp, ref_bytes)
 
+
+def _corpus_warnings(report) -> None:
+    """Nothing to compare: no system captions, or a reference corpus without words."""
     if not report.systems:
         st.info("This project has no system captions yet, so there is nothing to compare with the references.")
     if report.references.measures["tokens"] == 0:
@@ -266,8 +310,9 @@ def render(ctx: ui.PageContext) -> None:
                    if report.reference is None or report.reference.own else
                    "The chosen reference corpus holds no words: the ratio ld and the lexical gap cannot be computed.")
 
-    # --------------------------------------------------------------------------- tables
 
+def _measures_table(report) -> None:
+    """Every measure of every corpus, with the reference corpus and the settings they were computed with."""
     st.subheader("Measures per corpus")
     frame = report.to_frame()
     shown = frame.rename(columns={"corpus": "Corpus", **MEASURE_LABELS, **READABILITY_LABELS})
@@ -282,30 +327,34 @@ def render(ctx: ui.PageContext) -> None:
                f"(empty when a corpus is shorter); {report.settings.mtld.describe()}, forwards and backwards averaged; "
                f"MATTR over windows of {report.settings.mattr_window} tokens.")
 
-    if report.systems:
-        st.subheader("Diversity ratio and lexical gap")
-        gap_df = report.gap_frame().rename(columns={"system": "System", measure: MEASURE_LABELS[measure],
-                                                    "ld": "ld", "lexical_gap": "Lg", **READABILITY_LABELS})
-        left, right = st.columns([2, 3])
-        left.dataframe(gap_df, hide_index=True, width="stretch",
-                       column_config={c: st.column_config.NumberColumn(format="%.3f") for c in gap_df.columns if c != "System"})
-        left.caption(f"ld = {MEASURE_LABELS[measure]}(system) / {MEASURE_LABELS[measure]}(cr), "
-                     f"{report.references.measures[measure]:.3f} for cr; "
-                     f"Lg = 1 / (1 + exp(−{report.gap.alpha:g} (ld − {report.gap.mu:g}))). Readability (textstat, "
-                     "each description one sentence): the measures the lexical-gap study tested and found not to track "
-                     "description quality; their correlation with human scores is below.")
-        xs = np.linspace(0.0, 1.5, 151)
-        curve = pd.DataFrame({"ld": xs, "Lg": lexical_gap(xs, report.gap.mu, report.gap.alpha)})
-        pts = gap_df.dropna(subset=["ld"])
-        chart = alt.Chart(curve).mark_line(color="#888").encode(x=alt.X("ld:Q", title="ld"), y=alt.Y("Lg:Q", title="Lg"))
-        if not pts.empty:
-            chart = chart + alt.Chart(pts).mark_point(size=80, filled=True).encode(
-                x="ld:Q", y="Lg:Q", color=category_colour("System"), tooltip=["System", "ld", "Lg"])
-        right.altair_chart(chart.properties(height=220), width="stretch")
 
+def _gap_section(report, measure: str) -> None:
+    """Each system's ratio ld and lexical gap Lg, beside the gap's curve with the systems on it."""
+    st.subheader("Diversity ratio and lexical gap")
+    gap_df = report.gap_frame().rename(columns={"system": "System", measure: MEASURE_LABELS[measure],
+                                                "ld": "ld", "lexical_gap": "Lg", **READABILITY_LABELS})
+    left, right = st.columns([2, 3])
+    left.dataframe(gap_df, hide_index=True, width="stretch",
+                   column_config={c: st.column_config.NumberColumn(format="%.3f") for c in gap_df.columns if c != "System"})
+    left.caption(f"ld = {MEASURE_LABELS[measure]}(system) / {MEASURE_LABELS[measure]}(cr), "
+                 f"{report.references.measures[measure]:.3f} for cr; "
+                 f"Lg = 1 / (1 + exp(−{report.gap.alpha:g} (ld − {report.gap.mu:g}))). Readability (textstat, "
+                 "each description one sentence): the measures the lexical-gap study tested and found not to track "
+                 "description quality; their correlation with human scores is below.")
+    xs = np.linspace(0.0, 1.5, 151)
+    curve = pd.DataFrame({"ld": xs, "Lg": lexical_gap(xs, report.gap.mu, report.gap.alpha)})
+    pts = gap_df.dropna(subset=["ld"])
+    chart = alt.Chart(curve).mark_line(color="#888").encode(x=alt.X("ld:Q", title="ld"), y=alt.Y("Lg:Q", title="Lg"))
+    if not pts.empty:
+        chart = chart + alt.Chart(pts).mark_point(size=80, filled=True).encode(
+            x="ld:Q", y="Lg:Q", color=category_colour("System"), tooltip=["System", "ld", "Lg"])
+    right.altair_chart(chart.properties(height=220), width="stretch")
+
+
+def _ttr_curves(report, texts: _Texts, shuffles: int) -> None:
+    """TTR as the tokens are read: the whole corpora beside one chosen image's references and captions."""
     st.subheader("TTR curves")
-
-    pools = _pools(url, project, fp)
+    pools = _pools(texts.url, texts.project, texts.fp)
     curves = report.curves_frame()
     corpus_col, image_col = st.columns(2)
     with corpus_col:
@@ -341,82 +390,93 @@ def render(ctx: ui.PageContext) -> None:
             st.caption("The image's references and its systems' captions, each in random orders as for the corpora. "
                        "In the lexical-gap study the machine descriptions' curves fall faster.")
 
-    texts = _Texts(url, project, fp, settings_key, ref_choice, ref_fp, ref_bytes)
-    mu_estimate = _mu_section(texts, mu, measure)
-    rich_sparse = _rich_sparse_section(ctx.store, texts)
 
-    # --------------------------------------------------------------------------- correlations
-
+def _correlation_section(ctx: ui.PageContext, texts: _Texts, systems: list[str]):
+    """Correlation of the metrics (plain and weighted by ld or Lg) with a stored human score; leads may import
+    scores here. The correlations, or None."""
+    store, project = ctx.store, texts.project
     st.subheader("Correlation with human judgements")
 
     names = score_names(store, project)
     if ctx.user.role in LEADS:
-        with st.expander("Import human scores", expanded=not names):
-            st.markdown(
-                "A CSV (or `.tsv`) with a header: a `system` column and either `item` (the item key) or `line` (the "
-                "caption's 0-based line in the system's file), then one column per score — or `name` and `value` columns. "
-                "Or a plain file with one number per line for one system's captions. The import is all-or-nothing.")
-            up = st.file_uploader("Scores file", type=["csv", "tsv", "txt"], key="div_upload")
-            c1, c2 = st.columns(2)
-            lines_system = c1.selectbox("One score per line for system", ["(CSV with key columns)", *report.systems],
-                                        key="div_lines_system")
-            lines_name = c2.text_input("Score name (one-per-line files)", value="human", key="div_lines_name")
-            replace_old = st.checkbox("Replace stored scores with the same names", key="div_replace")
-            if st.button("Import", disabled=up is None, key="div_import"):
-                from ..io.human_scores import import_human_scores
-                try:
-                    per_line = lines_system != "(CSV with key columns)"
-                    summary = import_human_scores(store, project, up.getvalue(), source=up.name,
-                                                  system=lines_system if per_line else None,
-                                                  name=lines_name if per_line else None, replace=replace_old)
-                    st.success(f"Imported {summary.values} score(s) for {summary.captions} caption(s).")
-                    names = score_names(store, project)
-                except AnnotatorError as exc:
-                    st.error(ui.md_escape(str(exc)))
+        names = _import_scores(store, project, systems, names)
 
     if not names:
         st.info("No human scores are stored for this project yet"
                 + ("." if ctx.user.role in LEADS else "; a lead or admin can import them here or with "
                    "`annotator human-scores import`."))
-        correlation = None
-    else:
+        return None
+    c1, c2 = st.columns(2)
+    human = c1.selectbox("Human score", names, key="div_human")
+    options = list(REGISTRY.available())
+    chosen = c2.multiselect("Metrics", options, default=list(REGISTRY.defaults(in_process_only=True)),
+                            format_func=REGISTRY.label, key="div_metrics",
+                            help="Metrics that cannot run here (METEOR without Java) are not offered.")
+    try:
+        correlation = _correlations(texts.url, project, texts.fp, scores_fingerprint(store, project),
+                                    texts.settings_key, tuple(chosen), texts.ref_choice, texts.ref_fp, texts.ref_bytes,
+                                    project_tokenize(store, project))
+    except AnnotatorError as exc:
+        st.error(ui.md_escape(str(exc)))
+        return None
+    if correlation is not None:
+        _correlation_table(correlation, human)
+    return correlation
+
+
+def _import_scores(store, project: str, systems: list[str], names: list[str]) -> list[str]:
+    """The import of a human scores file (a lead's); the score names stored afterwards."""
+    with st.expander("Import human scores", expanded=not names):
+        st.markdown(
+            "A CSV (or `.tsv`) with a header: a `system` column and either `item` (the item key) or `line` (the "
+            "caption's 0-based line in the system's file), then one column per score — or `name` and `value` columns. "
+            "Or a plain file with one number per line for one system's captions. The import is all-or-nothing.")
+        up = st.file_uploader("Scores file", type=["csv", "tsv", "txt"], key="div_upload")
         c1, c2 = st.columns(2)
-        human = c1.selectbox("Human score", names, key="div_human")
-        options = list(REGISTRY.available())
-        chosen = c2.multiselect("Metrics", options, default=list(REGISTRY.defaults(in_process_only=True)),
-                                format_func=REGISTRY.label, key="div_metrics",
-                                help="Metrics that cannot run here (METEOR without Java) are not offered.")
+        lines_system = c1.selectbox("One score per line for system", ["(CSV with key columns)", *systems],
+                                    key="div_lines_system")
+        lines_name = c2.text_input("Score name (one-per-line files)", value="human", key="div_lines_name")
+        replace_old = st.checkbox("Replace stored scores with the same names", key="div_replace")
+        if st.button("Import", disabled=up is None, key="div_import"):
+            from ..io.human_scores import import_human_scores
+            try:
+                per_line = lines_system != "(CSV with key columns)"
+                summary = import_human_scores(store, project, up.getvalue(), source=up.name,
+                                              system=lines_system if per_line else None,
+                                              name=lines_name if per_line else None, replace=replace_old)
+                st.success(f"Imported {summary.values} score(s) for {summary.captions} caption(s).")
+                names = score_names(store, project)
+            except AnnotatorError as exc:
+                st.error(ui.md_escape(str(exc)))
+    return names
 
-        try:
-            correlation = _correlations(url, project, fp, scores_fingerprint(store, project), settings_key, tuple(chosen),
-                                        ref_choice, ref_fp, ref_bytes, project_tokenize(store, project))
-        except AnnotatorError as exc:
-            st.error(ui.md_escape(str(exc)))
-            correlation = None
-        if correlation is not None:
-            fmt_cfg = {"format": "%.3f"}
-            scopes = correlation.scopes()
-            scope = st.radio("Scope", scopes, horizontal=True, key="div_scope",
-                             format_func=lambda s: {"overall": "All captions", "system means": "System means"}.get(
-                                 s, f"Within {ui.md_escape(s)}"))
-            table = correlation.table(scope, human)
-            table.columns = [f"{a} · {b}" for a, b in table.columns]
-            st.dataframe(table, width="stretch",
-                         column_config={c: st.column_config.NumberColumn(**fmt_cfg) for c in table.columns})
-            sub = correlation.rows[(correlation.rows["scope"] == scope) & (correlation.rows["human"] == human)]
-            n_used = int(sub["n"].max()) if len(sub) else 0
-            st.caption(
-                f"n = {n_used} {'systems' if scope == 'system means' else 'captions'}. Standard: the metric as it is; "
-                "M·ld and M·Lg: the metric times its system's ratio or gap. ld and Lg belong to a whole system, so every "
-                "caption carries its system's value; within one system they are constant (empty cells) and weighting "
-                "changes nothing. Kendall's τ is τ-b. Empty: fewer than three pairs or a constant column.")
-            with st.expander("p-values and counts"):
-                st.dataframe(sub, hide_index=True, width="stretch")
-            for note in correlation.notes:
-                st.caption(ui.md_escape(note))
 
-    # --------------------------------------------------------------------------- export
+def _correlation_table(correlation, human: str) -> None:
+    """The correlations with ``human`` in one chosen scope (all captions, system means, within a system)."""
+    fmt_cfg = {"format": "%.3f"}
+    scopes = correlation.scopes()
+    scope = st.radio("Scope", scopes, horizontal=True, key="div_scope",
+                     format_func=lambda s: {"overall": "All captions", "system means": "System means"}.get(
+                         s, f"Within {ui.md_escape(s)}"))
+    table = correlation.table(scope, human)
+    table.columns = [f"{a} · {b}" for a, b in table.columns]
+    st.dataframe(table, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(**fmt_cfg) for c in table.columns})
+    sub = correlation.rows[(correlation.rows["scope"] == scope) & (correlation.rows["human"] == human)]
+    n_used = int(sub["n"].max()) if len(sub) else 0
+    st.caption(
+        f"n = {n_used} {'systems' if scope == 'system means' else 'captions'}. Standard: the metric as it is; "
+        "M·ld and M·Lg: the metric times its system's ratio or gap. ld and Lg belong to a whole system, so every "
+        "caption carries its system's value; within one system they are constant (empty cells) and weighting "
+        "changes nothing. Kendall's τ is τ-b. Empty: fewer than three pairs or a constant column.")
+    with st.expander("p-values and counts"):
+        st.dataframe(sub, hide_index=True, width="stretch")
+    for note in correlation.notes:
+        st.caption(ui.md_escape(note))
 
+
+def _export(project: str, report, mu_estimate, rich_sparse, correlation) -> None:
+    """Every table computed on the page in one download, and the measures as CSV."""
     st.subheader("Export")
     fmt = st.selectbox("Format", list(FORMATS), key="div_format", format_func=lambda f: f"{f} — {FORMATS[f].description}")
     tables = report.to_tables()
