@@ -187,42 +187,68 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
     systems none of whose captions has a correspondence (their scores are
     all 0).
     """
-    if empty_descriptions not in EMPTY_DESCRIPTIONS:
-        raise InputError(f"unknown choice {empty_descriptions!r} for descriptions without box mentions; "
-                         f"choose {' or '.join(EMPTY_DESCRIPTIONS)}", "--empty-descriptions")
-    if single_descriptions not in SINGLE_DESCRIPTIONS:
-        raise InputError(f"unknown choice {single_descriptions!r} for images with a single gold description; "
-                         f"choose {' or '.join(SINGLE_DESCRIPTIONS)}", "--single-descriptions")
+    _check_conventions(empty_descriptions, single_descriptions)
     baselines = tuple(baselines)
     ks_arr = np.asarray(parse_ks(list(ks)), dtype=np.int64)
-    min_descriptions = 2 if upper_bound and single_descriptions == "skip" else 1
-    if evalset is None:
-        es = compile_items(eval_items, empty_descriptions=empty_descriptions, min_descriptions=min_descriptions)
-    elif (evalset.empty_descriptions, evalset.min_descriptions) != (empty_descriptions, min_descriptions):
-        raise ValueError("the evaluation set was compiled with other settings than evaluate() was given")
-    else:
-        es = evalset
-    n_img = len(es)
-    n_k = len(ks_arr)
-    reasons = {r: 0 for r in SKIP_REASONS}
-    for r in es.skip_reasons.values():
-        reasons[r] += 1
-    meta: dict = {"images": n_img, "skipped_images": len(es.skipped),
-                  "skipped_by_reason": {r: c for r, c in reasons.items() if c},
-                  "unknown_gold_box_ids": es.unknown_gold_ids, "empty_descriptions": empty_descriptions,
-                  "descriptions": int(es.descriptions.sum()),
-                  "descriptions_without_mentions": int(es.without_mentions.sum()),
-                  "single_descriptions": single_descriptions,
-                  "single_description_images": sum(int((g.valid.sum(axis=1) < 2).sum()) for g in es.groups),
-                  "upper_bound": upper_bound, "ks": [int(k) for k in ks_arr], "random_runs": runs, "seed": seed}
+    es = _eval_set(eval_items, evalset, empty_descriptions, single_descriptions, upper_bound)
+    meta: dict = _meta(es, empty_descriptions, single_descriptions, upper_bound, ks_arr, runs, seed)
 
     pa, held, baselines_skipped = _prior_arrays(eval_items, train_items, priors, baselines, es, meta)
     baselines = tuple(b for b in baselines if b not in baselines_skipped)
     if baselines_skipped:
         meta["baselines_skipped"] = baselines_skipped
 
+    per: dict[str, np.ndarray] | None = {} if per_image else None  # the per-image scores, when asked for
+    results = _score_baselines(es, baselines, pa, held, ks_arr, runs, seed, per)
+    upper, meta["upper_bound_images"] = _score_upper_bound(es, per) if upper_bound else (None, 0)
+    sys_scores = _score_systems(es, systems, empty_descriptions, meta, per)
+    return Report(upper, results, sys_scores, tuple(int(k) for k in ks_arr), [it.key for it in es.items], meta,
+                  per, dict(es.skip_reasons), MentionStats.of(es))
+
+
+def _check_conventions(empty_descriptions: str, single_descriptions: str) -> None:
+    """InputError on an unknown convention for descriptions without mentions or images with one description."""
+    if empty_descriptions not in EMPTY_DESCRIPTIONS:
+        raise InputError(f"unknown choice {empty_descriptions!r} for descriptions without box mentions; "
+                         f"choose {' or '.join(EMPTY_DESCRIPTIONS)}", "--empty-descriptions")
+    if single_descriptions not in SINGLE_DESCRIPTIONS:
+        raise InputError(f"unknown choice {single_descriptions!r} for images with a single gold description; "
+                         f"choose {' or '.join(SINGLE_DESCRIPTIONS)}", "--single-descriptions")
+
+
+def _eval_set(eval_items, evalset: EvalSet | None, empty_descriptions: str, single_descriptions: str,
+              upper_bound: bool) -> EvalSet:
+    """The compiled evaluation set for these conventions (``evalset`` when it was compiled with them)."""
+    min_descriptions = 2 if upper_bound and single_descriptions == "skip" else 1
+    if evalset is None:
+        return compile_items(eval_items, empty_descriptions=empty_descriptions, min_descriptions=min_descriptions)
+    if (evalset.empty_descriptions, evalset.min_descriptions) != (empty_descriptions, min_descriptions):
+        raise ValueError("the evaluation set was compiled with other settings than evaluate() was given")
+    return evalset
+
+
+def _meta(es: EvalSet, empty_descriptions: str, single_descriptions: str, upper_bound: bool, ks_arr: np.ndarray,
+          runs: int, seed: int) -> dict:
+    """The report's account of what was scored: images and why any were left out, descriptions, settings."""
+    reasons = {r: 0 for r in SKIP_REASONS}
+    for r in es.skip_reasons.values():
+        reasons[r] += 1
+    return {"images": len(es), "skipped_images": len(es.skipped),
+            "skipped_by_reason": {r: c for r, c in reasons.items() if c},
+            "unknown_gold_box_ids": es.unknown_gold_ids, "empty_descriptions": empty_descriptions,
+            "descriptions": int(es.descriptions.sum()),
+            "descriptions_without_mentions": int(es.without_mentions.sum()),
+            "single_descriptions": single_descriptions,
+            "single_description_images": sum(int((g.valid.sum(axis=1) < 2).sum()) for g in es.groups),
+            "upper_bound": upper_bound, "ks": [int(k) for k in ks_arr], "random_runs": runs, "seed": seed}
+
+
+def _score_baselines(es: EvalSet, baselines: tuple[str, ...], pa, held, ks_arr: np.ndarray, runs: int, seed: int,
+                     per: dict | None) -> dict[str, dict[int, Scores]]:
+    """Each baseline's scores at every k (the random one pooled over ``runs`` orders); per image into ``per``
+    (the first run) when it is given."""
+    n_img, n_k = len(es), len(ks_arr)
     results: dict[str, dict[int, Scores]] = {}
-    per: dict[str, np.ndarray] = {}
     for name in baselines:
         n_runs = runs if name == "random" else 1
         prf = np.zeros((n_runs, n_img, n_k, 3))
@@ -234,24 +260,29 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
         # n counts images, also for the pooled random runs.
         results[name] = {int(k): replace(summarise(prf[:, :, j, 0], prf[:, :, j, 1], prf[:, :, j, 2]), n=n_img)
                          for j, k in enumerate(ks_arr)}
-        if per_image:
+        if per is not None:
             per[name] = prf[0]
+    return results
 
-    upper = None
-    ub_images = 0
-    if upper_bound:
-        ub = np.full((n_img, 3), np.nan)
-        for g in es.groups:
-            p, r, f, _ = upper_bound_group(g)
-            two = g.valid.sum(axis=1) >= 2   # one description against the others needs two
-            ub[g.idx[two]] = np.stack([p, r, f], axis=-1)[two]
-        defined = ~np.isnan(ub[:, 0])
-        ub_images = int(defined.sum())
-        upper = summarise(ub[defined, 0], ub[defined, 1], ub[defined, 2])
-        if per_image:
-            per["upper_bound"] = ub
-    meta["upper_bound_images"] = ub_images
 
+def _score_upper_bound(es: EvalSet, per: dict | None) -> tuple[Scores, int]:
+    """The human upper bound over the images with two or more gold descriptions, and how many there are; per image
+    into ``per`` (NaN where undefined) when it is given."""
+    ub = np.full((len(es), 3), np.nan)
+    for g in es.groups:
+        p, r, f, _ = upper_bound_group(g)
+        two = g.valid.sum(axis=1) >= 2   # one description against the others needs two
+        ub[g.idx[two]] = np.stack([p, r, f], axis=-1)[two]
+    defined = ~np.isnan(ub[:, 0])
+    if per is not None:
+        per["upper_bound"] = ub
+    return summarise(ub[defined, 0], ub[defined, 1], ub[defined, 2]), int(defined.sum())
+
+
+def _score_systems(es: EvalSet, systems: Iterable[str], empty_descriptions: str, meta: dict,
+                   per: dict | None) -> dict[str, Scores]:
+    """Each system's captions scored by the boxes they mention; what was missing or skipped into ``meta``, per
+    image into ``per`` (as ``system:<name>``) when it is given."""
     sys_scores: dict[str, Scores] = {}
     missing: dict[str, int] = {}
     skipped: dict[str, str] = {}
@@ -263,7 +294,7 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
             # One system's broken correspondences never hide the others: report it and go on.
             skipped[name] = str(exc)
             continue
-        prf = np.zeros((n_img, 3))
+        prf = np.zeros((len(es), 3))
         for j, ids in enumerate(chosen):
             if ids is not None:
                 prf[j] = score_selection(ids, gold_sets(es.items[j]), empty_descriptions=empty_descriptions)
@@ -271,14 +302,13 @@ def evaluate(eval_items: Sequence[Item], train_items: Sequence[Item] | None = No
         missing[name] = sum(ids is None for ids in chosen)
         if chosen and not any(ids for ids in chosen):
             unmarked.append(name)
-        if per_image:
+        if per is not None:
             per[f"system:{name}"] = prf
     if systems:
         meta["system_captions_missing"] = missing
         meta["systems_skipped"] = skipped
         meta["systems_without_mentions"] = unmarked
-    return Report(upper, results, sys_scores, tuple(int(k) for k in ks_arr), [it.key for it in es.items], meta,
-                  per if per_image else None, dict(es.skip_reasons), MentionStats.of(es))
+    return sys_scores
 
 
 def _prior_arrays(eval_items, train_items, priors, baselines, es: EvalSet, meta: dict):
