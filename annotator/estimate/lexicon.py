@@ -200,62 +200,101 @@ def _hierarchy(tables: list[tuple[str, dict]], where: str) -> tuple[Hierarchy, d
     return Hierarchy(tuple(names), tuple(parents), tuple(kinds)), words
 
 
+#: several-word entries: words → [(class, value, anchor)], one entry a class
+Phrases = dict[tuple[str, ...], list]
+
+
 def load_lexicon(path: Path | str = DETECTOR_WORDS_FILE, correction_path: Path | str = CORRECTION_WORDS_FILE) -> Lexicon:
     """Read the detector word lists (and the correction word classes) into a :class:`Lexicon`."""
     data = read_toml(Path(path), "detector word list")
     corr = read_toml(Path(correction_path), "detector word list")
     where = str(path)
-    phrases: dict[tuple[str, ...], list] = {}
-
-    def add_phrase(words: tuple[str, ...], cls: str, value: int, anchor: str) -> None:
-        entries = phrases.setdefault(words, [])
-        if not any(e[0] == cls for e in entries):
-            entries.append((cls, value, anchor))
-
+    phrases: Phrases = {}
     irregular_plurals = dict(data.get("nouns", {}).get("irregular_plurals", {}))
+    colour_data, age_data, stance_data = data.get("colour", {}), data.get("age", {}), data.get("stance", {})
 
-    def word_class(cls: str, entries: list[str], same: list[list[str]], anchor: str,
-                   irregular: dict[str, str] | None) -> tuple[tuple[str, ...], dict[str, int]]:
-        """Names and word table of a class whose spellings of one thing (``same``) share a value.
-
-        Entries of several words become phrases; with ``irregular`` given, plurals are added.
-        """
-        canon = {_words(e): _words(group[0]) for group in same for e in group}
-        names: list[tuple[str, ...]] = []
-        index: dict[tuple[str, ...], int] = {}
-        table: dict[str, int] = {}
-        for entry in entries:
-            words = _words(entry)
-            head = canon.get(words, words)
-            value = index.setdefault(head, len(names))
-            if value == len(names):
-                names.append(head)
-            forms = [words]
-            if irregular is not None and not words[-1].endswith("s"):
-                forms += [words[:-1] + (p,) for p in plural_forms(words[-1], irregular)]
-            for form in forms:
-                if len(form) == 1:
-                    table.setdefault(form[0], value)
-                else:
-                    add_phrase(form, cls, value, anchor)
-        return tuple(" ".join(n) for n in names), table
-
-    # Garments: the correction class and extras; colours: the correction class minus modifiers.
-    clothing_data, colour_data = data.get("clothing", {}), data.get("colour", {})
-    clothing_names, clothing = word_class(
-        "clothing", list(corr.get("clothing", {}).get("words", [])) + list(clothing_data.get("extra", [])),
-        clothing_data.get("same", []), "last", irregular_plurals)
-    not_hues = set(colour_data.get("not_hues", []))
-    colour_names, colours = word_class(
-        "colour", [e for e in corr.get("colour", {}).get("words", []) if e not in not_hues]
-        + [e for g in colour_data.get("same", []) for e in g], colour_data.get("same", []), "first", None)
-
+    garments = _garments_and_colours(data, corr, irregular_plurals, phrases)
     gender: dict[str, int] = {}
     for male, female in corr.get("gender", {}).get("pairs", []):
         gender.setdefault(male, 0)
         gender.setdefault(female, 1)
+    nouns = _nouns(data, where, irregular_plurals, garments["clothing"], garments["colours"], phrases)
+    ages = _ages(age_data, where)
+    verbs = _stances_and_activities(data, phrases)
+    relations = _relations(data, phrases)
+    counts = {}
+    for word, value in data.get("number", {}).get("counts", {}).items():
+        counts[word] = MANY if value == "many" else int(value)
 
-    # Entities, body parts and scenes: one hierarchy, so "water" supports "lake" by the same rule as "animal" and "cat".
+    concepts = nouns["concepts"]
+    animate = frozenset(concepts.index(r) for r in stance_data.get("animate_roots", []) if r in concepts.names)
+    scores = {"unsupported": 0.5, "contradicted": 1.0, "more_specific": 0.25, "repeated": 1.0,
+              "unrelated_similarity": 0.25, "unrelated_types": 3}
+    scores.update(data.get("scores", {}))
+    return Lexicon(
+        **garments, **nouns, **ages, **verbs, **relations, gender=gender, counts=counts, phrases=phrases,
+        stopwords=frozenset(data.get("similarity", {}).get("stopwords", [])),
+        animate_roots=animate, scores=scores,
+        colour_window=int(colour_data.get("attach_window", 3)),
+        age_window=int(age_data.get("attach_window", 2)),
+        count_lookback=int(data.get("number", {}).get("lookback", 3)),
+        consensus=int(data.get("similarity", {}).get("consensus", 2)),
+    )
+
+
+def _add_phrase(phrases: Phrases, words: tuple[str, ...], cls: str, value, anchor: str) -> None:
+    """Enter a phrase of several words for ``cls`` (the first entry of a class for those words stays)."""
+    entries = phrases.setdefault(words, [])
+    if not any(e[0] == cls for e in entries):
+        entries.append((cls, value, anchor))
+
+
+def _word_class(phrases: Phrases, cls: str, entries: list[str], same: list[list[str]], anchor: str,
+                irregular: dict[str, str] | None) -> tuple[tuple[str, ...], dict[str, int]]:
+    """Names and word table of a class whose spellings of one thing (``same``) share a value.
+
+    Entries of several words become phrases; with ``irregular`` given, plurals are added.
+    """
+    canon = {_words(e): _words(group[0]) for group in same for e in group}
+    names: list[tuple[str, ...]] = []
+    index: dict[tuple[str, ...], int] = {}
+    table: dict[str, int] = {}
+    for entry in entries:
+        words = _words(entry)
+        head = canon.get(words, words)
+        value = index.setdefault(head, len(names))
+        if value == len(names):
+            names.append(head)
+        forms = [words]
+        if irregular is not None and not words[-1].endswith("s"):
+            forms += [words[:-1] + (p,) for p in plural_forms(words[-1], irregular)]
+        for form in forms:
+            if len(form) == 1:
+                table.setdefault(form[0], value)
+            else:
+                _add_phrase(phrases, form, cls, value, anchor)
+    return tuple(" ".join(n) for n in names), table
+
+
+def _garments_and_colours(data: dict, corr: dict, irregular_plurals: dict[str, str], phrases: Phrases) -> dict:
+    """The clothing and colour classes (the Lexicon fields of that name): garments are the correction class and
+    extras; colours the correction class minus modifiers."""
+    clothing_data, colour_data = data.get("clothing", {}), data.get("colour", {})
+    clothing_names, clothing = _word_class(
+        phrases, "clothing",
+        list(corr.get("clothing", {}).get("words", [])) + list(clothing_data.get("extra", [])),
+        clothing_data.get("same", []), "last", irregular_plurals)
+    not_hues = set(colour_data.get("not_hues", []))
+    colour_names, colours = _word_class(
+        phrases, "colour", [e for e in corr.get("colour", {}).get("words", []) if e not in not_hues]
+        + [e for g in colour_data.get("same", []) for e in g], colour_data.get("same", []), "first", None)
+    return {"clothing": clothing, "clothing_names": clothing_names, "colours": colours, "colour_names": colour_names}
+
+
+def _nouns(data: dict, where: str, irregular_plurals: dict[str, str], clothing: dict[str, int],
+           colours: dict[str, int], phrases: Phrases) -> dict:
+    """Entities, body parts and scenes as one hierarchy (so "water" supports "lake" by the same rule as "animal"
+    and "cat"), and every noun's concept and plurality: the Lexicon fields concepts, nouns, not_entities."""
     concepts, concept_words = _hierarchy(
         [("entity", data.get("entity", {})), ("part", data.get("part", {})), ("scene", data.get("scene", {}))], where)
     not_entities = frozenset(data.get("nouns", {}).get("not_entities", []))
@@ -273,26 +312,34 @@ def load_lexicon(path: Path | str = DETECTOR_WORDS_FILE, correction_path: Path |
                 if last not in clothing and last not in colours:
                     nouns.setdefault(last, (i, last in irregular_plural or last in regular_plural))
             else:
-                add_phrase(words, "noun", i, "last")
+                _add_phrase(phrases, words, "noun", i, "last")
             for p in plural_forms(last, irregular_plurals):
                 if p == last:
                     continue
                 if len(words) == 1:
                     generated.setdefault(p, (i, True))
                 else:
-                    add_phrase(words[:-1] + (p,), "noun", i, "last")
+                    _add_phrase(phrases, words[:-1] + (p,), "noun", i, "last")
     for word, value in generated.items():
         if word not in nouns and word not in clothing and word not in colours:
             nouns[word] = value
     for word in not_entities:
         nouns.pop(word, None)
+    return {"concepts": concepts, "nouns": nouns, "not_entities": not_entities}
 
-    # Age groups: nouns give a group; adjectives only next to a person word.
-    age_data = data.get("age", {})
+
+def _ages(age_data: dict, where: str) -> dict:
+    """Age groups: nouns give a group; adjectives only next to a person word (the Lexicon fields ages, age_nouns,
+    age_adjectives)."""
     ages, age_words = _hierarchy([("age", {k: v for k, v in age_data.items() if k != "adjectives"})], where)
     age_nouns = {w: i for i, name in enumerate(ages.names) for w in age_words[name]}
     age_adjectives = {w: ages.index(g) for w, g in age_data.get("adjectives", {}).items()}
+    return {"ages": ages, "age_nouns": age_nouns, "age_adjectives": age_adjectives}
 
+
+def _stances_and_activities(data: dict, phrases: Phrases) -> dict:
+    """Stances and activities by verb stem, irregular verbs, and the words that are not activities (the Lexicon
+    fields of those names)."""
     irregular_verbs = dict(data.get("verbs", {}).get("irregular", {}))
     irregular_past: dict[str, list[str]] = {}
     for form, base in irregular_verbs.items():
@@ -315,11 +362,15 @@ def load_lexicon(path: Path | str = DETECTOR_WORDS_FILE, correction_path: Path |
                 activity_same[vstem(words[0])] = head
             else:
                 for first in verb_forms(words[0], irregular_past):
-                    add_phrase((first,) + words[1:], "activity", head, "first")
-    activity_stems = frozenset(vstem(w) for w in act.get("verbs", []))
-    not_activity_stems = frozenset(vstem(w) for w in act.get("not_activities", []))
-    ing_nouns = frozenset(act.get("ing_nouns", []))
+                    _add_phrase(phrases, (first,) + words[1:], "activity", head, "first")
+    return {"stances": stances, "stance_names": stance_names, "irregular_verbs": irregular_verbs,
+            "activity_same": activity_same, "activity_stems": frozenset(vstem(w) for w in act.get("verbs", [])),
+            "not_activity_stems": frozenset(vstem(w) for w in act.get("not_activities", [])),
+            "ing_nouns": frozenset(act.get("ing_nouns", []))}
 
+
+def _relations(data: dict, phrases: Phrases) -> dict:
+    """The positions (relations) by name: the Lexicon fields relations and relation_names."""
     relation_names = []
     relations: dict[str, int] = {}
     for name, entries in data.get("position", {}).items():
@@ -330,30 +381,8 @@ def load_lexicon(path: Path | str = DETECTOR_WORDS_FILE, correction_path: Path |
             if len(words) == 1:
                 relations.setdefault(words[0], k)
             else:
-                add_phrase(words, "relation", k, "first")
-
-    counts = {}
-    for word, value in data.get("number", {}).get("counts", {}).items():
-        counts[word] = MANY if value == "many" else int(value)
-
-    animate = frozenset(concepts.index(r) for r in stance_data.get("animate_roots", []) if r in concepts.names)
-    scores = {"unsupported": 0.5, "contradicted": 1.0, "more_specific": 0.25, "repeated": 1.0,
-              "unrelated_similarity": 0.25, "unrelated_types": 3}
-    scores.update(data.get("scores", {}))
-    return Lexicon(
-        concepts=concepts, ages=ages, nouns=nouns, clothing=clothing, clothing_names=clothing_names,
-        colours=colours, colour_names=colour_names, gender=gender, age_nouns=age_nouns,
-        age_adjectives=age_adjectives, stances=stances, stance_names=stance_names,
-        activity_stems=activity_stems, activity_same=activity_same, not_activity_stems=not_activity_stems,
-        ing_nouns=ing_nouns, irregular_verbs=irregular_verbs, relations=relations,
-        relation_names=tuple(relation_names), counts=counts, phrases=phrases,
-        stopwords=frozenset(data.get("similarity", {}).get("stopwords", [])), not_entities=not_entities,
-        animate_roots=animate, scores=scores,
-        colour_window=int(colour_data.get("attach_window", 3)),
-        age_window=int(age_data.get("attach_window", 2)),
-        count_lookback=int(data.get("number", {}).get("lookback", 3)),
-        consensus=int(data.get("similarity", {}).get("consensus", 2)),
-    )
+                _add_phrase(phrases, words, "relation", k, "first")
+    return {"relations": relations, "relation_names": tuple(relation_names)}
 
 
 @lru_cache(maxsize=1)
