@@ -42,7 +42,7 @@ per-caption Python except the lexicon lookup of each distinct word.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -280,6 +280,20 @@ for _c in _COUNT_CODES:
 _MORE_THAN_ONE = sum(1 << i for i, r in enumerate(_COUNT_CODES) if r != 1)
 
 
+class _Mentions(NamedTuple):
+    """The captions' entity mentions and what the evidence says of each (arrays aligned with ``cap``)."""
+
+    cap: Marks                # the mentions
+    cap_plural: np.ndarray    # each mention is a plural word
+    item: np.ndarray          # its item
+    text: np.ndarray          # its text
+    is_subject: np.ndarray    # it is its caption's subject (the caption's first entity)
+    supported: np.ndarray     # the evidence names it, or a narrower concept
+    specific: np.ndarray      # the evidence names only a broader concept
+    similar: np.ndarray       # the evidence names a sibling (a similar thing)
+    absent: np.ndarray        # neither supported nor more specific
+
+
 class _Scorer:
     """The working state of one :func:`detect` call (see the module documentation for the rules).
 
@@ -468,14 +482,25 @@ class _Scorer:
 
         Returns per text whether its subject exists (or it has none), for the stance, activity and position rules.
         """
-        lex, c, nc, tree = self.lex, self.c, self.nc, self.concepts
+        c = self.c
         is_entity = self.kind_entity[c.noun.value]
-        ents = c.noun.select(is_entity)
-        plural = c.plural[is_entity]
+        ents, plural = c.noun.select(is_entity), c.plural[is_entity]
+        m, subject_exists = self._entity_presence(ents, plural)
         is_cap = self.tok_role[ents.pos] == 0
-        cap, ev = ents.select(is_cap), ents.select(~is_cap)
-        cap_plural, ev_plural = plural[is_cap], plural[~is_cap]
-        # evidence of every kind (entities, parts, scenes) supports entities
+        bits, naming = self._reference_counts(ents.select(~is_cap), plural[~is_cap])
+        self._number(m, bits, naming)
+        self._extra(m, bits)
+        self._wrong_subject(m, ents)
+        self._wrong_object(m)
+        return subject_exists
+
+    def _entity_presence(self, ents: Marks, plural: np.ndarray) -> tuple[_Mentions, np.ndarray]:
+        """Which of the captions' entity mentions the evidence supports (any kind of evidence: entities, parts,
+        scenes): subject/object non-existent and similar, CHAIR's counts. Returns the mentions and, per text,
+        whether its subject exists."""
+        c, nc, tree = self.c, self.nc, self.concepts
+        is_cap = self.tok_role[ents.pos] == 0
+        cap = ents.select(is_cap)
         all_cap, all_ev = self.split(c.noun)
         direct = _Keys(self.keys(all_ev.pos, all_ev.value, nc))
         closed = _Keys(tree.closure(self.item(all_ev.pos), all_ev.value))
@@ -486,6 +511,7 @@ class _Scorer:
         is_subject = self.first_per_text(cap.pos)
         subject_value = np.full(self.n_texts, -1, dtype=np.int64)
         subject_value[text[is_subject]] = cap.value[is_subject]
+        self.subject_value = subject_value
         base = self.unsupported_score(~absent, self.ref_share(ents)[item])
         for column, mask in (("subject_similar", is_subject & similar),
                              ("subject_nonexistent", is_subject & absent & ~similar),
@@ -496,8 +522,14 @@ class _Scorer:
         self.hallucinated = np.bincount(text[absent], minlength=self.n_texts)[self.caption_texts]
         subject_exists = np.ones(self.n_texts, dtype=bool)
         subject_exists[text[is_subject]] = ~(absent & ~similar)[is_subject]
+        return _Mentions(cap, plural[is_cap], item, text, is_subject, supported, specific, similar, absent), \
+            subject_exists
 
-        # Counts: every count the references give an entity (or a narrower one), as bits per (item, concept).
+    def _reference_counts(self, ev: Marks, ev_plural: np.ndarray):
+        """Every count the references give an entity (or a narrower one), as bits per (item, concept), and the
+        references naming each entity at all. Returns ``bits(item, concept)`` and the naming (text, concept)
+        keys."""
+        nc, tree = self.nc, self.concepts
         refs = ev.select(self.tok_role[ev.pos] == 1)
         ref_plural = ev_plural[self.tok_role[ev.pos] == 1]
         ref_bits = _COUNT_BIT[np.minimum(self.counts_of(refs, ref_plural), MANY)]
@@ -516,45 +548,54 @@ class _Scorer:
         per_ref = unique((np.repeat(self.t.text[refs.pos], depth) * nc + anc.ravel())[ok])
         naming = _Keys(self.text_item[per_ref // nc] * nc + per_ref % nc)
 
-        def bits(concept: np.ndarray) -> np.ndarray:
+        def bits(item: np.ndarray, concept: np.ndarray) -> np.ndarray:
             hit, i = lookup(count_keys, item * nc + np.maximum(concept, 0))
             return np.where(hit & (concept >= 0), count_bits[i] if len(count_bits) else 0, 0)
 
-        cap_code = self.counts_of(cap, cap_plural)
-        look = np.where(supported, cap.value, np.where(similar, tree.parent[cap.value], -1))
-        ref_counts = bits(look)
+        return bits, naming
+
+    def _number(self, m: _Mentions, bits, naming: _Keys) -> None:
+        """Number: a count the caption gives an entity that no reference's count for it agrees with."""
+        nc, tree, cap, item = self.nc, self.concepts, m.cap, m.item
+        cap_code = self.counts_of(cap, m.cap_plural)
+        look = np.where(m.supported, cap.value, np.where(m.similar, tree.parent[cap.value], -1))
+        ref_counts = bits(item, look)
         conflict = (ref_counts != 0) & ((ref_counts & _AGREES[np.minimum(cap_code, MANY)]) == 0)
         n_naming = naming.count(item * nc + np.maximum(look, 0))
         share = np.divide(n_naming, self.n_refs[item], out=np.zeros(len(cap)), where=self.n_refs[item] > 0)
         self.add("number", cap.pos[conflict], cap.end[conflict], self.unsupported_score(~conflict, share)[conflict])
 
-        # Extra: an entity right after "and" (nothing but modifiers between) that repeats an earlier one
-        # which no reference counts twice, or that is absent.
+    def _extra(self, m: _Mentions, bits) -> None:
+        """Extra: an entity right after "and" (nothing but modifiers between) that repeats an earlier one
+        which no reference counts twice, or that is absent; in the subject part or the object part."""
+        c, cap, text = self.c, m.cap, m.text
         after_and = self.find_before(cap.pos, c.conjunction, 3, (c.noun, c.activity, c.stance))
         order = np.lexsort((cap.pos, cap.value, text))
         repeat = np.zeros(len(cap), dtype=bool)
         repeat[order[1:]] = (text[order][1:] == text[order][:-1]) & (cap.value[order][1:] == cap.value[order][:-1])
-        counted_twice = (bits(cap.value) & _MORE_THAN_ONE) != 0
+        counted_twice = (bits(m.item, cap.value) & _MORE_THAN_ONE) != 0
         # a verb before the conjunction puts the conjunct in the object part of the caption
         verbs = np.sort(np.concatenate([self.split(c.activity)[0].pos, self.split(c.stance)[0].pos]))
         first_verb = np.full(self.n_texts, np.iinfo(np.int64).max)
         keep = self.first_per_text(verbs)
         first_verb[self.t.text[verbs[keep]]] = verbs[keep]
-        in_subject = (cap.value == subject_value[text]) & (first_verb[text] > cap.pos)
-        s = lex.scores
+        in_subject = (cap.value == self.subject_value[text]) & (first_verb[text] > cap.pos)
+        s = self.lex.scores
         extra = np.where(after_and & repeat & ~counted_twice, s["repeated"],
-                         np.where(after_and & absent & ~repeat, s["unsupported"], 0.0))
+                         np.where(after_and & m.absent & ~repeat, s["unsupported"], 0.0))
         self.add("subject_extra", cap.pos[in_subject], cap.end[in_subject], extra[in_subject])
         self.add("object_extra", cap.pos[~in_subject], cap.end[~in_subject], extra[~in_subject])
 
-        # Wrong subject: present, but (almost) no reference makes it, or a broader or narrower word, its subject.
+    def _wrong_subject(self, m: _Mentions, ents: Marks) -> None:
+        """Wrong subject: present, but (almost) no reference makes it, or a broader or narrower word, its subject."""
+        nc, tree, cap, is_subject = self.nc, self.concepts, m.cap, m.is_subject
         ref_ents = ents.select(self.tok_role[ents.pos] == 1)
         rsub = ref_ents.select(self.first_per_text(ref_ents.pos))
         ritem = self.item(rsub.pos)
         sub_closed = _Keys(tree.closure(ritem, rsub.value))
         sub_direct = _Keys(ritem * nc + rsub.value)
         refs_with_subject = np.bincount(ritem, minlength=self.n_items)
-        sv, sitem = cap.value[is_subject], item[is_subject]
+        sv, sitem = cap.value[is_subject], m.item[is_subject]
         agree = sub_closed.count(sitem * nc + sv)
         for k in range(1, tree.anc.shape[1]):
             a = tree.anc[sv, k]
@@ -562,10 +603,13 @@ class _Scorer:
             agree[ok] += sub_direct.count(sitem[ok] * nc + a[ok])
         n_sub = refs_with_subject[sitem]
         share = np.divide(agree, n_sub, out=np.ones(len(sv)), where=n_sub > 0)
-        wrong = np.where(supported[is_subject] & (n_sub >= 2), np.clip(1.0 - 2.0 * share, 0.0, 1.0), 0.0)
+        wrong = np.where(m.supported[is_subject] & (n_sub >= 2), np.clip(1.0 - 2.0 * share, 0.0, 1.0), 0.0)
         self.add("subject_wrong", cap.pos[is_subject], cap.end[is_subject], wrong)
 
-        # Wrong object: a present object governed by an unsupported verb.
+    def _wrong_object(self, m: _Mentions) -> None:
+        """Wrong object: a present object governed by an unsupported verb (the verbs' support is kept for the
+        activity rule)."""
+        c, cap = self.c, m.cap
         cap_acts, act_ev = self.split(c.activity)
         n_act = max(len(c.activity_names), 1)
         act_ok = _Keys(self.keys(act_ev.pos, act_ev.value, n_act)).has(
@@ -574,11 +618,9 @@ class _Scorer:
         self.act_ok = (cap_acts, act_ok)
         bad_verbs = cap_acts.select(~act_ok)
         governed = self.find_before(cap.pos, bad_verbs, 3, (c.noun, c.activity))
-        wrong_object = ~is_subject & (supported | specific) & governed
+        wrong_object = ~m.is_subject & (m.supported | m.specific) & governed
         self.add("object_wrong", cap.pos[wrong_object], cap.end[wrong_object],
-                 np.full(int(wrong_object.sum()), s["unsupported"]))
-        self.subject_value = subject_value
-        return subject_exists
+                 np.full(int(wrong_object.sum()), self.lex.scores["unsupported"]))
 
     def symbol_support(self) -> _Keys:
         """(item, symbol) keys of all words of the evidence, with the parents of concepts."""
