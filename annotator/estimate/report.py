@@ -228,6 +228,8 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     uses: list[DrawUse] = []
 
     def means(mask: np.ndarray, Y: np.ndarray, F_all: np.ndarray, w=weights) -> list[MeanEstimate]:
+        """Estimates of the means of ``Y``'s columns over the captions, from the labelled rows ``mask`` picks:
+        prediction-powered with the weights ``w``, or from the recorded draws (whose use is kept in ``uses``)."""
         rows = human.rows[mask]
         if not human.draws:
             return ppi_means(Y, F_all[rows], F_all, weights=None if w is None else w[mask], **kw)
@@ -246,64 +248,96 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
         raise ValueError(f"the recorded sample draws cannot give an estimate yet: {exc}") from None
     quality = {INACCURATE: detector_quality(y, f_all[human.rows], threshold)}
 
-    known = human.types_known
+    results = _type_shares(detections, human, means, finite_population, threshold, quality, notes)
+    if human.draws:
+        notes.extend(_draw_notes(human, uses))
+    if inacc.n < MIN_LABELS_FOR_CLT:
+        warnings.append(f"only {inacc.n} human labels: the intervals rest on a normal approximation "
+                        f"that needs about {MIN_LABELS_FOR_CLT} or more")
+    results = _chosen_types(results, types)
+    _interval_notes(inacc, results, notes, warnings)
+    quality = {t: q for t, q in quality.items() if t == INACCURATE or t in results}
+    return EstimateReport(system=system, n_total=N, n_human=inacc.n, alpha=alpha,
+                          finite_population=finite_population, inaccurate=inacc, types=results,
+                          detectors=quality, chair=detections.chair(), warnings=tuple(warnings), notes=tuple(notes),
+                          draws=tuple(uses))
+
+
+def _type_shares(detections: Detections, human: HumanLabels, means, finite_population: bool, threshold: float,
+                 quality: dict, notes: list[str]) -> dict[str, MeanEstimate]:
+    """Every error type's estimated share (none when fewer than two labelled captions have complete types), with
+    the detectors' quality into ``quality`` and what the estimate assumed into ``notes``."""
     type_ids = list(ERROR_TYPE_IDS)
-    results: dict[str, MeanEstimate] = {}
     F_all = np.column_stack([detections.score(t) for t in type_ids])
-    type_estimates = None
-    pending = int((~known).sum())
-    type_weights = weights
-    refused = False
-    if pending:
-        # Types pending are missing values, not zeros: the typed inaccurate captions stand for all inaccurate ones
-        # (two-phase sampling, types missing at random among the labelled inaccurate captions).
-        base = np.ones(len(human.rows)) if weights is None else np.asarray(weights, dtype=float)
-        inacc_rows = human.inaccurate
-        typed = float(base[inacc_rows & known].sum()) / float(base[inacc_rows].sum())
-        if human.draws or typed == 0:
-            known, refused = np.zeros(len(human.rows), dtype=bool), True
-            why = ("recorded draws cannot reweight them" if human.draws else "no inaccurate caption has its types")
-            notes.append(f"{pending} labelled inaccurate caption{'s have' if pending > 1 else ' has'} error types "
-                         f"pending: no type shares until {'they are' if pending > 1 else 'it is'} typed ({why})")
-        else:
-            scale = 1.0 / typed
-            if finite_population and weights is None:
-                base = np.full(len(human.rows), N / len(human.rows))  # a simple random sample: n of N
-            type_weights = np.where(inacc_rows, base * scale, base)
+    pending = int((~human.types_known).sum())
+    known, type_weights, scale = _pending_types(human, len(detections), finite_population, notes)
     rows = human.rows[known]
     Y = human.type_matrix(type_ids)[known]
+    type_estimates = None
     if int((known & human.in_draws).sum()) >= 2:
         try:
             type_estimates = means(known, Y, F_all, type_weights)
         except ValueError:
             if not human.draws:
                 raise  # without draws, two captions with complete types always give an estimate
-    if type_estimates is not None:
-        results = dict(zip(type_ids, type_estimates))
-        for j, t in enumerate(type_ids):
-            if t in DETECTED_TYPES:
-                quality[t] = detector_quality(Y[:, j], F_all[rows, j], threshold)
-        if pending:
-            notes.append(f"{pending} labelled inaccurate caption{'s have' if pending > 1 else ' has'} error types "
-                         f"pending: the type shares are estimated from the {int(known.sum())} fully typed "
-                         f"captions, each typed inaccurate one weighted {scale:.2f}x to stand for the pending ones "
-                         "(read as missing at random among the inaccurate captions)")
-    elif not refused:
-        notes.append("fewer than two labelled captions have complete error types; no type shares")
-    if human.draws:
-        notes.extend(_draw_notes(human, uses))
-    if inacc.n < MIN_LABELS_FOR_CLT:
-        warnings.append(f"only {inacc.n} human labels: the intervals rest on a normal approximation "
-                        f"that needs about {MIN_LABELS_FOR_CLT} or more")
+    if type_estimates is None:
+        if not (pending and scale is None):  # types pending and refused: the note says so already
+            notes.append("fewer than two labelled captions have complete error types; no type shares")
+        return {}
+    for j, t in enumerate(type_ids):
+        if t in DETECTED_TYPES:
+            quality[t] = detector_quality(Y[:, j], F_all[rows, j], threshold)
+    if pending:
+        notes.append(f"{pending} labelled inaccurate caption{'s have' if pending > 1 else ' has'} error types "
+                     f"pending: the type shares are estimated from the {int(known.sum())} fully typed "
+                     f"captions, each typed inaccurate one weighted {scale:.2f}x to stand for the pending ones "
+                     "(read as missing at random among the inaccurate captions)")
+    return dict(zip(type_ids, type_estimates))
+
+
+def _pending_types(human: HumanLabels, N: int, finite_population: bool, notes: list[str]):
+    """Which labelled captions the type shares use, their weights, and the factor the typed inaccurate ones are
+    weighted up by (None where no caption's types are pending, or where pending types refuse the shares, which
+    ``notes`` then says).
+
+    Types pending are missing values, not zeros: the typed inaccurate captions stand for all inaccurate ones
+    (two-phase sampling, types missing at random among the labelled inaccurate captions)."""
+    known, weights = human.types_known, human.weights
+    pending = int((~known).sum())
+    if not pending:
+        return known, weights, None
+    base = np.ones(len(human.rows)) if weights is None else np.asarray(weights, dtype=float)
+    inacc_rows = human.inaccurate
+    typed = float(base[inacc_rows & known].sum()) / float(base[inacc_rows].sum())
+    if human.draws or typed == 0:
+        why = ("recorded draws cannot reweight them" if human.draws else "no inaccurate caption has its types")
+        notes.append(f"{pending} labelled inaccurate caption{'s have' if pending > 1 else ' has'} error types "
+                     f"pending: no type shares until {'they are' if pending > 1 else 'it is'} typed ({why})")
+        return np.zeros(len(human.rows), dtype=bool), weights, None
+    scale = 1.0 / typed
+    if finite_population and weights is None:
+        base = np.full(len(human.rows), N / len(human.rows))  # a simple random sample: n of N
+    return known, np.where(inacc_rows, base * scale, base), scale
+
+
+def _chosen_types(results: dict[str, MeanEstimate], types: str | Sequence[str]) -> dict[str, MeanEstimate]:
+    """The type estimates asked for: all, the five highest (``"top5"``) or the listed ids, in taxonomy order."""
+    type_ids = list(ERROR_TYPE_IDS)
     if types == "top5":
         chosen = sorted(results, key=lambda t: (-results[t].estimate, type_ids.index(t)))[:5]
-        results = {t: results[t] for t in type_ids if t in chosen}
-    elif types != "all":
+        return {t: results[t] for t in type_ids if t in chosen}
+    if types != "all":
         wanted = list(types)
         unknown = [t for t in wanted if t not in type_ids]
         if unknown:
             raise ValueError(f"unknown error type ids: {', '.join(unknown)}")
-        results = {t: results[t] for t in type_ids if t in wanted and t in results}
+        return {t: results[t] for t in type_ids if t in wanted and t in results}
+    return results
+
+
+def _interval_notes(inacc: MeanEstimate, results: dict[str, MeanEstimate], notes: list[str],
+                    warnings: list[str]) -> None:
+    """Say which intervals rest on too few labels (widened) and which have a width of zero they cannot claim."""
     sparse = [t for t, e in ((INACCURATE, inacc), *results.items()) if e.sparse]
     if sparse:
         notes.append(f"{len(sparse)} target{'s rest' if len(sparse) > 1 else ' rests'} on fewer than {MIN_SUPPORT} "
@@ -316,11 +350,6 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
         warnings.append(f"{len(zero)} interval{'s have' if len(zero) > 1 else ' has'} zero width although not every "
                         f"caption is labelled ({', '.join(zero)}): {'they claim' if len(zero) > 1 else 'it claims'} "
                         "an exactness the human labels cannot give")
-    quality = {t: q for t, q in quality.items() if t == INACCURATE or t in results}
-    return EstimateReport(system=system, n_total=N, n_human=inacc.n, alpha=alpha,
-                          finite_population=finite_population, inaccurate=inacc, types=results,
-                          detectors=quality, chair=detections.chair(), warnings=tuple(warnings), notes=tuple(notes),
-                          draws=tuple(uses))
 
 
 def _draw_notes(human: HumanLabels, uses: Sequence[DrawUse]) -> list[str]:
