@@ -77,75 +77,113 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
     kinds = [JudgementKind(k).value for k in kinds]
     with store.read() as conn:
         pid = project_id(conn, project)
-        sys_rows = conn.execute(select(systems.c.id, systems.c.name).where(systems.c.project_id == pid)
-                                .order_by(systems.c.id)).all()
-        if system is not None:
-            sys_rows = [r for r in sys_rows if r.name == system]
-        user_rows = conn.execute(select(users.c.id, users.c.name).order_by(users.c.name)).all()
-        if users_ is not None:
-            user_rows = [r for r in user_rows if r.name in set(users_)]
-        practice_ids = np.array([r[0] for r in conn.execute(
-            select(items.c.id).where(items.c.project_id == pid, items.c.is_practice.is_(True)))], dtype=np.int64)
+        sys_rows, user_rows, practice_ids = _frame_names(conn, pid, system, users_)
         if not sys_rows or not user_rows:
             return empty_frame(with_timing)
         sys_ids, user_ids = [r.id for r in sys_rows], [r.id for r in user_rows]
-        cj = current_judgements
-        # One row of comma-joined numbers per column (group_concat / string_agg): the database formats a
-        # million integers in C and numpy parses each column in one call, instead of a Python tuple per row.
-        # Aggregates of one query step through the same rows in the same order, so the columns line up.
-        cols = [cj.c.caption_id,
-                cast(cj.c.user_id, BigInteger) * 8 + case((cj.c.kind == JudgementKind.ADJUDICATION.value, 4), else_=0)
-                + case((cj.c.label == Label.INACCURATE.value, 2), (cj.c.label == Label.ACCURATE.value, 1), else_=0),
-                cj.c.judgement_id, func.coalesce(cj.c.type_mask, -1)]
-        if with_timing:
-            # The working time is kept beside the judgement since migration 9. Times are mostly whole hundredths
-            # (the pages round them): those as integers, exact when k / 100.0 gives the stored double back; any
-            # other (or one missing, written by another program) is -1 and read from its revision's row after.
-            seconds = cj.c.seconds
-            hundredths = cast(func.round(seconds * 100), BigInteger)
-            code = case((and_(seconds >= 0, seconds < 1e12),  # (a CASE, so the cast never sees a huge value)
-                         case((hundredths / literal_column("100.0") == seconds, hundredths), else_=-1)), else_=-1)
-            cols += [code, _stamp(conn, cj.c.updated_at)]
-        # The text of the rows without a mask (none since migration 9, unless another program wrote them),
-        # each as <length>:<text> so any character may occur in it.
-        untyped = case((cj.c.type_mask.is_(None),
-                        cast(func.length(cj.c.error_types), Text) + literal_column("':'") + cj.c.error_types))
-        where = [cj.c.kind.in_(kinds)]
-        if users_ is not None:
-            where.append(cj.c.user_id.in_(user_ids))
-        if not include_skipped:
-            where.append(cj.c.label.is_not(None))
-        if changed_after is None:
-            # Every judgement of the project: the project's captions in one read, then the current judgements
-            # of their id range in table order, matched to them in numpy. "+ 0" keeps SQLite off the key index
-            # (a look-up into the table for every row, half as fast again as walking the table).
-            cap = _caption_columns(conn, sys_ids)
-            if cap is None:
-                return empty_frame(with_timing)
-            source = cj
-            where.append(cj.c.caption_id + 0 >= int(cap[0][0]))
-            where.append(cj.c.caption_id + 0 <= int(cap[0][-1]))
-        else:
-            # What changed since a judgement id: "+ 0" keeps SQLite (which has no statistics) from walking the
-            # project's captions through their system index, 0.5 s on a million rows; it then takes the
-            # judgement-id index of migration 3 and answers in milliseconds. PostgreSQL plans either form well.
-            cap = None
-            source = cj.join(captions, captions.c.id == cj.c.caption_id)
-            cols += [captions.c.item_id, captions.c.system_id]
-            where += [(captions.c.system_id + 0).in_(sys_ids), cj.c.judgement_id > int(changed_after)]
-        q = select(*[_joined(conn, c) for c in cols], _joined(conn, untyped, "")).select_from(source).where(*where)
-        parts = _table_parts(conn) if changed_after is None else []
-        if parts:
-            row = _read_in_parts(store, conn, q, parts)
-        else:
-            row = [r for chunk in _raw_chunks(conn, q) for r in chunk][0]
+        read = _read_joined_judgements(store, conn, kinds, sys_ids, user_ids if users_ is not None else None,
+                                       include_skipped, changed_after, with_timing)
+        if read is None:
+            return empty_frame(with_timing)
+        row, cap = read
         dialect = conn.dialect.name
+        seconds = None
         if with_timing and row[0] is not None:
             # Revisions never change, so their times can be read in a statement of their own.
             judgement_ids, hundredths = _ints(row[2]), _ints(row[4])
             seconds = _seconds(conn, hundredths, judgement_ids[hundredths < 0])
     if row[0] is None:
         return empty_frame(with_timing)
+    return _frame_of_joined(row, cap, sys_rows, user_rows, practice_ids, seconds, dialect)
+
+
+def _frame_names(conn, pid: int, system: str | None, users_: list[str] | None) -> tuple[list, list, np.ndarray]:
+    """The project's systems and the users (id, name), narrowed to ``system`` and ``users_`` where given, and the
+    ids of its practice items."""
+    sys_rows = conn.execute(select(systems.c.id, systems.c.name).where(systems.c.project_id == pid)
+                            .order_by(systems.c.id)).all()
+    if system is not None:
+        sys_rows = [r for r in sys_rows if r.name == system]
+    user_rows = conn.execute(select(users.c.id, users.c.name).order_by(users.c.name)).all()
+    if users_ is not None:
+        user_rows = [r for r in user_rows if r.name in set(users_)]
+    practice_ids = np.array([r[0] for r in conn.execute(
+        select(items.c.id).where(items.c.project_id == pid, items.c.is_practice.is_(True)))], dtype=np.int64)
+    return sys_rows, user_rows, practice_ids
+
+
+def _judgement_columns(conn, with_timing: bool) -> tuple[list, object]:
+    """The columns of the joined read: caption id; user, kind and label packed in one integer; judgement id; type
+    mask; with timing the working time in hundredths (-1: read it from the revision) and the save time. And the
+    text of the types of rows without a mask."""
+    cj = current_judgements
+    cols = [cj.c.caption_id,
+            cast(cj.c.user_id, BigInteger) * 8 + case((cj.c.kind == JudgementKind.ADJUDICATION.value, 4), else_=0)
+            + case((cj.c.label == Label.INACCURATE.value, 2), (cj.c.label == Label.ACCURATE.value, 1), else_=0),
+            cj.c.judgement_id, func.coalesce(cj.c.type_mask, -1)]
+    if with_timing:
+        # The working time is kept beside the judgement since migration 9. Times are mostly whole hundredths
+        # (the pages round them): those as integers, exact when k / 100.0 gives the stored double back; any
+        # other (or one missing, written by another program) is -1 and read from its revision's row after.
+        seconds = cj.c.seconds
+        hundredths = cast(func.round(seconds * 100), BigInteger)
+        code = case((and_(seconds >= 0, seconds < 1e12),  # (a CASE, so the cast never sees a huge value)
+                     case((hundredths / literal_column("100.0") == seconds, hundredths), else_=-1)), else_=-1)
+        cols += [code, _stamp(conn, cj.c.updated_at)]
+    # The text of the rows without a mask (none since migration 9, unless another program wrote them),
+    # each as <length>:<text> so any character may occur in it.
+    untyped = case((cj.c.type_mask.is_(None),
+                    cast(func.length(cj.c.error_types), Text) + literal_column("':'") + cj.c.error_types))
+    return cols, untyped
+
+
+def _read_joined_judgements(store: Store, conn, kinds: list[str], sys_ids: list[int], user_ids: list[int] | None,
+                            include_skipped: bool, changed_after: int | None, with_timing: bool):
+    """The current judgements as one row of comma-joined numbers per column, and the project's caption columns
+    (None when only what changed after a judgement id is read: the row then ends with item and system ids).
+    None when the project has no caption.
+
+    One row of comma-joined numbers per column (group_concat / string_agg): the database formats a
+    million integers in C and numpy parses each column in one call, instead of a Python tuple per row.
+    Aggregates of one query step through the same rows in the same order, so the columns line up."""
+    cj = current_judgements
+    cols, untyped = _judgement_columns(conn, with_timing)
+    where = [cj.c.kind.in_(kinds)]
+    if user_ids is not None:
+        where.append(cj.c.user_id.in_(user_ids))
+    if not include_skipped:
+        where.append(cj.c.label.is_not(None))
+    if changed_after is None:
+        # Every judgement of the project: the project's captions in one read, then the current judgements
+        # of their id range in table order, matched to them in numpy. "+ 0" keeps SQLite off the key index
+        # (a look-up into the table for every row, half as fast again as walking the table).
+        cap = _caption_columns(conn, sys_ids)
+        if cap is None:
+            return None
+        source = cj
+        where.append(cj.c.caption_id + 0 >= int(cap[0][0]))
+        where.append(cj.c.caption_id + 0 <= int(cap[0][-1]))
+    else:
+        # What changed since a judgement id: "+ 0" keeps SQLite (which has no statistics) from walking the
+        # project's captions through their system index, 0.5 s on a million rows; it then takes the
+        # judgement-id index of migration 3 and answers in milliseconds. PostgreSQL plans either form well.
+        cap = None
+        source = cj.join(captions, captions.c.id == cj.c.caption_id)
+        cols += [captions.c.item_id, captions.c.system_id]
+        where += [(captions.c.system_id + 0).in_(sys_ids), cj.c.judgement_id > int(changed_after)]
+    q = select(*[_joined(conn, c) for c in cols], _joined(conn, untyped, "")).select_from(source).where(*where)
+    parts = _table_parts(conn) if changed_after is None else []
+    if parts:
+        return _read_in_parts(store, conn, q, parts), cap
+    return [r for chunk in _raw_chunks(conn, q) for r in chunk][0], cap
+
+
+def _frame_of_joined(row, cap, sys_rows: list, user_rows: list, practice_ids: np.ndarray,
+                     seconds: np.ndarray | None, dialect: str) -> pd.DataFrame:
+    """The judgement frame from the joined row (with timing when ``seconds`` is given), its rows of captions
+    outside the project or the chosen system left out."""
+    with_timing = seconds is not None
+    sys_ids, user_ids = [r.id for r in sys_rows], [r.id for r in user_rows]
     caption_id, packed, judgement_id, masks = (_ints(v) for v in row[:4])
     n = len(caption_id)
     extra = 2 if with_timing else 0
