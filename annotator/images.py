@@ -21,14 +21,13 @@ from __future__ import annotations
 import io
 import os
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
 from .errors import InputError
+from .lru import LRUCache
 from .model import Box
 
 #: Longest side of a rendered image; larger photos are scaled down for display.
@@ -305,43 +304,9 @@ def _as_box(b) -> Box:
     raise TypeError(f"expected Box, got {type(b).__name__}")
 
 
-class _BytesCache:
-    """Least-recently-used cache of bytes values bounded by their total length; safe across threads
-    (the annotate page renders the next images in a background thread)."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self._data: OrderedDict = OrderedDict()
-        self._size = 0
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
-
-    def put(self, key, value: bytes) -> None:
-        with self._lock:
-            old = self._data.pop(key, None)
-            if old is not None:
-                self._size -= len(old)
-            if len(value) > self.limit:
-                return
-            self._data[key] = value
-            self._size += len(value)
-            while self._size > self.limit:
-                _, dropped = self._data.popitem(last=False)
-                self._size -= len(dropped)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self._size = 0
-
-
-_RENDERED = _BytesCache(RENDER_CACHE_BYTES)
+#: Rendered images, least recently used dropped first, bounded by their total length in bytes; safe across threads
+#: (the annotate page renders the next images in a background thread).
+_RENDERED = LRUCache(RENDER_CACHE_BYTES, weight=len)
 
 
 def _display_size(size: tuple[int, int], max_side: int) -> tuple[int, int]:

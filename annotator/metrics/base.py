@@ -27,12 +27,12 @@ import abc
 import contextlib
 import gc
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from ..lru import LRUCache
 from .errors import MetricInputError, MetricUnavailable
 from .sample import Sample, hypotheses, read_context, split_samples
 from .tokenize import check_tokenizer, tokenize_texts
@@ -124,38 +124,9 @@ def check_hyps(hyps: Sequence[str], n: int) -> list[str]:
     return hyps
 
 
-class _PreparedCache:
-    """A small LRU of Prepared objects keyed by metric signature and references.
-
-    The key holds the reference tuple itself and is compared by equality, so a
-    hash collision can never return the wrong entry.
-    """
-
-    def __init__(self, size: int = 8):
-        self.size = size
-        self._d: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            hit = self._d.get(key)
-            if hit is not None:
-                self._d.move_to_end(key)
-            return hit
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            self._d[key] = value
-            self._d.move_to_end(key)
-            while len(self._d) > self.size:
-                self._d.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._d.clear()
-
-
-PREPARED_CACHE = _PreparedCache()
+#: A small LRU of Prepared objects keyed by metric signature and references. The key holds the reference tuple
+#: itself and is compared by equality, so a hash collision can never return the wrong entry.
+PREPARED_CACHE = LRUCache(8)
 
 _gc_lock = threading.Lock()
 _gc_pauses = 0
