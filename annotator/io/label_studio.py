@@ -258,6 +258,20 @@ def _texts(result: dict, what: str, src: str, where: str, *, empty: bool) -> lis
     return text
 
 
+def _listed_objects(values, what_list: str, what_one: str, place, src: str, where: str):
+    """The objects of a list in an export (None: an empty one) as (k, where it stands, object): k counts from 1, the
+    place is ``place(k, value)`` after ``where``. InputError when it is not a list or one of them is not an
+    object."""
+    values = values or []
+    if not isinstance(values, list):
+        raise InputError(f"{what_list} must be a list", src, where)
+    for k, value in enumerate(values, start=1):
+        at = f"{where}, {place(k, value)}"
+        if not isinstance(value, dict):
+            raise InputError(f"{what_one} must be an object", src, at)
+        yield k, at, value
+
+
 def annotation_row(task: dict, annotation: dict, src: str, where: str, tax: Taxonomy | None = None) -> dict:
     """One Label Studio annotation of a task as a judgement row (the form annotator.io.judgement_rows reads)."""
     tax = tax or taxonomy()
@@ -274,13 +288,8 @@ def annotation_row(task: dict, annotation: dict, src: str, where: str, tax: Taxo
     label, types, note = None, [], ""
     spans: dict[str, dict] = {}
     fixes: dict[str, str] = {}
-    results = annotation.get("result") or []
-    if not isinstance(results, list):
-        raise InputError("an annotation's result must be a list", src, where)
-    for k, result in enumerate(results, start=1):
-        at = f"{where}, result {k}"
-        if not isinstance(result, dict):
-            raise InputError("a result must be an object", src, at)
+    for k, at, result in _listed_objects(annotation.get("result"), "an annotation's result", "a result",
+                                         lambda k, r: f"result {k}", src, where):
         name = result.get("from_name")
         if name == JUDGEMENT:
             chosen = _choices(result, src, at)
@@ -348,13 +357,9 @@ def read_label_studio(path: Path | str, *, source: str | None = None) -> list:
         if not isinstance(task, dict):
             raise InputError("a task must be an object", src, f"task {k}")
         where = f"task {task.get('id', k)}"
-        anns = task.get("annotations") or []
-        if not isinstance(anns, list):
-            raise InputError("a task's annotations must be a list", src, where)
-        for j, ann in enumerate(anns, start=1):
-            at = f"{where}, annotation {ann.get('id', j) if isinstance(ann, dict) else j}"
-            if not isinstance(ann, dict):
-                raise InputError("an annotation must be an object", src, at)
+        for _, at, ann in _listed_objects(task.get("annotations"), "a task's annotations", "an annotation",
+                                          lambda j, a: f"annotation {a.get('id', j) if isinstance(a, dict) else j}",
+                                          src, where):
             row = annotation_row(task, ann, src, at, tax)
             try:
                 records.append(parse_record(row, src, len(records) + 1))
