@@ -11,7 +11,6 @@ tests/reliability/test_concurrency.py's 8 × 50 twin in the suite. Usage:
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import tempfile
 import time
@@ -31,16 +30,12 @@ def run(url: str, procs: int, saves: int, shared_every: int) -> dict:
     store = open_store(url)
     users = [(f"u{n:02d}", "annotator") for n in range(procs)] + [("shared", "annotator")]
     cids, uids = H.seed_project(store, n_items=100, users=users)
-    plans = []
-    for n in range(procs):
-        rng = random.Random(n)
-        plan = []
-        for j in range(saves):
-            label, types = H.random_values(rng)
-            uid = uids["shared"] if shared_every and j % shared_every == 0 else uids[f"u{n:02d}"]
-            cid = cids[rng.randrange(4)] if uid == uids["shared"] else cids[j % 100]
-            plan.append(H.Save(cid, uid, "annotation", label, types))
-        plans.append(plan)
+
+    def key(rng, n: int, j: int) -> tuple[int, int]:
+        uid = uids["shared"] if shared_every and j % shared_every == 0 else uids[f"u{n:02d}"]
+        return (cids[rng.randrange(4)] if uid == uids["shared"] else cids[j % 100]), uid
+
+    plans = H.random_plans(procs, saves, key)
     with tempfile.TemporaryDirectory() as logs:
         t0 = time.perf_counter()
         acks = H.run_writers(H.mp_context(), url, plans, Path(logs))

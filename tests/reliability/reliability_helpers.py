@@ -70,6 +70,21 @@ def random_values(rng: random.Random) -> tuple[str | None, tuple[str, ...]]:
     return "inaccurate", tuple(sorted(rng.sample(ERROR_TYPES, rng.randint(1, 3))))
 
 
+def random_plans(n_writers: int, n_saves: int, key) -> list[list[Save]]:
+    """One plan of ``n_saves`` saves with random values per writer, writer n's drawn from ``random.Random(n)``;
+    ``key(rng, n, j)`` gives the (caption id, user id) of writer n's save j (drawn after its values)."""
+    plans = []
+    for n in range(n_writers):
+        rng = random.Random(n)
+        plan = []
+        for j in range(n_saves):
+            label, types = random_values(rng)
+            cid, uid = key(rng, n, j)
+            plan.append(Save(cid, uid, "annotation", label, types))
+        plans.append(plan)
+    return plans
+
+
 def write_plan(url: str, plan: list[Save], log_path: str, barrier=None, *, fsync: bool = False, loop: bool = False,
                seed: int = 0, retry_pause: float = 0.0) -> None:
     """Process target: save every planned judgement, logging each acknowledgement.

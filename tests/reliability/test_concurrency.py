@@ -42,18 +42,12 @@ def test_eight_processes_times_50_saves(store, ctx, tmp_path, reliability_report
     users = [(f"u{n:02d}", "annotator") for n in range(n_proc)] + [("shared0", "annotator"), ("shared1", "annotator")]
     cids, uids = H.seed_project(store, n_items=100, users=users)
     shared_keys = [(cids[c], uids[f"shared{u}"]) for c in range(4) for u in range(2)]
-    plans = []
-    for n in range(n_proc):
-        rng = random.Random(n)
-        plan = []
-        for j in range(n_saves):
-            label, types = H.random_values(rng)
-            if j % 5 == 4:
-                cid, uid = rng.choice(shared_keys)
-            else:
-                cid, uid = cids[(j - j // 5) % own_keys], uids[f"u{n:02d}"]
-            plan.append(H.Save(cid, uid, "annotation", label, types))
-        plans.append(plan)
+
+    def key(rng, n: int, j: int) -> tuple[int, int]:
+        # every fifth save on a shared key, the others cycling over the writer's own keys
+        return rng.choice(shared_keys) if j % 5 == 4 else (cids[(j - j // 5) % own_keys], uids[f"u{n:02d}"])
+
+    plans = H.random_plans(n_proc, n_saves, key)
 
     t0 = time.perf_counter()
     acks = H.run_writers(ctx, store.url, plans, tmp_path)
