@@ -132,6 +132,23 @@ def refused(page: str, store_url: str, **kwargs) -> AppTest:
     return at
 
 
+def refused_showing_nothing(page: str, store_url: str, **kwargs) -> AppTest:
+    """As :func:`refused`, and the page neither failed nor showed a table before refusing."""
+    at = refused(page, store_url, **kwargs)
+    assert not at.exception
+    assert not at.dataframe
+    return at
+
+
+def says_no_project(page: str, store_url: str, phrase: str = "There is no project yet", **kwargs) -> AppTest:
+    """Run ``page`` (as an analyst unless told; arguments as :func:`page_test`) in a store without projects and
+    check that it says so, without failing."""
+    at = page_test(page, store_url, **{"user": "ana", "role": "analyst", **kwargs}).run()
+    assert not at.exception
+    assert phrase in texts(at)
+    return at
+
+
 def app_test(store_url: str, *, user: str | None = None, role: str = "admin", project: str | None = None,
              create_user: bool = True, timeout: float = DEFAULT_TIMEOUT) -> AppTest:
     """An AppTest of the whole app (``app.py``), not run yet; see :func:`page_test` for the arguments."""

@@ -9,7 +9,7 @@ from tests.core.test_content_selection_helpers import figure2_item, item, marked
 
 from annotator.model import Caption, Project
 from annotator.store.projects import write_project
-from tests.apptest_helpers import page_test, refused, texts
+from tests.apptest_helpers import page_test, refused_showing_nothing, says_no_project, texts
 
 
 def _seed(store, image_root: Path | None = None):
@@ -79,12 +79,8 @@ def test_page_shows_table_charts_and_one_image(sqlite_store, tmp_path):
 
 def test_annotators_are_refused(sqlite_store):
     _seed(sqlite_store)
-    at = refused("content_selection", sqlite_store.url, user="ann", role="annotator", project="eval")
-    assert not at.exception
-    assert not at.dataframe
+    refused_showing_nothing("content_selection", sqlite_store.url, user="ann", role="annotator", project="eval")
 
 
 def test_page_without_projects_explains(sqlite_store):
-    at = page_test("content_selection", sqlite_store.url, user="ana", role="analyst").run()
-    assert not at.exception
-    assert "no project yet" in texts(at)
+    says_no_project("content_selection", sqlite_store.url, "no project yet")

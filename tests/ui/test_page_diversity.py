@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from apptest_helpers import page_test, refused, texts
+from apptest_helpers import page_test, refused_showing_nothing, says_no_project, texts
 from tests.core.test_diversity_helpers import HUMAN_CAPTIONS, SPARSE_A, SPARSE_B
 
 from annotator import diversity as D
@@ -80,15 +80,11 @@ def test_changing_the_ratio_measure(sqlite_store):
 
 def test_annotators_are_refused(sqlite_store):
     seed(sqlite_store, human=False)
-    at = refused("diversity", sqlite_store.url, user="ann", role="annotator", project="div")
-    assert not at.exception
-    assert not at.dataframe
+    refused_showing_nothing("diversity", sqlite_store.url, user="ann", role="annotator", project="div")
 
 
 def test_no_project(sqlite_store):
-    at = page_test("diversity", sqlite_store.url, user="ana", role="analyst").run()
-    assert not at.exception
-    assert "There is no project yet" in texts(at)
+    says_no_project("diversity", sqlite_store.url)
 
 
 def test_the_gap_preset_sets_mu_and_alpha(sqlite_store):
