@@ -12,6 +12,7 @@ from annotator.cli import main
 from annotator.model import Project
 from annotator.store.projects import write_project
 from tests.apptest_helpers import page_test, texts
+from tests.ui.test_page_content_selection import image_scores
 
 
 def _seed(store):
@@ -102,11 +103,7 @@ def test_page_scores_every_image_and_says_how(sqlite_store):
     assert set(table["images"]) == {2}
     assert table.set_index(["method", "k"]).loc[("unigram", "1"), "F"] == "0.00 ± 0.00"
     # One image, held out like the table: image A is ranked with B's counts, so the dog comes first.
-    at.selectbox(key="cs_method").set_value("unigram").run()
-    at.number_input(key="cs_k_image").set_value(1).run()
-    at.selectbox(key="cs_image").set_value("A").run()
-    assert not at.exception
-    assert [m.value for m in at.metric][-3:] == ["0.00", "0.00", "0.00"]
+    assert image_scores(at, "unigram", 1, "A") == ["0.00", "0.00", "0.00"]
     assert "d (dog)" in _plain(at)
 
 

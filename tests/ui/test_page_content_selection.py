@@ -25,6 +25,15 @@ def _seed(store, image_root: Path | None = None):
         write_project(conn, Project("train", items=[figure2_item("t1"), item("t2", [("1", "dog", 0, 0, 1, 1)], ["[dog|1]"])]))
 
 
+def image_scores(at, method: str, k: int, image: str) -> list[str]:
+    """Open one image on the content-selection page, ranked by ``method`` and cut at ``k``: the P, R and F shown."""
+    at.selectbox(key="cs_method").set_value(method).run()
+    at.number_input(key="cs_k_image").set_value(k).run()
+    at.selectbox(key="cs_image").set_value(image).run()
+    assert not at.exception
+    return [m.value for m in at.metric][-3:]
+
+
 def test_page_shows_table_charts_and_one_image(sqlite_store, tmp_path):
     _seed(sqlite_store, tmp_path / "images")
     at = page_test("content_selection", sqlite_store.url, user="ana", role="analyst", project="eval").run()
@@ -56,11 +65,7 @@ def test_page_shows_table_charts_and_one_image(sqlite_store, tmp_path):
     assert set(rule["encoding"]["color"]["scale"]["range"]) <= set(PALETTE)
 
     # One image: unigram at k = 2 picks woman and car → P = 1.00, R = 16/21 = 0.76, F = 32/37 = 0.86.
-    at.selectbox(key="cs_method").set_value("unigram").run()
-    at.number_input(key="cs_k_image").set_value(2).run()
-    at.selectbox(key="cs_image").set_value("fig").run()
-    assert not at.exception
-    assert [m.value for m in at.metric][-3:] == ["1.00", "0.76", "0.86"]
+    assert image_scores(at, "unigram", 2, "fig") == ["1.00", "0.76", "0.86"]
     assert "2 (woman), 3 (car)" in texts(at).replace("\\", "")
     assert len(at.get("image")) == 1
     boxes = at.dataframe[2].value
