@@ -231,34 +231,43 @@ def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) ->
     everyone = np.ones(len(a_cap), bool)
     assigned_n, labelled_n = per_user(everyone, a_user), per_user(labelled, a_user)
     skipped_n, waiting_n = per_user(skipped, a_user), per_user(waiting, a_user)
-    timed = j_lab & (j_secs > 0)
-    timed_n = np.bincount(j_user[timed], minlength=k)
-    # Exactly rounded sums (math.fsum): the figure does not depend on the order the judgements were read in.
-    by_user = np.argsort(j_user[timed], kind="stable")
-    bounds = np.searchsorted(j_user[timed][by_user], np.arange(k + 1))
-    secs = j_secs[timed][by_user]
-    timed_sum = np.array([math.fsum(secs[bounds[i]:bounds[i + 1]].tolist()) for i in range(k)])
-    # Each annotator's seconds are one slice of ``secs``: a median per slice (as pandas' groupby median).
-    medians = {i: float(np.median(secs[bounds[i]:bounds[i + 1]])) for i in range(k) if bounds[i + 1] > bounds[i]}
-    last = np.full(k, -np.inf)
-    if len(j_saved):
-        np.maximum.at(last, j_user, j_saved)
     annotators = pd.DataFrame({
         "annotator": names,
         "assigned": assigned_n[:len(names)].astype(int), "done": (labelled_n - waiting_n)[:len(names)].astype(int),
         "skipped": skipped_n[:len(names)].astype(int), "fine pass pending": waiting_n[:len(names)].astype(int),
         "not started": (assigned_n - labelled_n - skipped_n)[:len(names)].astype(int),
-        # Missing figures are NaN (an empty cell on the page, null in JSON), never a "None" cell.
-        "median seconds": [medians.get(i, np.nan) for i in range(len(names))],
-        "captions per hour": [float(timed_n[i] / timed_sum[i] * 3600.0) if timed_n[i] else np.nan
-                              for i in range(len(names))],
-        "last active (UTC)": [_iso(last[i]) if np.isfinite(last[i]) else None for i in range(len(names))],
+        **_speed(j_user, j_lab, j_secs, j_saved, names),
     }, columns=ANNOTATOR_COLUMNS)
 
     progress = _daily_progress(j_saved[row[labelled]] if labelled.any() else np.array([], np.float64),
                                a_user[labelled], names)
 
     return TeamCounts(project, annotators, progress)
+
+
+def _speed(j_user: np.ndarray, labelled: np.ndarray, seconds: np.ndarray, saved: np.ndarray,
+           names: list[str]) -> dict:
+    """The speed columns of the annotator table from the judgements (their annotators as positions in ``names``,
+    whether each is labelled, its working time and save time): median seconds and captions per hour over the
+    labelled judgements with a time, and the last save."""
+    k = max(len(names), 1)
+    timed = labelled & (seconds > 0)
+    timed_n = np.bincount(j_user[timed], minlength=k)
+    # Exactly rounded sums (math.fsum): the figure does not depend on the order the judgements were read in.
+    by_user = np.argsort(j_user[timed], kind="stable")
+    bounds = np.searchsorted(j_user[timed][by_user], np.arange(k + 1))
+    secs = seconds[timed][by_user]
+    timed_sum = np.array([math.fsum(secs[bounds[i]:bounds[i + 1]].tolist()) for i in range(k)])
+    # Each annotator's seconds are one slice of ``secs``: a median per slice (as pandas' groupby median).
+    medians = {i: float(np.median(secs[bounds[i]:bounds[i + 1]])) for i in range(k) if bounds[i + 1] > bounds[i]}
+    last = np.full(k, -np.inf)
+    if len(saved):
+        np.maximum.at(last, j_user, saved)
+    # Missing figures are NaN (an empty cell on the page, null in JSON), never a "None" cell.
+    return {"median seconds": [medians.get(i, np.nan) for i in range(len(names))],
+            "captions per hour": [float(timed_n[i] / timed_sum[i] * 3600.0) if timed_n[i] else np.nan
+                                  for i in range(len(names))],
+            "last active (UTC)": [_iso(last[i]) if np.isfinite(last[i]) else None for i in range(len(names))]}
 
 
 def _daily_progress(saved: np.ndarray, users_l: np.ndarray, names: list[str]) -> pd.DataFrame:
