@@ -14,7 +14,7 @@ import streamlit as st
 
 from .. import ui
 from .figures import category_colour
-from ..access import LEADS
+from ..accounts.access import LEADS
 from ..diversity import (
     DiversitySettings, GapSettings, MEASURE_LABELS, MTLD_PRESETS, RATIO_MEASURES, lexical_gap, project_diversity,
 )
