@@ -117,7 +117,7 @@ from .base import COCO_CAPTION, Metric, Prepared, Score, Setting
 from .bleu import Bleu
 from .bootstrap import BootstrapResult, paired_bootstrap, resample_weights
 from .cider import CiderD
-from .errors import MetricInputError, MetricUnavailable
+from ..errors import MetricInputError, MetricUnavailable
 from .meteor import Meteor, meteor_available, warm_up
 from .registry import REGISTRY, MetricRegistry
 from .rouge import RougeL

@@ -33,7 +33,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from .errors import MetricInputError, MetricUnavailable
+from ..errors import MetricInputError, MetricUnavailable
 from .sample import Sample, hypotheses, read_context, split_samples
 from .tokenize import check_tokenizer, tokenize_texts
 

@@ -29,8 +29,8 @@ import threading
 from pathlib import Path
 from typing import Sequence
 
-from .errors import MetricInputError, MetricUnavailable
-from .java import JavaProcess, corenlp_jar, java_executable
+from ..errors import MetricInputError, MetricUnavailable
+from ..java import JavaProcess, corenlp_jar, java_executable
 
 TOKENIZERS = ("none", "ptb")
 
