@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .accounts.access import LEADS, require_role
 from .errors import InputError
-from .metrics.tokenize import TOKENIZERS
+from .tokenize.ptb import TOKENIZERS
 from .model import Role
 
 #: The project setting that holds the metric tokenisation.

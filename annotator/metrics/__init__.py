@@ -125,7 +125,7 @@ from .spice import Spice
 from .sample import Sample
 from .scoring import (DEFAULT_METRICS, RESULT_KEYS, IncrementalScorer, delta_table, make_metrics, merge_variants,
                       rescore)
-from .tokenize import TOKENIZERS, ptb_tokenize
+from ..tokenize.ptb import TOKENIZERS, ptb_tokenize
 
 __all__ = [
     "COCO_CAPTION", "Metric", "MetricInputError", "MetricUnavailable", "Prepared", "Score", "Setting", "Sample",

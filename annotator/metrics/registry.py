@@ -21,7 +21,7 @@ from ..errors import MetricInputError
 from .meteor import Meteor
 from .rouge import RougeL
 from .spice import Spice
-from .tokenize import check_tokenizer
+from ..tokenize.ptb import check_tokenizer
 
 
 class MetricCard(NamedTuple):

@@ -31,7 +31,7 @@ from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, compare, resample_weight
 from ..errors import MetricInputError, MetricUnavailable
 from .registry import REGISTRY
 from .sample import read_context, split_samples
-from .tokenize import check_tokenizer, tokenize_texts
+from ..tokenize.ptb import check_tokenizer, tokenize_texts
 
 #: The metrics scored when none are named (registry keys).
 DEFAULT_METRICS = REGISTRY.defaults()

@@ -26,7 +26,7 @@ from ..io.tables import FORMATS, file_name, mime_type, write_table
 from ..metric_settings import paper_tokenize_note, project_tokenize, tokenize_header
 from ..metrics import REGISTRY
 from ..store.human_scores import score_names, scores_fingerprint
-from ..tokenize import TokenSettings
+from ..tokenize.words import TokenSettings
 from .downloads import table_download
 
 
