@@ -1,7 +1,7 @@
 """The app's entry point (`streamlit run app.py`): page config, login gate, navigation by role.
 
 Every page file that exists is registered so that any URL resolves; the menu
-lists only the pages the user's role may open (annotator.access.PAGES), and
+lists only the pages the user's role may open (annotator.accounts.access.PAGES), and
 each page guards itself again with ui.page_setup. While nobody is logged in,
 every URL shows the log-in form and, once logged in, the page asked for.
 """

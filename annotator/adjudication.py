@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .access import LEADS, require_role
+from .accounts.access import LEADS, require_role
 from .errors import InputError
 from .layers import ADJUDICATION, ANNOTATION, factorize_sorted, masks_to_ids, newest_per_caption, recode, select_rows
 from .model import Box, Judgement, JudgementKind, Label, Role

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Sequence
 
-from .access import LEADS, require_role
+from .accounts.access import LEADS, require_role
 from .errors import Conflict, InputError, NotFound
 from .model import Role
 
@@ -433,7 +433,7 @@ def record_sample(store, plan: SamplePlan) -> SampleSummary:
 def sample_draws(store, project: str, *, actor_role: Role | str = Role.ADMIN) -> list[dict]:
     """The project's sample draws in order (lead/analyst/admin): id, system, number, design, size, taken,
     labelled_before, seed, layer, targets, floor, created_at."""
-    from .access import REVIEW
+    from .accounts.access import REVIEW
     from .store.assignments import project_draws
     from .store.projects import project_id
     require_role(actor_role, REVIEW, "seeing the sample draws")
@@ -462,7 +462,7 @@ def set_second_pass_mode(store, project: str, mode: str, *, actor_role: Role | s
 
 def assignment_overview(store, project: str, *, actor_role: Role | str = Role.ADMIN) -> list[dict]:
     """Per assigned user: assigned, done, second (blind double), practice (lead/analyst/admin)."""
-    from .access import REVIEW
+    from .accounts.access import REVIEW
     from .store.assignments import overview
     from .store.projects import project_id
     require_role(actor_role, REVIEW, "seeing everyone's progress")
@@ -472,7 +472,7 @@ def assignment_overview(store, project: str, *, actor_role: Role | str = Role.AD
 
 def double_pairs(store, project: str, *, actor_role: Role | str = Role.ADMIN) -> list[tuple[int, str, str]]:
     """(caption_id, first annotator, second annotator) of the blind double sample."""
-    from .access import REVIEW
+    from .accounts.access import REVIEW
     from .store.assignments import double_annotated_pairs
     from .store.projects import project_id
     require_role(actor_role, REVIEW, "seeing the double-annotation pairs")
@@ -482,7 +482,7 @@ def double_pairs(store, project: str, *, actor_role: Role | str = Role.ADMIN) ->
 
 def assign_to_self(store, project: str, user: str, role: Role | str) -> AssignmentSummary:
     """Give every caption of an unassigned project to one lead/admin (single-user local work)."""
-    from .auth import ensure_user_id
+    from .accounts.auth import ensure_user_id
     from .store.assignments import count_project_assignments
     from .store.projects import project_id
     require_role(role, LEADS, "assigning work")

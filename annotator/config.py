@@ -9,7 +9,7 @@
 ``ANNOTATOR_SESSION_IDLE_MINUTES``  a log-in session ends after this long without use (default 480: 8 hours)
 ``ANNOTATOR_SESSION_MAX_HOURS``     and this long after the log-in, whatever the use (default 24)
 ``ANNOTATOR_SECRET_KEY``    signs session cookies; unset: a random key kept in the database, shared by every
-                            app process on it (see annotator.sessions)
+                            app process on it (see annotator.accounts.sessions)
 ``ANNOTATOR_FRAME_CACHE``   folder for the dashboards' judgement snapshots, so a restarted server opens them
                             fast (annotator.frames.snapshots); default <data dir>/cache/frames, ``off``
                             for none

@@ -99,3 +99,11 @@ class JudgementChanged(Conflict):
         super().__init__(message)
         self.shown = shown
         self.current = current
+
+
+class MetricUnavailable(AnnotatorError):
+    """A metric cannot run here (METEOR and PTB tokenisation need Java); the message says what is missing."""
+
+
+class MetricInputError(InputError, ValueError):
+    """Captions, references or samples that cannot be scored (wrong lengths, no references, an unknown metric)."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .access import REVIEW
+from .accounts.access import REVIEW
 from .errors import InputError, PermissionDenied
 from .io.judgement_rows import COLUMNS, TYPE_SEPARATOR, format_saved_at, write_jsonl
 from .model import Role

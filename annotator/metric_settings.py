@@ -19,9 +19,9 @@ told otherwise (``--tokenize``), prints it above its table
 
 from __future__ import annotations
 
-from .access import LEADS, require_role
+from .accounts.access import LEADS, require_role
 from .errors import InputError
-from .metrics.tokenize import TOKENIZERS
+from .tokenize.ptb import TOKENIZERS
 from .model import Role
 
 #: The project setting that holds the metric tokenisation.

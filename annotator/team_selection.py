@@ -35,7 +35,7 @@ def team_for(candidates, remembered, *, minimum: int = 1) -> list[str]:
 
 
 def team_key(project: str) -> str:
-    """The key a user's team for ``project`` is remembered under (annotator.sessions.remember)."""
+    """The key a user's team for ``project`` is remembered under (annotator.accounts.sessions.remember)."""
     return f"team:{project}"
 
 
@@ -55,7 +55,7 @@ def decode_team(text: str | None) -> list[str]:
 
 def assignable_by_default(users) -> list[str]:
     """The accounts Assignment pre-selects: annotators who can log in (a password, active), stand-ins left out.
-    ``users``: annotator.auth.UserInfo rows."""
+    ``users``: annotator.accounts.auth.UserInfo rows."""
     return [u.name for u in users
             if u.role == "annotator" and u.can_log_in and u.active and u.name not in stand_ins()]
 

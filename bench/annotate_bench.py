@@ -84,7 +84,7 @@ def _images(directory: Path) -> list[str]:
 
 def build(db: Path, n_items: int, n_judgements: int) -> str:
     """Create the benchmark store (skipped when ``db`` exists); return its URL."""
-    from annotator.auth import add_user
+    from annotator.accounts.auth import add_user
     from annotator.model import Box, Caption, Item, Mention, Project, Reference
     from annotator.store import open_store
     from annotator.store.assignments import project_captions, replace_assignments
@@ -323,7 +323,7 @@ _STOPWATCH_JS = """() => {
 
 def _add_context_users(url: str, contexts: int, per_user: int) -> list[str]:
     """``contexts`` more annotators with a password, each with ``per_user`` unjudged captions of their own."""
-    from annotator.auth import add_user
+    from annotator.accounts.auth import add_user
     from annotator.store import open_store
     from annotator.store.assignments import add_assignments, project_captions
     from annotator.store.projects import project_id

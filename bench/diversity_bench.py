@@ -37,7 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from annotator import diversity as D  # noqa: E402
-from annotator.tokenize import TokenCorpus, tokenize_corpus  # noqa: E402
+from annotator.tokenize.words import TokenCorpus, tokenize_corpus  # noqa: E402
 
 NOUNS = ("man woman person people dog cat horse bus train car truck plate pizza table street kitchen bathroom "
          "room bed giraffe elephant zebra bear bird boat plane kite surfboard skateboard wave beach field grass "

@@ -36,7 +36,7 @@ def annotated_project(store, *, leads=("lead1",), n_items: int = 3) -> list[int]
     """Project ``p`` (seed_project's items, system ``sys-a``) with annotator ann1 given every caption and the
     ``leads`` as lead accounts; returns the caption ids."""
     from annotator.assignment import assign
-    from annotator.auth import add_user
+    from annotator.accounts.auth import add_user
     from tests.apptest_helpers import seed_project
     caps = seed_project(store, "p", n_items=n_items)
     add_user(store, "ann1", "annotator")

@@ -121,7 +121,7 @@ class Queue:
         from ..store.users import user_id
         role = Role(role)
         if create_user:
-            from ..auth import ensure_user_id
+            from ..accounts.auth import ensure_user_id
             uid = ensure_user_id(store, user, role)
         with store.read() as conn:
             pid = project_id(conn, project)

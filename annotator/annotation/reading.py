@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..access import REVIEW, require_role
+from ..accounts.access import REVIEW, require_role
 from ..errors import PermissionDenied
 from ..model import Judgement, Role
 

@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 
 from ..metrics.registry import REGISTRY
-from ..metrics.tokenize import TOKENIZERS
+from ..tokenize.ptb import TOKENIZERS
 from . import add_json_flag
 from .tables import add_raw_csv_flag
 
@@ -174,7 +174,7 @@ def _settings(args):
     from ..diversity import MTLD_PRESETS, DiversitySettings, GapSettings
     from ..diversity.gap import gap_preset
     from ..errors import InputError
-    from ..tokenize import TokenSettings
+    from ..tokenize.words import TokenSettings
     try:
         mtld = replace(MTLD_PRESETS[args.mtld], threshold=args.mtld_threshold)
         settings = DiversitySettings(tokens=TokenSettings(lowercase=not args.keep_case, strip_punctuation=not args.keep_punctuation),

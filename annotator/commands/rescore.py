@@ -16,7 +16,7 @@ from ..errors import InputError
 from ..metrics.bootstrap import DEFAULT_RESAMPLES
 from ..metrics.registry import REGISTRY
 from ..metrics.sample import Sample
-from ..metrics.tokenize import TOKENIZERS
+from ..tokenize.ptb import TOKENIZERS
 from . import add_json_flag
 
 

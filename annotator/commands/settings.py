@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from ..metrics.tokenize import TOKENIZERS
+from ..tokenize.ptb import TOKENIZERS
 from . import add_json_flag
 
 

@@ -89,7 +89,7 @@ def _read_password(args) -> str:
 
 
 def _add(args, ctx) -> int:
-    from ..auth import add_user
+    from ..accounts.auth import add_user
     password = None if args.no_password else _read_password(args)
     user = add_user(ctx.store(), args.name, args.role, password)
     ctx.emit({"name": user.name, "role": user.role.value, "can_log_in": password is not None},
@@ -98,7 +98,7 @@ def _add(args, ctx) -> int:
 
 
 def _list(args, ctx) -> int:
-    from ..auth import list_users
+    from ..accounts.auth import list_users
     rows = list_users(ctx.store())
     lines = [f"{u.name:<20} {u.role:<10} {'can log in' if u.can_log_in else 'no password'}"
              + ("" if u.active else ", deactivated")
@@ -109,28 +109,28 @@ def _list(args, ctx) -> int:
 
 
 def _passwd(args, ctx) -> int:
-    from ..auth import set_password
+    from ..accounts.auth import set_password
     set_password(ctx.store(), args.name, _read_password(args))
     ctx.emit({"name": args.name, "password": "changed"}, f"password of {args.name!r} changed")
     return 0
 
 
 def _unlock(args, ctx) -> int:
-    from ..auth import unlock
+    from ..accounts.auth import unlock
     unlock(ctx.store(), args.name)
     ctx.emit({"name": args.name, "unlocked": True}, f"{args.name!r} unlocked")
     return 0
 
 
 def _role(args, ctx) -> int:
-    from ..auth import set_role
+    from ..accounts.auth import set_role
     set_role(ctx.store(), args.name, args.role)
     ctx.emit({"name": args.name, "role": args.role}, f"{args.name!r} is now {args.role}")
     return 0
 
 
 def _active(args, ctx) -> int:
-    from ..auth import set_active
+    from ..accounts.auth import set_active
     set_active(ctx.store(), args.name, args.active)
     ctx.emit({"name": args.name, "active": args.active},
              f"{args.name!r} " + ("can log in again" if args.active else "is deactivated; its open sessions end"))
@@ -138,7 +138,7 @@ def _active(args, ctx) -> int:
 
 
 def _logout(args, ctx) -> int:
-    from ..auth import end_sessions
+    from ..accounts.auth import end_sessions
     ended = end_sessions(ctx.store(), args.name)
     ctx.emit({"name": args.name, "sessions_ended": ended},
              f"{args.name!r} is logged out everywhere ({ended} stored session{'s' if ended != 1 else ''} ended)")
@@ -146,7 +146,7 @@ def _logout(args, ctx) -> int:
 
 
 def _changes(args, ctx) -> int:
-    from ..people import account_changes
+    from ..accounts.people import account_changes
     table = account_changes(ctx.store(), limit=args.limit, target=args.name)
     rows = table.to_dict(orient="records")
     ctx.emit(rows, "\n".join(f"{r['when (UTC)']}  {r['by']}  {r['action']}  {r['account']}"

@@ -16,7 +16,7 @@ lead can close those views to correctors — analysts (the project setting ``cor
 
 from __future__ import annotations
 
-from ..access import LEADS, REVIEW, require_role
+from ..accounts.access import LEADS, REVIEW, require_role
 from ..model import Role
 
 #: The project setting that holds the mode ("on" / "off").

@@ -1,7 +1,7 @@
 """Lexical diversity of caption corpora, the lexical diversity ratio and the lexical gap.
 
 A *corpus* is a list of texts (one system's captions, or a set of reference
-descriptions). It is tokenised once by :mod:`annotator.tokenize` and every
+descriptions). It is tokenised once by :mod:`annotator.tokenize.words` and every
 measure reads the same integer token ids, so the measures can never disagree
 about what a token is.
 

@@ -35,7 +35,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..tokenize import tokenize_corpus
+from ..tokenize.words import tokenize_corpus
 from .gap import RATIO_MEASURES
 from .indices import DiversitySettings, measure
 from .sources import DescriptionPools, ReferenceCorpus

@@ -97,7 +97,7 @@ def image_curves(pools, keys=None, *, tokens=None, points: int = 50, shuffles: i
     descriptions of one image are put in ``shuffles`` seeded orders, as for a
     corpus curve. ``tokens``: TokenSettings (default settings when None).
     """
-    from ..tokenize import DEFAULT_TOKEN_SETTINGS, tokenize_corpus
+    from ..tokenize.words import DEFAULT_TOKEN_SETTINGS, tokenize_corpus
     settings = tokens or DEFAULT_TOKEN_SETTINGS
     wanted = range(len(pools.keys)) if keys is None else [pools.index(k) for k in keys]
     out = []
@@ -132,7 +132,7 @@ class CurveComparison:
 
 def compare_image_curves(pools, *, tokens=None, shuffles: int = 10, seed: int = 0) -> CurveComparison:
     """:class:`CurveComparison` over every image of ``pools``."""
-    from ..tokenize import DEFAULT_TOKEN_SETTINGS, tokenize_corpus
+    from ..tokenize.words import DEFAULT_TOKEN_SETTINGS, tokenize_corpus
     settings = tokens or DEFAULT_TOKEN_SETTINGS
     human = machine = equal = skipped = 0
     for h_texts, m_texts in zip(pools.human, pools.machine):

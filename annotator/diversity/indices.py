@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..tokenize import DEFAULT_TOKEN_SETTINGS, TokenSettings
+from ..tokenize.words import DEFAULT_TOKEN_SETTINGS, TokenSettings
 from .mtld_variants import MTLD_LEXICALRICHNESS, MTLDOptions, mtld
 from .profile import Profile
 
@@ -153,7 +153,7 @@ def mattr(data, window: int = 50) -> float:
 def measures(data, settings: DiversitySettings | None = None) -> dict[str, float]:
     """Every measure of :data:`MEASURES` for one corpus, from one tokenisation.
 
-    ``data``: a TokenCorpus (from :func:`annotator.tokenize.tokenize_corpus`),
+    ``data``: a TokenCorpus (from :func:`annotator.tokenize.words.tokenize_corpus`),
     a Profile, or a flat list of tokens. ``settings.tokens`` is not applied
     here: tokenisation happened when the corpus was made.
     """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tokenize import TokenCorpus
+from ..tokenize.words import TokenCorpus
 
 __all__ = ["Profile"]
 
@@ -48,7 +48,7 @@ class Profile:
         if isinstance(data, TokenCorpus):
             return cls(data)
         if isinstance(data, str):
-            raise TypeError("give tokens or a TokenCorpus, not a string; tokenise text with annotator.tokenize")
+            raise TypeError("give tokens or a TokenCorpus, not a string; tokenise text with annotator.tokenize.words")
         return cls(TokenCorpus.from_tokens(list(data)))
 
     @property

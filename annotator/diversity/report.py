@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..tokenize import TokenCorpus, tokenize_corpus
+from ..tokenize.words import TokenCorpus, tokenize_corpus
 from .curves import TTRCurve, ttr_curve
 from .gap import GapSettings, lexical_diversity_ratio, lexical_gap
 from .indices import MEASURES, DiversitySettings, measures

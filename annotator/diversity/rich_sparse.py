@@ -310,7 +310,7 @@ def rich_sparse_table(pools: DescriptionPools, *, metrics: Sequence[str] | None 
     cannot run here (METEOR without Java) is left out with a note.
     """
     from ..metrics.registry import REGISTRY
-    from ..metrics.tokenize import check_tokenizer
+    from ..tokenize.ptb import check_tokenizer
     settings = settings or DrawSettings()
     keys = REGISTRY.select(metrics) if metrics is not None else REGISTRY.defaults()
     notes = [f"{REGISTRY.label(k)} not computed: {reason}" for k, reason in REGISTRY.unavailable(keys).items()]

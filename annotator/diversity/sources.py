@@ -191,7 +191,7 @@ def set_training_corpus(store, project: str, training_project: str | None, syste
     """
     import json
 
-    from ..access import LEADS, require_role
+    from ..accounts.access import LEADS, require_role
     from ..model import Role
     from ..store.project_settings import set_setting
     from ..store.projects import project_id, system_names

@@ -274,7 +274,7 @@ def read_judgement_rows(path: Path | str, *, source: str | None = None) -> list[
 def _accounts(conn, records: list[JudgementRecord], source: str) -> dict[str, int]:
     """User id per name key of the rows' annotators, creating the missing ones (lead when any of their rows is
     an adjudication); InputError for an adjudication row under an account that may not adjudicate."""
-    from ..access import LEADS
+    from ..accounts.access import LEADS
     from ..store.users import get_user_row, user_id, user_name_key
     adjudicating = {user_name_key(r.annotator) for r in records if r.kind == JudgementKind.ADJUDICATION.value}
     ids: dict[str, int] = {}

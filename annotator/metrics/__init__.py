@@ -117,7 +117,7 @@ from .base import COCO_CAPTION, Metric, Prepared, Score, Setting
 from .bleu import Bleu
 from .bootstrap import BootstrapResult, paired_bootstrap, resample_weights
 from .cider import CiderD
-from .errors import MetricInputError, MetricUnavailable
+from ..errors import MetricInputError, MetricUnavailable
 from .meteor import Meteor, meteor_available, warm_up
 from .registry import REGISTRY, MetricRegistry
 from .rouge import RougeL
@@ -125,7 +125,7 @@ from .spice import Spice
 from .sample import Sample
 from .scoring import (DEFAULT_METRICS, RESULT_KEYS, IncrementalScorer, delta_table, make_metrics, merge_variants,
                       rescore)
-from .tokenize import TOKENIZERS, ptb_tokenize
+from ..tokenize.ptb import TOKENIZERS, ptb_tokenize
 
 __all__ = [
     "COCO_CAPTION", "Metric", "MetricInputError", "MetricUnavailable", "Prepared", "Score", "Setting", "Sample",

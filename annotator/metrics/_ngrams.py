@@ -1,6 +1,6 @@
 """N-gram tables shared by BLEU and CIDEr-D, built with numpy for a whole corpus.
 
-Tokens come from :mod:`._tokens` (exactly the tokens of ``str.split()``, as
+Tokens come from :mod:`annotator.tokenize.whitespace` (exactly the tokens of ``str.split()``, as
 coco-caption's BLEU and CIDEr scorers split, numbered 1…V). N-grams get dense
 ids order by order: the k-gram at position p is the pair (id of the
 (k-1)-gram at p, token at p+k-1), coded as ``prefix * (V+1) + token``.
@@ -39,7 +39,7 @@ from itertools import chain
 
 import numpy as np
 
-from ._tokens import caption_tokens, ref_tokens
+from ..tokenize.whitespace import caption_tokens, ref_tokens
 
 #: Largest key range sorted with one 16-bit radix pass; larger ranges take one
 #: pass per 16 bits. (The name is historical: it used to bound the vocabulary

@@ -32,10 +32,10 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from ..errors import MetricInputError, MetricUnavailable
 from ..lru import LRUCache
-from .errors import MetricInputError, MetricUnavailable
 from .sample import Sample, hypotheses, read_context, split_samples
-from .tokenize import check_tokenizer, tokenize_texts
+from ..tokenize.ptb import check_tokenizer, tokenize_texts
 
 #: The toolkit release whose numbers these metrics reproduce.
 COCO_CAPTION = "coco-caption-1.2"

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import Metric
-from .errors import MetricInputError
+from ..errors import MetricInputError
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345

@@ -34,7 +34,7 @@ import numpy as np
 
 from . import _ngrams
 from .base import BatchedMetric, MeanScoreMetric, Prepared, Setting
-from .errors import MetricInputError
+from ..errors import MetricInputError
 
 SIGMA = 6.0
 

@@ -45,8 +45,8 @@ import threading
 import numpy as np
 
 from .base import Metric, Prepared, Score, Setting
-from .errors import MetricUnavailable
-from .java import JavaProcess, java_available, java_executable, meteor_jar
+from ..errors import MetricUnavailable
+from ..java import JavaProcess, java_available, java_executable, meteor_jar
 
 WIDTH = 23
 _CHUNKS = 20

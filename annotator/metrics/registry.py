@@ -17,11 +17,11 @@ from typing import Iterable, Iterator, NamedTuple
 from .base import SAMPLE_FIELDS, Metric
 from .bleu import Bleu
 from .cider import CiderD
-from .errors import MetricInputError
+from ..errors import MetricInputError
 from .meteor import Meteor
 from .rouge import RougeL
 from .spice import Spice
-from .tokenize import check_tokenizer
+from ..tokenize.ptb import check_tokenizer
 
 
 class MetricCard(NamedTuple):

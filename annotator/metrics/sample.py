@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..model import Box
-from .errors import MetricInputError
+from ..errors import MetricInputError
 
 
 @dataclass(frozen=True)

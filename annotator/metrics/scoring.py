@@ -28,10 +28,10 @@ import numpy as np
 
 from .base import Metric, Prepared, check_hyps
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, compare, resample_weights, resampled_values
-from .errors import MetricInputError, MetricUnavailable
+from ..errors import MetricInputError, MetricUnavailable
 from .registry import REGISTRY
 from .sample import read_context, split_samples
-from .tokenize import check_tokenizer, tokenize_texts
+from ..tokenize.ptb import check_tokenizer, tokenize_texts
 
 #: The metrics scored when none are named (registry keys).
 DEFAULT_METRICS = REGISTRY.defaults()

@@ -34,8 +34,8 @@ import tempfile
 from pathlib import Path
 
 from .base import MeanScoreMetric, Prepared, Setting
-from .errors import MetricInputError, MetricUnavailable
-from .java import cocoeval_dir, java_executable
+from ..errors import MetricInputError, MetricUnavailable
+from ..java import cocoeval_dir, java_executable
 
 #: Environment variable naming a folder that holds the two CoreNLP 3.6.0 jars.
 CORENLP_ENV = "ANNOTATOR_SPICE_CORENLP"

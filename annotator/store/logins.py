@@ -2,7 +2,7 @@
 
 Keeping the counters of unknown names in the same table, written the same way, as those of real
 accounts is what makes throttling and lock-out look alike for every name, across app processes and
-restarts (annotator.auth.authenticate).
+restarts (annotator.accounts.auth.authenticate).
 """
 
 from __future__ import annotations

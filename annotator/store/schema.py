@@ -101,12 +101,12 @@ users = Table(
     # the name as it is compared (store.users.user_name_key), unique, so "Alice" and "alice" are one account;
     Column("name_key", String(400), nullable=False, server_default=""),
     # a value that changes whenever the password, role or access changes: sessions remember it at log-in
-    # and end when it differs (annotator.auth.resume_session);
+    # and end when it differs (annotator.accounts.auth.resume_session);
     Column("session_epoch", BigInteger, nullable=False, server_default="0"),
     # False for a deactivated account: it cannot log in, its sessions end, its judgements stay.
     Column("active", Boolean, nullable=False, server_default=true()),
     # Added by migration 12: True for a password an admin generated (a new account, a reset); the log-in
-    # then asks for a new password before the app opens (annotator.auth.change_own_password clears it).
+    # then asks for a new password before the app opens (annotator.accounts.auth.change_own_password clears it).
     Column("must_change_password", Boolean, nullable=False, server_default=false()),
 )
 
@@ -250,7 +250,7 @@ project_settings = Table(
     Column("value", Text, nullable=False),
 )
 
-# Log-in sessions behind the browser's session cookie (annotator.sessions); added by migration 6. The cookie's
+# Log-in sessions behind the browser's session cookie (annotator.accounts.sessions); added by migration 6. The cookie's
 # token is kept only as its SHA-256, so the table never holds a value a browser could present; the id is how
 # the app's own tab refers to its session.
 sessions = Table(

@@ -1,5 +1,5 @@
 """Rows of log-in sessions, per-user remembered choices and server keys. The policy (tokens, signing,
-expiry) lives in annotator.sessions."""
+expiry) lives in annotator.accounts.sessions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""User rows. Password hashing and lock-out policy live in annotator.auth.
+"""User rows. Password hashing and lock-out policy live in annotator.accounts.auth.
 
 One rule for user names everywhere: a name is stored as typed, in Unicode NFC and without surrounding
 white space, and compared by its key (:func:`user_name_key`): case-folded, compatibility-normalised

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ..access import check_page
+from ..accounts.access import check_page
 from ..errors import AnnotatorError, PermissionDenied, StoreUnavailable
 from ..model import Role
 from . import session_cookie
@@ -79,8 +79,8 @@ def server_port() -> int:
 
 def request_is_local() -> bool:
     """True when this session's browser connects straight from the server's machine and asked for it by a
-    loopback name and this server's port (annotator.access.is_local_client)."""
-    from ..access import is_local_client
+    loopback name and this server's port (annotator.accounts.access.is_local_client)."""
+    from ..accounts.access import is_local_client
     return is_local_client(*client_address(), port=server_port())
 
 
@@ -95,7 +95,7 @@ def current_user(store) -> SessionUser | None:
 
     A logged-in session is checked against the store on every call (one read
     of the user row by primary key, with the tab's store session joined on:
-    annotator.sessions.check_session, or annotator.auth.resume_session for a
+    annotator.accounts.sessions.check_session, or annotator.accounts.auth.resume_session for a
     tab without one): the role comes from the store, and a session whose
     account changed since the log-in (password, role, deactivation), that
     expired or was logged out in another tab is logged out here, with a
@@ -104,9 +104,9 @@ def current_user(store) -> SessionUser | None:
     While the database is down the session keeps the user it last saw:
     nothing can be read or written then anyway.
     """
-    from ..auth import SessionClaim, resume_session
+    from ..accounts.auth import SessionClaim, resume_session
     from ..errors import SessionEnded
-    from ..sessions import check_session
+    from ..accounts.sessions import check_session
     raw = st.session_state.get(USER_KEY)
     if raw:
         try:
@@ -201,7 +201,7 @@ def ensure_shell() -> None:
 
 def allowed_pages_links(role) -> None:
     """Links to the pages ``role`` may open (under a refusal, so a typed URL is not a dead end)."""
-    from ..access import pages_for
+    from ..accounts.access import pages_for
     links = " · ".join(f"[{spec.title}](/{spec.page_id})" for spec in pages_for(role))
     st.markdown(f"Pages you may open: {links}")
 
@@ -252,9 +252,9 @@ def page_texts() -> dict[str, dict[str, str]]:
 
 
 def page_header(ctx: PageContext) -> str:
-    """The page's title (annotator.access.PAGES) and what it shows (pages.toml), then the selected project;
+    """The page's title (annotator.accounts.access.PAGES) and what it shows (pages.toml), then the selected project;
     without one, say so and what to do first, and stop the page."""
-    from ..access import PAGES
+    from ..accounts.access import PAGES
     text = page_texts()[ctx.page_id]
     st.title(next(spec.title for spec in PAGES if spec.page_id == ctx.page_id))
     st.caption(text["about"])
@@ -332,7 +332,7 @@ def _forget_everything() -> None:
 def log_out() -> None:
     """Log out (callback of the logout button): end the store session, so every tab using it ends too, forget
     everything this tab knew and have the log-in page clear the browser's cookie."""
-    from ..sessions import end_session as end_store_session
+    from ..accounts.sessions import end_session as end_store_session
     sid = (st.session_state.get(USER_KEY) or {}).get("sid")
     if sid:
         try:
@@ -419,7 +419,7 @@ def menu_pages(role: Role | None, root) -> list[tuple[object, bool]]:
     Pages the role may not open are still registered (hidden) so their URL
     answers with the page's own refusal instead of "page not found".
     """
-    from ..access import PAGES
+    from ..accounts.access import PAGES
     return [(spec, role is not None and Role(role) in spec.roles) for spec in PAGES if (Path(root) / spec.path).is_file()]
 
 

@@ -9,7 +9,7 @@ from ..assignment import (
     DEFAULT_DOUBLE_FRACTION, SECOND_PASS_MODES, SPLITS, assign, assign_sample, assignment_overview, mark_practice,
     project_systems, sample_draws, second_pass_mode, set_second_pass_mode,
 )
-from ..auth import list_users
+from ..accounts.auth import list_users
 from ..errors import AnnotatorError
 from ..layers import available_layers, parse_layer
 from ..taxonomy import taxonomy

@@ -9,7 +9,7 @@ from ..correction import (
     caption_corrections, check_correction, correct_caption, correctable_types, correction_words, diff_html,
     leave_untouched, queue, rule_description, state_version,
 )
-from ..access import LEADS
+from ..accounts.access import LEADS
 from ..correction.blind import (
     project_blind, project_views_closed, references_shown, set_project_blind, set_project_views_closed, typed_blind,
 )

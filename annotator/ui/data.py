@@ -158,7 +158,7 @@ def export_section(ctx: PageContext) -> None:
     judgement_download.render(ctx, project)
 
 
-# Users. This section belongs to the account management (annotator.auth / `annotator users`); it is kept in one
+# Users. This section belongs to the account management (annotator.accounts.auth / `annotator users`); it is kept in one
 # function so that work can replace its body without touching the import/export code above.
 def users_section(ctx: PageContext) -> None:
     st.subheader("Users")

@@ -14,7 +14,7 @@ import streamlit as st
 
 from .. import ui
 from .figures import category_colour
-from ..access import LEADS
+from ..accounts.access import LEADS
 from ..diversity import (
     DiversitySettings, GapSettings, MEASURE_LABELS, MTLD_PRESETS, RATIO_MEASURES, lexical_gap, project_diversity,
 )
@@ -26,7 +26,7 @@ from ..io.tables import FORMATS, file_name, mime_type, write_table
 from ..metric_settings import paper_tokenize_note, project_tokenize, tokenize_header
 from ..metrics import REGISTRY
 from ..store.human_scores import score_names, scores_fingerprint
-from ..tokenize import TokenSettings
+from ..tokenize.words import TokenSettings
 from .downloads import table_download
 
 

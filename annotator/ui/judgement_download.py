@@ -17,7 +17,7 @@ FORMAT_HELP = {"csv": "CSV (spreadsheets; error types joined by ;)", "jsonl": "J
 
 def render(ctx: PageContext, project: str, *, key: str = "data_judgements") -> None:
     """Choose which judgements of ``project`` to export and in what format; prepare the file, then download it."""
-    from ..auth import list_users
+    from ..accounts.auth import list_users
     from ..store.projects import system_names
     st.markdown("**Judgements** — one row per caption judgement: caption, annotator, label, error types, note, "
                 "seconds, revision and time saved.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..auth import authenticate
+from ..accounts.auth import authenticate
 from ..errors import AccountLocked, AuthenticationFailed, StoreUnavailable
 from . import password, session_cookie
 from . import (

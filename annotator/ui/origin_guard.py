@@ -3,7 +3,7 @@
 Streamlit accepts a websocket from its own origin and also from any page on ``localhost`` or the machine's
 addresses, whatever the port, so a page of another web server on this machine could drive the app. This
 middleware closes every websocket handshake whose ``Origin`` is not the server's own
-(annotator.access.is_own_origin) before Streamlit sees it; the browser then gets no session at all.
+(annotator.accounts.access.is_own_origin) before Streamlit sees it; the browser then gets no session at all.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class OriginGuard:
 
     async def __call__(self, scope, receive, send):
         if scope.get("type") == "websocket":
-            from ..access import is_own_origin
+            from ..accounts.access import is_own_origin
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
             origin, host = headers.get("origin"), headers.get("host")
             if not is_own_origin(origin, host, _allowed_origins()):

@@ -1,12 +1,12 @@
 """Passwords in the app: "Change my password" (a dialog from the sidebar, for every logged-in user), the form a
 log-in with a generated password must pass before the app opens, and the dialog that shows an admin a
-generated password. The rule and the change itself are annotator.auth's (change_own_password)."""
+generated password. The rule and the change itself are annotator.accounts.auth's (change_own_password)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ..auth import FAILED_MESSAGE, MIN_PASSWORD_LENGTH, change_own_password
+from ..accounts.auth import FAILED_MESSAGE, MIN_PASSWORD_LENGTH, change_own_password
 from ..errors import AccountLocked, AuthenticationFailed, InputError, StoreUnavailable
 from .state import USER_KEY, log_in, outage_notice
 from .text import md_escape
@@ -23,7 +23,7 @@ CHANGED = "Your password is changed. Your sessions in other browsers and tabs ha
 
 def change_form(store, name: str, key: str):
     """Current password, new password twice; on a valid change the account as a fresh log-in returns it
-    (annotator.auth.change_own_password), else None with the reason on screen."""
+    (annotator.accounts.auth.change_own_password), else None with the reason on screen."""
     with st.form(key, clear_on_submit=False, enter_to_submit=True):
         current = st.text_input("Current password", type="password", key=f"{key}_current",
                                 autocomplete="current-password")
@@ -71,7 +71,7 @@ def _change_dialog(store, name: str) -> None:
     account = change_form(store, name, "pw_change")
     if account is None:
         return
-    from ..sessions import end_session
+    from ..accounts.sessions import end_session
     old_sid = (st.session_state.get(USER_KEY) or {}).get("sid")
     try:
         if old_sid:

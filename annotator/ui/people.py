@@ -1,5 +1,5 @@
 """The People page (admins): add accounts, set roles, reset passwords, unlock, deactivate and activate;
-every change recorded with who made it, and the record shown below (annotator.people)."""
+every change recorded with who made it, and the record shown below (annotator.accounts.people)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from .. import ui
-from ..auth import list_users
+from ..accounts.auth import list_users
 from ..errors import AnnotatorError
 from ..model import Role
 from .password import show_generated
-from ..people import (
+from ..accounts.people import (
     account_changes, add_person, change_active, change_role, log_out_everywhere, reset_password, unlock_person,
 )
 

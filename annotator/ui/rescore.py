@@ -12,7 +12,7 @@ from ..correction.queues import correction_layers, corrections_version, default_
 from ..errors import AnnotatorError
 from ..io.tables import FORMATS, file_name, mime_type, write_table
 from ..layers import ADJUDICATED, available_layers, parse_layer
-from ..access import LEADS
+from ..accounts.access import LEADS
 from ..metric_settings import TOKENIZE_DESCRIPTIONS, project_tokenize, set_project_tokenize, tokenize_header
 from ..metrics import REGISTRY
 from ..rescoring import (

@@ -1,4 +1,4 @@
-"""The tab's side of the session cookie (annotator.sessions): start a session at log-in, hand its one-time code
+"""The tab's side of the session cookie (annotator.accounts.sessions): start a session at log-in, hand its one-time code
 to the cookie route, resume a session from the cookie a new tab brings, and clear the cookie after a log-out."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import streamlit as st
 
 from ..errors import SessionEnded, StoreUnavailable
-from ..sessions import COOKIE_NAME, resume_from_cookie, start_session
-from ..landing import LAST_PAGE, LAST_PROJECT  # noqa: F401 - the sidebar names them through this module
+from ..accounts.sessions import COOKIE_NAME, resume_from_cookie, start_session
+from ..accounts.landing import LAST_PAGE, LAST_PROJECT  # noqa: F401 - the sidebar names them through this module
 from .session_routes import END_PATH, SESSION_PATH, served
 from .state import PROJECT_KEY, SESSION_ENDED_KEY, project_names
 
@@ -25,7 +25,7 @@ _SCRIPT = (Path(__file__).parent / "static" / "session_cookie.js").read_text(enc
 HANDOFF_KEY = "annotator_cookie_handoff"
 REJECTED_KEY = "annotator_cookie_rejected"
 CLEAR_KEY = "annotator_cookie_clear"
-#: Session key of the page a log-in should open (annotator.landing), switched to by the app shell's sidebar.
+#: Session key of the page a log-in should open (annotator.accounts.landing), switched to by the app shell's sidebar.
 LANDING_KEY = "annotator_landing_page"
 
 _warned = False
@@ -78,7 +78,7 @@ def request_cookie() -> str | None:
 
 
 def resume(store):
-    """The session the tab's cookie belongs to (annotator.sessions.ResumedSession), or None.
+    """The session the tab's cookie belongs to (annotator.accounts.sessions.ResumedSession), or None.
 
     A cookie found invalid is remembered (and cleared in the browser), so the tab does not check it again;
     an ended session leaves its message for the log-in form.
@@ -101,7 +101,7 @@ def resume(store):
 
 def restore_place(store, user) -> None:
     """Open a resumed session on the project its user worked on last (a reload keeps the project)."""
-    from ..sessions import recall
+    from ..accounts.sessions import recall
     try:
         last = recall(store, user.user_id, [LAST_PROJECT]).get(LAST_PROJECT)
         if last and last in project_names(store):
@@ -116,7 +116,7 @@ _SAVED_PREFIX = "annotator_remembered_"
 
 def remember_place(store, user_id: int | None, key: str, value: str | None) -> None:
     """Remember the user's current project or page in the store when it changed (one write per change)."""
-    from ..sessions import remember
+    from ..accounts.sessions import remember
     if user_id is None or not value or st.session_state.get(_SAVED_PREFIX + key) == value:
         return
     try:
@@ -127,9 +127,9 @@ def remember_place(store, user_id: int | None, key: str, value: str | None) -> N
 
 
 def land(store, account, *, open_page: bool) -> None:
-    """After a log-in: select the project where the user's work is (annotator.landing) and, when the log-in
+    """After a log-in: select the project where the user's work is (annotator.accounts.landing) and, when the log-in
     form was not shown for a page the user asked for by URL (``open_page``), have the shell open its page."""
-    from ..landing import landing
+    from ..accounts.landing import landing
     try:
         where = landing(store, account.user_id, account.name, account.role)
     except StoreUnavailable:
@@ -142,7 +142,7 @@ def land(store, account, *, open_page: bool) -> None:
 
 def open_landing_page(current_page: str | None) -> None:
     """Switch to the page a log-in chose (once); the app shell calls this before running the page."""
-    from ..access import PAGES_BY_ID
+    from ..accounts.access import PAGES_BY_ID
     target = st.session_state.pop(LANDING_KEY, None)
     spec = PAGES_BY_ID.get(target or "")
     if spec is not None and target != current_page:

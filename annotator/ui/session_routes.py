@@ -1,7 +1,7 @@
 """The HTTP routes behind the session cookie, served beside the app by serve.py (``st.App(routes=...)``).
 
 A Streamlit script cannot answer an HTTP request, so it cannot set an HttpOnly cookie; these two routes can.
-``POST /_annotator/session`` takes the one-time code of a log-in (annotator.sessions.redeem_handoff) and
+``POST /_annotator/session`` takes the one-time code of a log-in (annotator.accounts.sessions.redeem_handoff) and
 sets the cookie; ``POST /_annotator/session/end`` logs out the session the cookie belongs to and clears it.
 Both want the ``X-Annotator-Session: 1`` header (a page of another site cannot send it without the
 browser asking this server first, which it does not allow) and never reveal why a request was refused.
@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..sessions import COOKIE_NAME, end_session_by_cookie, redeem_handoff
+from ..accounts.sessions import COOKIE_NAME, end_session_by_cookie, redeem_handoff
 
 log = logging.getLogger(__name__)
 

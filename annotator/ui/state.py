@@ -40,10 +40,10 @@ SESSION_ENDED_KEY = "annotator_session_ended"
 
 
 def log_in(user, sid: str | None = None) -> None:
-    """Mark the session as logged in as ``user``, the account annotator.auth.authenticate returned
+    """Mark the session as logged in as ``user``, the account annotator.accounts.auth.authenticate returned
     (the session keeps its claim: id, name and session epoch, the role for outages, and ``sid``, the store
-    session behind the browser's cookie, annotator.sessions)."""
-    from ..auth import SessionClaim
+    session behind the browser's cookie, annotator.accounts.sessions)."""
+    from ..accounts.auth import SessionClaim
     from ..model import Role
     st.session_state[USER_KEY] = {**SessionClaim.of(user).to_dict(), "role": Role(user.role).value,
                                   **({"sid": sid} if sid else {})}

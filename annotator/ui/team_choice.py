@@ -19,7 +19,7 @@ def _user_id():
 
 def remembered_team(store, project: str) -> list[str] | None:
     """The user's team for ``project`` (this session's choice, else the stored one), or None."""
-    from ..sessions import recall
+    from ..accounts.sessions import recall
     teams = st.session_state.setdefault(TEAMS_KEY, {})
     if project not in teams:
         uid = _user_id()
@@ -34,7 +34,7 @@ def remembered_team(store, project: str) -> list[str] | None:
 
 
 def _chosen(store, project: str, key: str) -> None:
-    from ..sessions import remember
+    from ..accounts.sessions import remember
     team = list(st.session_state.get(key) or [])
     st.session_state.setdefault(TEAMS_KEY, {})[project] = team
     uid = _user_id()

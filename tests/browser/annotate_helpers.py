@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.store.judgements import history
 from tests.apptest_helpers import seed_project
 from tests.browser.conftest import WAIT_MS, login, wait_for_app, wait_until_settled

@@ -33,7 +33,7 @@ def main(out_dir: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     from annotator.assignment import assign
-    from annotator.auth import add_user
+    from annotator.accounts.auth import add_user
     from annotator.sample import SAMPLE_PROJECT, load_sample
     from annotator.store import open_store
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotator.auth import set_password
+from annotator.accounts.auth import set_password
 from annotator.store.analysis_queries import judgement_frame
 from annotator.taxonomy import taxonomy
 from tests.browser.conftest import login, wait_for_app, wait_until_settled

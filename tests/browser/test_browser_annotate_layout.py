@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.model import Box, Caption, Item, Mention, Project, Reference
 from annotator.store.projects import write_project
 from annotator.taxonomy import taxonomy

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.model import Caption, Item, Label, Project
 from annotator.spans import Span
 from annotator.store.projects import write_project

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.cli import main
 from tests.browser.conftest import login, wait_for_app
 from tests.browser.test_export_download import _download

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotator.auth import add_user, authenticate
-from annotator.people import account_changes
+from annotator.accounts.auth import add_user, authenticate
+from annotator.accounts.people import account_changes
 from tests.browser.conftest import choose_option, login, wait_for_app, wait_until_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

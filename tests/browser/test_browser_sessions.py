@@ -10,9 +10,9 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import text
 
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.cli import main
-from annotator.sessions import COOKIE_NAME
+from annotator.accounts.sessions import COOKIE_NAME
 from tests.apptest_helpers import seed_project
 from tests.browser.conftest import choose_option, login, wait_for_app, wait_until_settled
 

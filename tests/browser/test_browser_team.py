@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from playwright.sync_api import expect
 
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.store.judgements import insert_judgement
 from annotator.store.users import user_id
 from tests.browser.conftest import login, wait_for_app, wait_until_settled

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.correction import caption_corrections
 from annotator.correction.blind import set_project_blind
 from tests.browser.conftest import login, wait_for_app

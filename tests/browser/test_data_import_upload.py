@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.io.catalog import formats
 from annotator.sample import SAMPLE_PROJECT, load_sample
 from annotator.store.projects import table_counts

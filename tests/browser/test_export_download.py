@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from tests.browser.conftest import login, wait_for_app
 from tests.store.test_agreement_store import PROJECT, build_project
 

@@ -9,7 +9,7 @@ from annotator.annotation import (
     unrelated_hint, validate,
 )
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.errors import InputError, NotFound, PermissionDenied
 from annotator.model import Label
 from annotator.store.judgements import current_judgement, history

@@ -7,7 +7,7 @@ import pytest
 
 from annotator.annotation import Queue, detector_hints
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.model import Box, Caption, Item, Project, Reference
 from annotator.store.projects import write_project
 from annotator.taxonomy import taxonomy

@@ -6,7 +6,7 @@ import pytest
 
 from annotator.annotation import CAPTION_FILTERS, Queue
 from annotator.assignment import assign, set_second_pass_mode
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.errors import InputError
 from tests.apptest_helpers import seed_project
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from annotator.assignment import assign, assign_sample, sample_draws
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.cli import main
 from annotator.errors import InputError, NotFound, PermissionDenied
 from annotator.estimate import HumanLabels, detect, estimate_report, evidence_of_item

@@ -12,7 +12,7 @@ from annotator.assignment import (
     CaptionRef, assign, assignment_overview, double_pairs, double_sample_size, mark_practice, plan_assignment,
     second_pass_mode, set_second_pass_mode,
 )
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.cli import main
 from annotator.errors import InputError, NotFound, PermissionDenied
 from annotator.store.assignments import user_queue

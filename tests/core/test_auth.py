@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from annotator import auth
+from annotator.accounts import auth
 from annotator.cli import main
 from annotator.errors import AccountLocked, AuthenticationFailed, InputError
 from annotator.model import Role

@@ -118,7 +118,7 @@ def _html(at) -> str:
 
 def test_a_lead_closes_annotate_references_and_rescoring_scores_to_correctors(store, no_java, capsys):
     from annotator.assignment import assign
-    from annotator.auth import add_user
+    from annotator.accounts.auth import add_user
     build_demo(store)
     add_user(store, "ana", "analyst")
     assign(store, "demo", ["ana"], double_fraction=0)

@@ -15,7 +15,7 @@ from test_diversity_helpers import (
 )
 
 from annotator import diversity as D
-from annotator.tokenize import TokenCorpus, tokenize_corpus
+from annotator.tokenize.words import TokenCorpus, tokenize_corpus
 from tests.property_helpers import examples
 
 with warnings.catch_warnings():

@@ -1,11 +1,11 @@
-"""The diversity tokeniser (annotator.tokenize): its rules and the corpus of integer ids."""
+"""The diversity tokeniser (annotator.tokenize.words): its rules and the corpus of integer ids."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from annotator.tokenize import TokenCorpus, TokenSettings, tokenize, tokenize_corpus
+from annotator.tokenize.words import TokenCorpus, TokenSettings, tokenize, tokenize_corpus
 
 
 def test_default_rules():

@@ -252,7 +252,7 @@ def _wordnet_lemmas() -> set[str]:
     dependency) carries."""
     import zipfile
 
-    from annotator.metrics.java import meteor_jar
+    from annotator.java import meteor_jar
     with zipfile.ZipFile(meteor_jar()) as jar:
         lines = jar.read("synonym/english.synsets").decode("utf-8", "replace").splitlines()
         function = jar.read("function/english.words").decode("utf-8", "replace").split()

@@ -1,12 +1,12 @@
-"""Where a log-in opens (annotator.landing): an annotator on the project with their work, a lead on the page and
+"""Where a log-in opens (annotator.accounts.landing): an annotator on the project with their work, a lead on the page and
 project used last; the log-in form and the sidebar remember and apply it (AppTest of the whole app)."""
 
 from __future__ import annotations
 
 from annotator.assignment import assign
-from annotator.auth import add_user, authenticate
-from annotator.landing import Landing, landing
-from annotator.sessions import recall, remember
+from annotator.accounts.auth import add_user, authenticate
+from annotator.accounts.landing import Landing, landing
+from annotator.accounts.sessions import recall, remember
 from tests.apptest_helpers import app_test, seed_project, texts
 
 PW = "correct horse battery"

@@ -74,7 +74,7 @@ def test_segment_stats_equal_batch_rows():
 
 def test_pool_splits_batches_and_keeps_order(monkeypatch):
     # two stand-in processes that echo each line back (cat) show the split and the reassembly
-    from annotator.metrics.java import JavaProcess
+    from annotator.java import JavaProcess
     pool = meteor._Pool(lambda: JavaProcess("echo", lambda: ["cat"]))
     monkeypatch.setenv("ANNOTATOR_METEOR_PROCESSES", "2")
     lines = [f"line {i}" for i in range(333)]

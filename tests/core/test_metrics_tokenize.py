@@ -8,7 +8,8 @@ import signal
 
 import pytest
 
-from annotator.metrics import MetricInputError, tokenize
+from annotator.metrics import MetricInputError
+from annotator.tokenize import ptb as tokenize
 from annotator.metrics.synthetic import synthetic_corpus
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="PTB tokenisation needs Java (no `java` on PATH)")

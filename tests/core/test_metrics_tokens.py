@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
-from annotator.metrics._tokens import caption_tokens, ref_tokens
+from annotator.tokenize.whitespace import caption_tokens, ref_tokens
 from tests.property_helpers import examples
 
 # Characters that stress the byte-level splitter: ASCII whitespace str.split() knows (incl. \x1c-\x1f, the

@@ -15,7 +15,7 @@ from annotator.agreement import agreement_report
 from annotator.analysis import error_tables
 from annotator.annotation import Queue, keyboard_map
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.errors import InputError
 from annotator.io import import_jsonl
 from annotator.judgement_export import export_judgements

@@ -1,15 +1,15 @@
-"""Changing one's own password (annotator.auth.change_own_password) and "must change at next log-in" for
+"""Changing one's own password (annotator.accounts.auth.change_own_password) and "must change at next log-in" for
 generated passwords, on SQLite and PostgreSQL (issue 24, items 17 and 18)."""
 
 from __future__ import annotations
 
 import pytest
 
-from annotator import auth
+from annotator.accounts import auth
 from annotator.cli import main
 from annotator.errors import AuthenticationFailed, InputError, SessionEnded
 from annotator.model import Role
-from annotator.people import account_changes, add_person, reset_password
+from annotator.accounts.people import account_changes, add_person, reset_password
 
 ADMIN = {"actor": "root", "actor_role": Role.ADMIN}
 PW = "correct horse battery"

@@ -9,11 +9,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from annotator import auth
+from annotator.accounts import auth
 from annotator.cli import main
 from annotator.errors import AuthenticationFailed, InputError, NotFound, PermissionDenied
 from annotator.model import Role
-from annotator.people import (
+from annotator.accounts.people import (
     account_changes, add_person, change_active, change_role, generate_password, reset_password, unlock_person,
 )
 from annotator.store.migrations import MIGRATIONS

@@ -1,4 +1,4 @@
-"""Log-in sessions in the store (annotator.sessions), on SQLite and PostgreSQL: the handoff that makes the
+"""Log-in sessions in the store (annotator.accounts.sessions), on SQLite and PostgreSQL: the handoff that makes the
 cookie, the cookie's signature, idle and absolute expiry, log-out, and the account changes that end them."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from annotator import sessions as s
-from annotator.auth import SESSION_ENDED_MESSAGE, add_user, authenticate, set_active, set_password, set_role, unlock
+from annotator.accounts import sessions as s
+from annotator.accounts.auth import SESSION_ENDED_MESSAGE, add_user, authenticate, set_active, set_password, set_role, unlock
 from annotator.errors import SessionEnded
 from annotator.store.sessions import count_sessions
 
@@ -173,7 +173,7 @@ def test_users_logout_ends_every_session_of_that_account_only(store, lea, capsys
     assert s.resume_from_cookie(store, bobs, policy=POLICY).user.name == "bob"
     # a tab logged in without a stored session ends too (the account's epoch changed)
     with pytest.raises(SessionEnded):
-        from annotator.auth import SessionClaim, resume_session
+        from annotator.accounts.auth import SessionClaim, resume_session
         resume_session(store, SessionClaim.of(lea))
     assert authenticate(store, "lea", PW).role.value == "lead"  # the password and role are unchanged
     assert main(["--db", store.url, "users", "logout", "nobody"]) != 0

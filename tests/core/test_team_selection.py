@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from annotator.auth import UserInfo
+from annotator.accounts.auth import UserInfo
 from annotator.team_selection import (
     assignable_by_default, decode_team, default_team, encode_team, team_for, team_frame,
 )

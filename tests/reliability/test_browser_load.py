@@ -17,7 +17,7 @@ import time
 import pytest
 
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.store import open_store
 from annotator.store.projects import table_counts
 from tests.apptest_helpers import seed_project

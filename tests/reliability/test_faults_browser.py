@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from annotator.annotation import Queue
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.model import Role
 from annotator.store.judgements import history
 from tests.apptest_helpers import seed_project

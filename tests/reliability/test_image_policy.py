@@ -16,7 +16,7 @@ from PIL import Image
 from sqlalchemy import update
 
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.cli import main
 from annotator.errors import InputError
 from annotator.images import check_image_root, render_item_png

@@ -9,11 +9,11 @@ import threading
 
 import pytest
 
-from annotator import auth
+from annotator.accounts import auth
 from annotator.cli import main
 from annotator.errors import InputError
 from annotator.model import Role
-from annotator.people import account_changes, change_active, change_role
+from annotator.accounts.people import account_changes, change_active, change_role
 from annotator.store.users import count_admins_who_can_log_in
 
 PW = "correct horse battery"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 import annotator.ui
-from annotator.access import is_local_client, is_own_origin
-from annotator.auth import add_user
+from annotator.accounts.access import is_local_client, is_own_origin
+from annotator.accounts.auth import add_user
 from annotator.io import import_judgements
 from tests.apptest_helpers import app_test, page_test, seed_project, texts
 

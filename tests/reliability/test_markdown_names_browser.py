@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from annotator.annotation import Queue
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.model import Box, Caption, Item, Project, Reference, Role
 from annotator.store.projects import write_project
 from tests.browser.conftest import app_server, login, wait_until_settled  # noqa: F401  (app_server is a fixture)

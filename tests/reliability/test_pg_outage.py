@@ -190,7 +190,7 @@ def test_the_app_reports_the_outage_keeps_the_choice_and_saves_once_back(pg, app
     from playwright.sync_api import expect
 
     from annotator.assignment import assign
-    from annotator.auth import add_user
+    from annotator.accounts.auth import add_user
     from reliability_browser import PW, current_of, new_page, run_with_browser
     from tests.apptest_helpers import seed_project
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from annotator import auth
+from annotator.accounts import auth
 from annotator.cli import main
 from annotator.errors import AccountLocked, AuthenticationFailed, StoreUnavailable
 from annotator.store import Store, open_store

@@ -13,7 +13,7 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 
 from annotator.assignment import assign
-from annotator.auth import SESSION_ENDED_MESSAGE, add_user
+from annotator.accounts.auth import SESSION_ENDED_MESSAGE, add_user
 from annotator.cli import main
 from annotator.store.judgements import current_judgement
 from annotator.store.users import user_id

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.assignment import assign
-from annotator.auth import SESSION_ENDED_MESSAGE, add_user
+from annotator.accounts.auth import SESSION_ENDED_MESSAGE, add_user
 from annotator.cli import main
 from tests.apptest_helpers import seed_project
 from tests.browser.conftest import app_server, wait_until_settled  # noqa: F401  (app_server is a fixture)

@@ -25,7 +25,7 @@ from annotator import backup as B
 from annotator.adjudication import adjudicate, caption_case
 from annotator.annotation import Queue
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.correction import correct_caption, leave_untouched, queue as correction_queue
 from annotator.errors import CaptionChanged
 from annotator.layers import Layer

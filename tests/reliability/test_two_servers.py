@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from tests.apptest_helpers import seed_project
 from tests.browser.conftest import app_server  # noqa: F401  (a fixture)
 

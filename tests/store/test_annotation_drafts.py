@@ -10,7 +10,7 @@ from sqlalchemy import inspect, select
 
 from annotator.annotation import Queue, check_draft
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.errors import InputError, PermissionDenied
 from annotator.store import schema
 from annotator.store.drafts import get_draft, put_draft

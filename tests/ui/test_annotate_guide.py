@@ -10,7 +10,7 @@ import pytest
 
 from annotator.annotation import PAGE_KEYS, keyboard_map, load_guidelines
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.taxonomy import taxonomy
 from annotator.ui.annotate import guide_overlay_html
 from tests.apptest_helpers import page_test, seed_project

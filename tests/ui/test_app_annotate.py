@@ -7,7 +7,7 @@ import re
 import pytest
 
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.model import Caption, Item, Label, Project
 from annotator.store.judgements import history
 from annotator.store.projects import write_project

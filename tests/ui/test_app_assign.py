@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotator.assignment import assignment_overview, second_pass_mode
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from tests.apptest_helpers import page_test, seed_project, texts, visible
 
 

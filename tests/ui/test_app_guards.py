@@ -1,6 +1,6 @@
 """Role guards: annotators cannot open team or analysis pages, nor read others' judgements.
 
-The guard is annotator.access.check_page (called by ui.page_setup); hiding pages
+The guard is annotator.accounts.access.check_page (called by ui.page_setup); hiding pages
 from the menu is only a convenience. Pages other engineers are still writing
 are checked as soon as their file exists.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.access import PAGES, REVIEW, check_page, pages_for
+from annotator.accounts.access import PAGES, REVIEW, check_page, pages_for
 from annotator.errors import PermissionDenied
 from annotator.model import Role
 from tests.apptest_helpers import ROOT, app_test, page_test, seed_project
@@ -49,7 +49,7 @@ def test_annotator_is_refused_by_every_existing_restricted_page(sqlite_store, sp
 
 
 def test_logged_out_session_is_refused_when_accounts_exist(sqlite_store):
-    from annotator.auth import add_user
+    from annotator.accounts.auth import add_user
     add_user(sqlite_store, "alice", "annotator", "correct horse battery")
     at = page_test("annotate", sqlite_store.url, user=None).run()
     assert any("Please log in" in w.value for w in at.warning)

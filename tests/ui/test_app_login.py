@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from tests.apptest_helpers import app_test, seed_project, texts
 
 PW = "correct horse battery"

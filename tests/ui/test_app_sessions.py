@@ -7,8 +7,8 @@ import pytest
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 
-from annotator.auth import add_user
-from annotator.sessions import SESSION_LOGGED_OUT_MESSAGE
+from annotator.accounts.auth import add_user
+from annotator.accounts.sessions import SESSION_LOGGED_OUT_MESSAGE
 from tests.apptest_helpers import app_test, seed_project, texts
 
 PW = "correct horse battery"

@@ -53,7 +53,7 @@ def test_the_local_account_is_left_out_until_chosen(sqlite_store):
 
 
 def test_assignment_preselects_only_annotators_who_can_log_in(sqlite_store):
-    from annotator.auth import add_user, set_active
+    from annotator.accounts.auth import add_user, set_active
     build_project(sqlite_store)  # ann1..ann3 come from an import: no password
     add_user(sqlite_store, "zoe", "annotator", "correct horse battery")
     add_user(sqlite_store, "max", "annotator", "correct horse battery")

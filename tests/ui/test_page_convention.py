@@ -4,7 +4,7 @@ A page is its docstring, ``from annotator import ui``, ``from annotator.ui impor
 ``ctx = ui.page_setup("<its id>")`` and ``<module>.render(ctx)``; everything it shows lives in
 annotator/ui/<module>.py. So no page imports the store or opens a connection, none needs
 ``# noqa: E402`` (nothing runs before its imports), and the page id guarded is the one
-annotator.access.PAGES registers for that file. Page JavaScript lives in annotator/ui/static/,
+annotator.accounts.access.PAGES registers for that file. Page JavaScript lives in annotator/ui/static/,
 which the package installs.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from annotator.access import PAGES
+from annotator.accounts.access import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE_FILES = sorted((ROOT / "pages").glob("*.py"))

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotator import auth
+from annotator.accounts import auth
 from annotator.errors import AuthenticationFailed
-from annotator.people import account_changes, add_person
+from annotator.accounts.people import account_changes, add_person
 from tests.apptest_helpers import app_test, page_test, seed_project, texts
 
 PW = "correct horse battery"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotator import auth
+from annotator.accounts import auth
 from annotator.errors import AuthenticationFailed
-from annotator.people import account_changes
+from annotator.accounts.people import account_changes
 from annotator.ui import md_escape
 from tests.apptest_helpers import page_test, refused
 

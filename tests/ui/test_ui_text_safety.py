@@ -18,7 +18,7 @@ import pytest
 from annotator.adjudication import adjudicate
 from annotator.annotation import Queue
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.correction import correct_caption, correctable_types
 from annotator.io.human_scores import import_human_scores
 from annotator.model import Box, Caption, Item, Mention, Project, Reference, Role

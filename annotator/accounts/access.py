@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import PermissionDenied
-from .model import Role
+from ..errors import PermissionDenied
+from ..model import Role
 
 ALL = frozenset(Role)
 REVIEW = frozenset({Role.LEAD, Role.ANALYST, Role.ADMIN})

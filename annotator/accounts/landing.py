@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import NotFound
+from ..model import Role
 from .access import PAGES_BY_ID
-from .errors import NotFound
-from .model import Role
 
-#: Keys of the places remembered per user (annotator.sessions.remember).
+#: Keys of the places remembered per user (annotator.accounts.sessions.remember).
 LAST_PROJECT = "last_project"
 LAST_PAGE = "last_page"
 
@@ -27,7 +27,7 @@ class Landing:
 
 def work_left(store, user: str, role: Role | str, project: str) -> int:
     """Captions of ``user``'s queue in ``project`` still to do (fine passes waiting count as to do)."""
-    from .annotation import Queue
+    from ..annotation import Queue
     try:
         progress = Queue.open(store, user, role, project).progress()
     except NotFound:
@@ -44,7 +44,7 @@ def landing(store, user_id: int, user: str, role: Role | str) -> Landing:
     role's own page (:data:`ROLE_PAGE`: leads and admins Team, analysts Error analysis), not Annotate.
     """
     from .sessions import recall
-    from .store.projects import project_names
+    from ..store.projects import project_names
     role = Role(role)
     remembered = recall(store, user_id, [LAST_PROJECT, LAST_PAGE])
     names = project_names(store)

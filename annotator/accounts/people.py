@@ -1,6 +1,6 @@
 """People: the account changes an admin makes in the app, each recorded with who made it.
 
-The changes themselves are annotator.auth's (add_user, set_role, set_password,
+The changes themselves are annotator.accounts.auth's (add_user, set_role, set_password,
 unlock, set_active), called with the admin as ``actor``, so the record
 (annotator.store.audit) is written in the change's own transaction. This
 module adds what the People page needs on top: a generated password for a new
@@ -14,9 +14,9 @@ import secrets
 
 import pandas as pd
 
+from ..errors import InputError
+from ..model import Role
 from .access import require_role
-from .errors import InputError
-from .model import Role
 
 __all__ = ["generate_password", "add_person", "reset_password", "change_role", "change_active", "unlock_person",
            "log_out_everywhere", "account_changes", "CHANGE_COLUMNS"]
@@ -52,7 +52,7 @@ def reset_password(store, name: str, *, actor: str, actor_role: Role | str) -> s
     Never the admin's own account: they change their own password themselves."""
     from .auth import set_password
     _admin(actor_role)
-    from .store.users import user_name_key
+    from ..store.users import user_name_key
     if user_name_key(name) == user_name_key(actor):
         # The reset would end the admin's own session before the new password is on screen.
         raise InputError("you cannot reset the password of your own account here; use “Change my password” in "
@@ -63,7 +63,7 @@ def reset_password(store, name: str, *, actor: str, actor_role: Role | str) -> s
 
 
 def _not_self(name: str, actor: str, what: str) -> None:
-    from .store.users import user_name_key
+    from ..store.users import user_name_key
     if user_name_key(name) == user_name_key(actor):
         raise InputError(f"you cannot {what} your own account here; another admin can, or `annotator users`")
 
@@ -107,7 +107,7 @@ def log_out_everywhere(store, name: str, *, actor: str, actor_role: Role | str) 
 
 def account_changes(store, *, limit: int | None = 500, target: str | None = None) -> pd.DataFrame:
     """The record of account changes, newest first, as a table (CHANGE_COLUMNS)."""
-    from .store.audit import account_change_rows
+    from ..store.audit import account_change_rows
     with store.read() as conn:
         rows = account_change_rows(conn, limit=limit, target=target)
     return pd.DataFrame([{"when (UTC)": _utc_text(r.at), "by": r.actor, "action": r.action, "account": r.target, "detail": r.detail} for r in rows],

@@ -3,7 +3,7 @@
 Every diversity measure (TTR family, HD-D, MTLD, MATTR, TTR curves, the lexical
 diversity ratio) reads tokens produced here, so all of them see exactly the same
 tokens. Scoring metrics (BLEU, CIDEr …) have their own tokenisation in
-:mod:`annotator.metrics.tokenize`; the two are deliberately independent.
+:mod:`annotator.tokenize.ptb`; the two are deliberately independent.
 
 The rules, in order (each switchable in :class:`TokenSettings`):
 
@@ -23,7 +23,7 @@ The rules, in order (each switchable in :class:`TokenSettings`):
 
 Typical use::
 
-    from annotator.tokenize import TokenSettings, tokenize, tokenize_corpus
+    from annotator.tokenize.words import TokenSettings, tokenize, tokenize_corpus
 
     tokenize("A man's T-shirt, on the beach.")        # ['a', "man's", 't-shirt', 'on', 'the', 'beach']
     corpus = tokenize_corpus(captions, TokenSettings())  # integer ids + vocabulary + caption boundaries
@@ -43,7 +43,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["TokenSettings", "DEFAULT_TOKEN_SETTINGS", "TokenCorpus", "tokenize", "tokenize_corpus", "tokenizer"]
+from .base import Tokenizer
+
+__all__ = ["TokenSettings", "DEFAULT_TOKEN_SETTINGS", "TokenCorpus", "WordTokenizer", "tokenize", "tokenize_corpus",
+           "tokenizer"]
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-"})
 
@@ -118,6 +121,22 @@ def tokenizer(settings: TokenSettings = DEFAULT_TOKEN_SETTINGS):
 def tokenize(text: str, settings: TokenSettings = DEFAULT_TOKEN_SETTINGS) -> list[str]:
     """The tokens of one text under ``settings``."""
     return tokenizer(settings)(text)
+
+
+class WordTokenizer(Tokenizer):
+    """The word tokens of :func:`tokenize` under ``settings``, as a :class:`~annotator.tokenize.base.Tokenizer`."""
+
+    name = "words"
+
+    def __init__(self, settings: TokenSettings = DEFAULT_TOKEN_SETTINGS):
+        self.settings = settings
+        self._tokenize = tokenizer(settings)
+
+    def signature(self) -> str:
+        return f"{self.name} ({self.settings.describe()})"
+
+    def __call__(self, text: str) -> list[str]:
+        return self._tokenize(text)
 
 
 @dataclass

@@ -24,9 +24,9 @@ from datetime import datetime, timedelta, timezone
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from ..errors import AccountLocked, AuthenticationFailed, InputError, NotFound, SessionEnded
+from ..model import Role, User
 from .access import LEADS, require_role
-from .errors import AccountLocked, AuthenticationFailed, InputError, NotFound, SessionEnded
-from .model import Role, User
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +132,8 @@ def authenticate(store, name: str, password: str, *, now: datetime | None = None
     from it stays valid until the password, role or access changes
     (:func:`resume_session`).
     """
-    from .store.logins import clear_failures, failure_state, prune_failures, record_failure
-    from .store.users import get_user_row, update_user, user_name_key
+    from ..store.logins import clear_failures, failure_state, prune_failures, record_failure
+    from ..store.users import get_user_row, update_user, user_name_key
     now = now or datetime.now(timezone.utc)
     key = user_name_key(name)
     with store.transaction() as conn:
@@ -168,8 +168,8 @@ def add_user(store, name: str, role: Role | str, password: str | None = None, *,
 
     This and the other account changes below are recorded (annotator.store.audit) in their own
     transaction: ``actor`` is the logged-in user who made it, None for the command line."""
-    from .store.audit import record_account_change
-    from .store.users import create_user, normalise_user_name, update_user
+    from ..store.audit import record_account_change
+    from ..store.users import create_user, normalise_user_name, update_user
     try:
         role = Role(role)
     except ValueError:
@@ -189,9 +189,9 @@ def set_password(store, name: str, password: str, *, actor: str | None = None, d
                  must_change: bool = False) -> None:
     """Set a new password, clear the failure counters and any lock, and end the user's sessions; with
     ``must_change`` (a generated password) the person sets their own at the next log-in."""
-    from .store.audit import record_account_change
-    from .store.logins import clear_failures
-    from .store.users import update_user, user_name_key
+    from ..store.audit import record_account_change
+    from ..store.logins import clear_failures
+    from ..store.users import update_user, user_name_key
     password_hash = hash_password(password)
     with store.transaction() as conn:
         update_user(conn, name, password_hash=password_hash, end_sessions=True, must_change_password=bool(must_change))
@@ -205,8 +205,8 @@ def change_own_password(store, name: str, current: str, new: str) -> User:
     MIN_PASSWORD_LENGTH characters) and differ from ``current``. Clears "must change at next log-in", ends
     the account's other sessions and returns the account as a fresh log-in would (its new session epoch).
     """
-    from .store.audit import record_account_change
-    from .store.users import get_user_row, update_user
+    from ..store.audit import record_account_change
+    from ..store.users import get_user_row, update_user
     account = authenticate(store, name, current)
     if new == current:
         raise InputError("the new password is the same as the current one; choose another")
@@ -220,9 +220,9 @@ def change_own_password(store, name: str, current: str, new: str) -> User:
 
 def unlock(store, name: str, *, actor: str | None = None) -> None:
     """Clear a user's failure counters and lock (sessions already open go on)."""
-    from .store.audit import record_account_change
-    from .store.logins import clear_failures
-    from .store.users import get_user_row, user_name_key
+    from ..store.audit import record_account_change
+    from ..store.logins import clear_failures
+    from ..store.users import get_user_row, user_name_key
     with store.transaction() as conn:
         if get_user_row(conn, name) is None:
             raise NotFound(f"no user called {name!r}")
@@ -238,7 +238,7 @@ LAST_ADMIN_MESSAGE = ("{name} is the last active admin with a password: make ano
 def _keep_an_admin(conn, before: int, name: str) -> None:
     """Refuse (InputError, so the transaction rolls back) a change after which no active admin with a password
     is left, when there was one before it (``before``: annotator.store.users.lock_admins, taken first)."""
-    from .store.users import count_admins_who_can_log_in
+    from ..store.users import count_admins_who_can_log_in
     if before and not count_admins_who_can_log_in(conn):
         raise InputError(LAST_ADMIN_MESSAGE.format(name=name))
 
@@ -246,8 +246,8 @@ def _keep_an_admin(conn, before: int, name: str) -> None:
 def set_role(store, name: str, role: Role | str, *, actor: str | None = None) -> None:
     """Change a user's role; a real change ends the user's sessions (they log in again with the new role).
     Demoting the last active admin with a password is refused, also when two demotions run at once."""
-    from .store.audit import record_account_change
-    from .store.users import get_user_row, lock_admins, update_user
+    from ..store.audit import record_account_change
+    from ..store.users import get_user_row, lock_admins, update_user
     try:
         role = Role(role)
     except ValueError:
@@ -266,8 +266,8 @@ def set_role(store, name: str, role: Role | str, *, actor: str | None = None) ->
 def set_active(store, name: str, active: bool, *, actor: str | None = None) -> None:
     """Deactivate (``active=False``: no log-in, sessions end, judgements kept) or reactivate an account.
     Deactivating the last active admin with a password is refused."""
-    from .store.audit import record_account_change
-    from .store.users import get_user_row, lock_admins, update_user
+    from ..store.audit import record_account_change
+    from ..store.users import get_user_row, lock_admins, update_user
     with store.transaction() as conn:
         admins = lock_admins(conn)
         row = get_user_row(conn, name, for_update=True)
@@ -282,9 +282,9 @@ def set_active(store, name: str, active: bool, *, actor: str | None = None) -> N
 def end_sessions(store, name: str, *, actor: str | None = None) -> int:
     """End every open session of an account (a lost laptop, a shared computer) and change nothing else; the number
     of stored sessions ended (tabs without one end too, through the account's new session epoch)."""
-    from .store.audit import record_account_change
-    from .store.sessions import delete_user_sessions
-    from .store.users import get_user_row, update_user
+    from ..store.audit import record_account_change
+    from ..store.sessions import delete_user_sessions
+    from ..store.users import get_user_row, update_user
     with store.transaction() as conn:
         row = get_user_row(conn, name, for_update=True)
         if row is None:
@@ -309,8 +309,8 @@ class UserInfo:
 
 def list_users(store) -> list[UserInfo]:
     """All accounts with their log-in state, by name."""
-    from .store.logins import failures_by_key
-    from .store.users import get_user_row, list_users as _list, user_name_key
+    from ..store.logins import failures_by_key
+    from ..store.users import get_user_row, list_users as _list, user_name_key
     now = datetime.now(timezone.utc)
     out = []
     with store.read() as conn:
@@ -326,7 +326,7 @@ def list_users(store) -> list[UserInfo]:
 
 def ensure_user_id(store, name: str, role: Role | str) -> int:
     """Id of user ``name``; create a password-less row for it if missing (the local user)."""
-    from .store.users import user_id
+    from ..store.users import user_id
     with store.read() as conn:
         try:
             return user_id(conn, name)
@@ -388,7 +388,7 @@ def resume_session(store, claim: SessionClaim) -> User:
     anyone can trigger a lock-out by guessing, and it must not log the real
     user out; the lock stops new log-ins only.
     """
-    from .store.users import session_row, user_name_key
+    from ..store.users import session_row, user_name_key
     with store.read() as conn:
         row = session_row(conn, claim.user_id)
     if (row is None or user_name_key(row.name) != user_name_key(claim.name) or not row.active

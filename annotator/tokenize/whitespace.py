@@ -28,6 +28,8 @@ from itertools import chain, count, repeat
 
 import numpy as np
 
+from .base import Tokenizer
+
 _JOIN = "\x1f"
 _JOIN_BYTE = 0x1F
 #: Bytes ``str.split()`` splits on (the ASCII characters for which ``str.isspace()`` holds): 9-13 and 28-32.
@@ -38,6 +40,15 @@ _SHORT = 7  # bytes that fit in a key next to the length
 _LONG = 1 << 62  # keys of longer tokens: _LONG | number in the vocabulary's dict
 _LOW = np.array([(1 << (8 * n)) - 1 for n in range(_SHORT + 1)], dtype=np.uint64)
 _SEP = "\x00"  # joins texts for the str.split() path; texts that contain it are split one by one
+
+
+class WhitespaceTokenizer(Tokenizer):
+    """``str.split()``: the tokens :func:`ref_tokens` and :func:`caption_tokens` number, one text at a time."""
+
+    name = "whitespace"
+
+    def __call__(self, text: str) -> list[str]:
+        return text.split()
 
 
 class Vocab:

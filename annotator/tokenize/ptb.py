@@ -29,8 +29,9 @@ import threading
 from pathlib import Path
 from typing import Sequence
 
-from .errors import MetricInputError, MetricUnavailable
-from .java import JavaProcess, corenlp_jar, java_executable
+from ..errors import MetricInputError, MetricUnavailable
+from ..java import JavaProcess, corenlp_jar, java_executable
+from .base import Tokenizer
 
 TOKENIZERS = ("none", "ptb")
 
@@ -103,6 +104,15 @@ def ptb_tokenize(texts: Sequence[str], *, mode: str = "auto") -> list[str]:
         done = {}
     with _cache_lock:
         return [done[t] if t in done else _cache[t] for t in texts]
+
+
+class PtbTokenizer(Tokenizer):
+    """The tokens of :func:`ptb_tokenize`, one text at a time (needs Java: MetricUnavailable without it)."""
+
+    name = "ptb"
+
+    def __call__(self, text: str) -> list[str]:
+        return ptb_tokenize([text])[0].split()
 
 
 def clear_cache() -> None:

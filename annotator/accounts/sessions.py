@@ -14,7 +14,7 @@ How a log-in becomes a cookie (Streamlit scripts cannot set HttpOnly cookies; se
    in again.
 
 Every page run checks the session (:func:`check_session`, one read by the user's primary key, the session
-joined on): it ends when the account's epoch changed (password, role, access: annotator.auth), the account
+joined on): it ends when the account's epoch changed (password, role, access: annotator.accounts.auth), the account
 is gone or deactivated, the session was logged out (its row deleted, from any tab or process), it was idle
 longer than the policy's idle time, or its absolute lifetime is over. Everything lives in the store, so
 several app processes on one database share the sessions; the signing key is ANNOTATOR_SECRET_KEY or,
@@ -30,8 +30,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from .errors import SessionEnded
-from .model import Role, User
+from ..errors import SessionEnded
+from ..model import Role, User
 
 COOKIE_NAME = "annotator_session"
 #: How long the page has to hand the one-time code to the cookie route.
@@ -54,7 +54,7 @@ class SessionPolicy:
     def from_settings(cls, settings=None) -> "SessionPolicy":
         """The policy of the settings (default: the environment's, annotator.config)."""
         if settings is None:
-            from .config import load_settings
+            from ..config import load_settings
             settings = load_settings()
         return cls(idle=timedelta(minutes=settings.session_idle_minutes),
                    lifetime=timedelta(hours=settings.session_max_hours))
@@ -85,11 +85,11 @@ def _digest(value: str) -> str:
 
 
 def start_session(store, user: User, *, now: datetime | None = None, policy: SessionPolicy | None = None) -> NewSession:
-    """Store a session for ``user`` (as annotator.auth.authenticate returned it) and a one-time handoff code.
+    """Store a session for ``user`` (as annotator.accounts.auth.authenticate returned it) and a one-time handoff code.
 
     Sessions past their end are deleted on the way (log-ins are rare enough to carry that work).
     """
-    from .store.sessions import insert_session, prune_sessions
+    from ..store.sessions import insert_session, prune_sessions
     if user.user_id is None or user.session_epoch is None:
         raise ValueError("a session starts from a user returned by authenticate()")
     now, policy = _now(now), policy or SessionPolicy.from_settings()
@@ -110,13 +110,13 @@ _KEY_CACHE: dict[str, bytes] = {}
 def signing_key(store) -> bytes:
     """The key that signs session cookies: ANNOTATOR_SECRET_KEY, else the store's own random key (one for
     every process on the database, made by the first one that needs it)."""
-    from .config import load_settings
+    from ..config import load_settings
     configured = load_settings().secret_key
     if configured:
         return configured.encode("utf-8")
     key = _KEY_CACHE.get(store.url)
     if key is None:
-        from .store.sessions import server_key
+        from ..store.sessions import server_key
         with store.transaction() as conn:
             value = server_key(conn, "session_cookie", lambda: secrets.token_urlsafe(48), _now(None))
         key = _KEY_CACHE[store.url] = value.encode("utf-8")
@@ -149,7 +149,7 @@ def token_from_cookie(store, value: str | None) -> str | None:
 def redeem_handoff(store, code: str, *, now: datetime | None = None) -> tuple[str, int] | None:
     """Spend a one-time handoff code: (the cookie value, its max-age in seconds), or None when the code is unknown,
     spent, too old or its session has ended. The token is made here and kept only as its hash."""
-    from .store.sessions import redeem_handoff as redeem
+    from ..store.sessions import redeem_handoff as redeem
     if not code or len(code) > 200:
         return None
     now = _now(now)
@@ -182,8 +182,8 @@ def _verdict(row, epoch_now: int, now: datetime, policy: SessionPolicy) -> str |
 
 
 def _touch(store, sid: str, last_seen: datetime, now: datetime) -> None:
-    from .errors import StoreUnavailable
-    from .store.sessions import touch_session
+    from ..errors import StoreUnavailable
+    from ..store.sessions import touch_session
     if now - _utc(last_seen) >= TOUCH_EVERY:
         try:
             with store.transaction() as conn:
@@ -199,7 +199,7 @@ def resume_from_cookie(store, cookie: str | None, *, now: datetime | None = None
     SessionEnded when the cookie names a session that ended (account changed, expired); the session row is
     then deleted.
     """
-    from .store.sessions import delete_session, session_by_token
+    from ..store.sessions import delete_session, session_by_token
     token = token_from_cookie(store, cookie)
     if token is None:
         return None
@@ -226,8 +226,8 @@ def check_session(store, user_id: int, name: str, epoch: int, sid: str, *, now: 
     :func:`resume_from_cookie` does; a session logged out elsewhere (its row gone) ends with its own message.
     """
     from .auth import SESSION_ENDED_MESSAGE
-    from .store.sessions import delete_session, user_with_session
-    from .store.users import user_name_key
+    from ..store.sessions import delete_session, user_with_session
+    from ..store.users import user_name_key
     now, policy = _now(now), policy or SessionPolicy.from_settings()
     with store.read() as conn:
         row = user_with_session(conn, user_id, sid)
@@ -247,14 +247,14 @@ def check_session(store, user_id: int, name: str, epoch: int, sid: str, *, now: 
 
 def end_session(store, sid: str) -> None:
     """Log a session out (every tab and process using it ends at its next page run)."""
-    from .store.sessions import delete_session
+    from ..store.sessions import delete_session
     with store.transaction() as conn:
         delete_session(conn, sid)
 
 
 def end_session_by_cookie(store, cookie: str | None) -> bool:
     """Log out the session a browser's cookie belongs to (the cookie route's log-out); True if one ended."""
-    from .store.sessions import delete_session_by_token
+    from ..store.sessions import delete_session_by_token
     token = token_from_cookie(store, cookie)
     if token is None:
         return False
@@ -266,13 +266,13 @@ def end_session_by_cookie(store, cookie: str | None) -> bool:
 
 def remember(store, user_id: int, key: str, value: str) -> None:
     """Remember a choice of a user (last project, last page, team selection) across sessions."""
-    from .store.sessions import set_user_setting
+    from ..store.sessions import set_user_setting
     with store.transaction() as conn:
         set_user_setting(conn, int(user_id), key, str(value), _now(None))
 
 
 def recall(store, user_id: int, keys=None) -> dict[str, str]:
     """A user's remembered choices (all, or those of ``keys``)."""
-    from .store.sessions import get_user_settings
+    from ..store.sessions import get_user_settings
     with store.read() as conn:
         return get_user_settings(conn, int(user_id), keys)
