@@ -379,11 +379,13 @@ def _buttons(ctx, choice: _Choice, size: int, it, stamp, revealed: bool, text_ke
 
 
 def _last_save(it) -> None:
-    """What the last save said (once), and the caption's standing decision."""
-    flash = st.session_state.pop(FLASH_KEY, None)
-    if flash:
+    """What the last save of this caption said (until another caption is shown), else its standing decision."""
+    flash = st.session_state.get(FLASH_KEY)
+    if flash and flash[2] == it.caption_id:
         (st.success if flash[0] == "ok" else st.error)(esc(flash[1]))
-    elif it.correction is not None:
+        return
+    st.session_state.pop(FLASH_KEY, None)
+    if it.correction is not None:
         st.caption(f"This caption is {_status(it)} (revision {it.correction.revision}).")
 
 
@@ -421,29 +423,32 @@ def _history(store, it, choice: _Choice) -> None:
 
 # --------------------------------------------------------------------------- saving
 
-def _already_stored(it, text: str | None, reason: str | None) -> bool:
-    """Whether the caption's current correction already holds this decision (a second press of save stores
-    no second, identical revision)."""
-    c = it.correction
-    if c is None:
-        return False
+def _already_stored(store, it, etype: str, user: str, text: str | None, reason: str | None):
+    """The user's current revision of the caption's correction when it already holds this decision (read
+    afresh: a save by key and a click may both come before the page shows the first), else None. A second
+    press of save then stores no second, identical revision."""
+    mine = [h for h in caption_corrections(store, it.caption_id, etype) if h.user == user]
+    if not mine:
+        return None
+    c = mine[-1]
     if text is not None:
         text = text.strip()
         text = None if text == it.text else text
-    return c.corrected_text == text and (text is None or (c.override_reason or None) == (reason or None))
+    same = c.corrected_text == text and (text is None or (c.override_reason or None) == (reason or None))
+    return c if same else None
 
 
 def _saved(choice: _Choice, it, what: str) -> None:
     """After a save: say what was stored, and stay on the caption (its references and score change show)."""
-    st.session_state[FLASH_KEY] = ("ok", f"Line {it.line_no}: {what}")
+    st.session_state[FLASH_KEY] = ("ok", f"Line {it.line_no}: {what}", it.caption_id)
     st.session_state[SAVED_KEY] = (choice.pos_key, it.caption_id)
 
 
 @ui.signed_in
 def _save(ctx, choice: _Choice, it, stamp, revealed: bool, text_key: str, reason_key: str) -> None:
     text, reason = st.session_state.get(text_key, ""), st.session_state.get(reason_key)
-    if text.strip() and _already_stored(it, text, reason):
-        c = it.correction
+    c = _already_stored(ctx.store, it, choice.etype, ctx.user.name, text, reason) if text.strip() else None
+    if c is not None:
         _saved(choice, it, ("left untouched" if c.corrected_text is None else "correction saved")
                + f" (revision {c.revision}); nothing changed since")
         return
@@ -452,7 +457,7 @@ def _save(ctx, choice: _Choice, it, stamp, revealed: bool, text_key: str, reason
                                 override_reason=reason, max_changed_words=choice.limit, create_role=ctx.user.role,
                                 stamp=stamp, blind=typed_blind(choice.blind, revealed), spans=it.spans)
     except AnnotatorError as exc:
-        st.session_state[FLASH_KEY] = ("error", f"Not saved: {exc}")
+        st.session_state[FLASH_KEY] = ("error", f"Not saved: {exc}", it.caption_id)
         return
     _saved(choice, it, ("no change, recorded as left untouched" if saved.corrected_text is None
                         else f"correction saved (revision {saved.revision})")
@@ -461,14 +466,15 @@ def _save(ctx, choice: _Choice, it, stamp, revealed: bool, text_key: str, reason
 
 @ui.signed_in
 def _untouched(ctx, choice: _Choice, it, stamp, revealed: bool, text_key: str) -> None:
-    if _already_stored(it, None, None):
-        _saved(choice, it, f"left untouched (revision {it.correction.revision}); nothing changed since")
+    c = _already_stored(ctx.store, it, choice.etype, ctx.user.name, None, None)
+    if c is not None:
+        _saved(choice, it, f"left untouched (revision {c.revision}); nothing changed since")
         return
     try:
         saved = leave_untouched(ctx.store, it.caption_id, choice.etype, ctx.user.name, create_role=ctx.user.role,
                                 stamp=stamp, blind=typed_blind(choice.blind, revealed))
     except AnnotatorError as exc:
-        st.session_state[FLASH_KEY] = ("error", f"Not saved: {exc}")
+        st.session_state[FLASH_KEY] = ("error", f"Not saved: {exc}", it.caption_id)
         return
     st.session_state.pop(text_key, None)
     _saved(choice, it, f"left untouched (revision {saved.revision})")

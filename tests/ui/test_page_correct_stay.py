@@ -60,14 +60,17 @@ def test_a_save_stays_on_the_caption_with_its_references_and_score_change(store,
     assert "correction saved (revision 1)" in texts(at)
     assert _revealed(at, 0)
     assert next(m for m in at.metric if m.label == "Captions changed").value == "1"
-    # Another run of the page (a widget touched, a rerun) keeps it there.
+    # Another run of the page (a widget touched, a rerun) keeps it there, and what the save said.
     at.run()
     assert at.selectbox(key=POS).value == 0 and _revealed(at, 0)
-    assert "This caption is corrected (revision 1)." in texts(at)
+    assert "correction saved (revision 1)" in texts(at)
     # Only Next moves on: to line 3, open, its references hidden again.
     at.button(key="correct_next").click().run()
     assert at.selectbox(key=POS).value == 1 and CAPTIONS[3] in _caption_texts(at)
-    assert not _revealed(at, 3)
+    assert not _revealed(at, 3) and "correction saved" not in texts(at)
+    # Back on line 0: its decision, references and score change.
+    at.button(key="correct_prev").click().run()
+    assert "This caption is corrected (revision 1)." in texts(at) and _revealed(at, 0)
 
 
 def test_leave_untouched_stays_on_the_caption(store, no_java):
