@@ -57,6 +57,8 @@ _STYLE = """<style>
 .st-key-correct_body [data-testid="stVerticalBlock"] { gap: 0.45rem; }
 .st-key-correct_body [data-testid="stText"] { font-size: 1.05rem; }
 .st-key-correct_body [data-testid="stAlert"] [data-testid="stAlertContainer"] { padding: 0.45rem 0.8rem; }
+.st-key-correct_refs { gap: 0.2rem; }
+.st-key-correct_body .st-key-correct_refs [data-testid="stText"] { font-size: 0.95rem; }
 .correct-keys { font-size: 0.8rem; color: #6b6f7b; }
 .correct-keys kbd { font-family: monospace; font-size: 0.9em; border: 1px solid #bbb; border-radius: 3px;
   padding: 0 0.3em; background: #f6f6f6; color: #31333f; }

@@ -189,5 +189,8 @@ def test_keys_save_leave_untouched_and_move_and_a_save_stays(server, gender_queu
         _press(page, "ArrowLeft")
         expect(_shown(page)).to_contain_text(_caption(1))
         assert len(caption_corrections(store, ids[0], "gender")) == 1
+        # / goes to the field.
+        _press(page, "/")
+        expect(page.get_by_role("textbox", name="Corrected caption")).to_be_focused()
     finally:
         context.close()
