@@ -1,4 +1,4 @@
-"""Keyboard flow shared by the judging pages (Annotate, Adjudication): keys become clicks on the page's widgets.
+"""Keyboard flow shared by the judging pages (Annotate, Adjudication, Correction): keys become clicks on the page's widgets.
 
 A page gives its widgets fixed keys with one prefix (``<prefix>_label`` radio, ``<prefix>_save``,
 ``<prefix>_prev``, ``<prefix>_next``, ``<prefix>_skip`` buttons, one checkbox per error type) and shows
@@ -21,7 +21,8 @@ _CONFIG_SLOT = "__ANNOTATOR_KEYS_CONFIG__"
 def keyboard_script(*, prefix: str, caption_testid: str, keys: dict[str, str], types: dict[str, str],
                     labels: list[str], state_name: str, type_keys_set: bool = False) -> str:
     """The page script for ``keys`` (key → action: ``accurate``, ``inaccurate``, ``type:<id>``, ``skip``,
-    ``boxes``, ``references``; Enter saves, ←/→ move) on the widgets named with ``prefix``.
+    ``boxes``, ``references``, ``note`` (focus the ``<prefix>_note`` field), ``click:<name>`` (the button
+    ``<prefix>_<name>``); Enter saves, ←/→ move, Ctrl+Enter saves from a field) on the widgets named with ``prefix``.
 
     ``types`` maps a type id to its checkbox key; ``state_name`` is the window property holding the
     handler's state (tests wait on it). One handler per prefix is installed in the document; it acts

@@ -86,7 +86,10 @@ def main(out_dir: Path) -> None:
                 wait_until_settled(page, quiet_ms=800)
                 choose_option(page, page.locator(".st-key-correct_type"), "Gender")
                 wait_until_settled(page, quiet_ms=800)
-                scroll_to(".st-key-correct_type")(page)
+                # A correction under way: the word changes and the rule's verdict under the field.
+                box = page.get_by_role("textbox", name="Corrected caption")
+                box.fill(box.input_value().replace("A man", "A woman", 1))
+                box.press("Escape")
 
             shot("maria", "/annotate", "annotate.png", judgement_under_way)
             shot("lea", "/adjudicate", "adjudicate.png", scroll_to(".st-key-adj_caption"))

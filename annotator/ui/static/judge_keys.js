@@ -156,6 +156,8 @@
     if (action === 'references') return clickInput(P + '_show_refs');
     if (action === 'zoom') return clickInput(P + '_zoom');
     if (action.startsWith('type:')) return typeKey(action.slice(5));
+    // Any other button of the page by its key's suffix (Correction's "Leave untouched": click:untouched).
+    if (action.startsWith('click:')) return clickButton(P + '_' + action.slice(6));
     return { result: 'noop' };
   }
   function release() {
