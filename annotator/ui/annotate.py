@@ -130,9 +130,9 @@ def _load(q: Queue, position: int | None) -> None:
         label, ticked, note = cur.label.value if cur.label is not None else None, set(cur.error_types), cur.note
     else:
         label, ticked, note = None, set(), ""
-    # The judgement's spans (a draft keeps none): annotate_spans.js draws and edits them until Save.
-    st.session_state[annotate_spans.K_SPANS] = annotate_spans.field_value(cur.spans if cur is not None and draft is None
-                                                                          else ())
+    # The draft's spans, else the judgement's: annotate_spans.js draws and edits them until Save.
+    spans = draft.spans if draft is not None else cur.spans if cur is not None else ()
+    st.session_state[annotate_spans.K_SPANS] = annotate_spans.field_value(spans)
     st.session_state[K_LABEL] = label
     for t in taxonomy().types:
         st.session_state[type_key(t.id)] = t.id in ticked
@@ -334,7 +334,8 @@ def _on_draft() -> None:
         return
     q, task, label, types = panel
     try:
-        draft = q.save_draft(task, label, types, st.session_state.get(K_NOTE, ""))
+        spans = annotate_spans.read_field(st.session_state.get(annotate_spans.K_SPANS))
+        draft = q.save_draft(task, label, types, st.session_state.get(K_NOTE, ""), spans=spans)
     except InputError as exc:
         st.session_state[K_ERR] = "The draft was not kept: " + exc.detail + "."
         return
