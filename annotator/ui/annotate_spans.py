@@ -38,12 +38,14 @@ _JS = (Path(__file__).parent / "static" / "annotate_spans.js").read_text(encodin
 _CONFIG_SLOT = "__ANNOTATOR_SPANS_CONFIG__"
 
 STYLE = """<style>
-:is(.ann-caption, .adj-caption) .ann-w { cursor: text; user-select: none; -webkit-user-select: none; border-radius: 3px;
-  padding: 0 1px; box-decoration-break: clone; -webkit-box-decoration-break: clone; }
-:is(.ann-caption, .adj-caption) .ann-w.ann-sel { outline: 2px solid #1f77b4; outline-offset: 0; background-color: rgba(31,119,180,0.12); }
+:is(.ann-caption, .adj-caption) .ann-w { cursor: text; user-select: none; -webkit-user-select: none;
+  border-radius: 3px; padding: 0 1px; box-decoration-break: clone; -webkit-box-decoration-break: clone; }
+:is(.ann-caption, .adj-caption) .ann-w.ann-sel { outline: 2px solid #1f77b4; outline-offset: 0;
+  background-color: rgba(31,119,180,0.12); }
 :is(.ann-caption, .adj-caption) .ann-w.ann-cur { box-shadow: inset 0 -3px 0 #1f77b4; }
-:is(.ann-caption, .adj-caption) .ann-w[data-badge]::after { content: attr(data-badge); font: 600 0.62em/1 monospace; vertical-align: super;
-  margin-left: 2px; padding: 1px 3px; border-radius: 3px; background: #31333f; color: #fff; cursor: pointer; }
+:is(.ann-caption, .adj-caption) .ann-w[data-badge]::after { content: attr(data-badge); font: 600 0.62em/1 monospace;
+  vertical-align: super; margin-left: 2px; padding: 1px 3px; border-radius: 3px; background: #31333f; color: #fff;
+  cursor: pointer; }
 .st-key-ann_spans, .st-key-adj_spans { display: none; }
 .ann-caption { overflow-wrap: anywhere; }
 .ann-caption[data-long] { font-size: 1rem; line-height: 1.5; max-height: 52vh; overflow-y: auto; }

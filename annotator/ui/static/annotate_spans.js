@@ -1,5 +1,6 @@
 (function () {
-  // Error spans on a judging page (Annotate, and Adjudication for the lead's spans), all in the browser: the caption's words (wrapped here as .ann-w,
+  // Error spans on a judging page (Annotate, and Adjudication for the lead's spans), all in the browser: the
+  // caption's words (wrapped here as .ann-w,
   // data-i = the whitespace token index spans count) are selected by mouse (drag, click, shift-click) or by the word cursor (, . move; < > extend);
   // a type key with a selection marks those words with the type and ticks it; the same key on the same
   // words unmarks them; Backspace removes the spans on the selection; a click on a span's key badge removes
