@@ -92,6 +92,7 @@ class Draft:
     error_types: tuple[str, ...]
     note: str
     saved_at: datetime
+    spans: tuple = ()  # annotator.spans.Span: the words marked so far
 
 
 @dataclass(frozen=True)
@@ -241,18 +242,24 @@ class Queue:
 
     # -- drafts -------------------------------------------------------------
 
-    def save_draft(self, task: Task, label: Label | str | None = None, error_types=(), note: str = "") -> Draft:
+    def save_draft(self, task: Task, label: Label | str | None = None, error_types=(), note: str = "",
+                   spans=()) -> Draft:
         """Store the panel as it is as this user's draft of ``task`` (committed on return), replacing any
         earlier draft of the caption. Checked by :func:`check_draft`, not :func:`validate`: a draft may be
-        incomplete. PermissionDenied for a caption not in this queue; CaptionChanged (nothing stored) when the
-        task's caption id holds another caption by now."""
+        incomplete. Its ``spans`` follow the rules of a judgement's (annotator.spans.check_spans: each span's
+        type ticked, within the caption, none overlapping another of its type; none on an accurate choice),
+        a draft with ticked types and no choice yet counting as inaccurate. PermissionDenied for a caption not
+        in this queue; CaptionChanged (nothing stored) when the task's caption id holds another caption by now."""
+        from ..spans import check_spans
         from ..store.drafts import put_draft
         label, types, note = check_draft(label, error_types, note)
+        spans = check_spans(spans, label=Label.ACCURATE.value if label == Label.ACCURATE.value
+                            else Label.INACCURATE.value, error_types=types, caption=task.caption.text)
         self._check_assigned(task.caption_id, task.stamp)
         with self.store.transaction() as conn:
             at = put_draft(conn, task.caption_id, self.user_id, label=label, error_types=types, note=note,
-                           stamp=task.stamp)
-        return Draft(task.caption_id, label, types, note, at)
+                           stamp=task.stamp, spans=spans)
+        return Draft(task.caption_id, label, types, note, at, spans)
 
     def load_draft(self, task: Task) -> Draft | None:
         """This user's draft of ``task``, or None when there is none or a judgement saved after it (an
@@ -262,11 +269,11 @@ class Queue:
             row = get_draft(conn, task.caption_id, self.user_id)
         if row is None:
             return None
-        label, types, note, saved_at = row
+        label, types, note, saved_at, spans = row
         cur = task.current
         if cur is not None and cur.created_at is not None and _utc(cur.created_at) >= saved_at:
             return None
-        return Draft(task.caption_id, label, types, note, saved_at)
+        return Draft(task.caption_id, label, types, note, saved_at, spans)
 
     def discard_draft(self, task: Task) -> bool:
         """Remove this user's draft of ``task``; True when there was one."""

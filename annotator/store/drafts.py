@@ -4,6 +4,10 @@ One row per (user, caption), replaced by each new draft. Validation is the
 caller's job (annotator.annotation.Queue.save_draft); these functions only
 store. A judgement saved or skipped through :func:`annotator.store.judgements.insert_judgement`
 removes the user's draft of that caption in the same transaction.
+
+A draft's error spans live in its ``error_types`` text, after the space-separated type ids and a line break,
+as the compact JSON a judgement's spans are stored in (annotator.spans.encode_spans); a draft without spans
+keeps the plain list of ids. Type ids never hold whitespace, so the first line break is where the spans start.
 """
 
 from __future__ import annotations
@@ -12,13 +16,28 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Connection, delete, select
 
+from ..spans import decode_spans, encode_spans
 from .codec import decode_types, encode_types
 from .schema import drafts
 
+_SPANS_AFTER = "\n"
+
+
+def _encode(error_types, spans) -> str:
+    stored = encode_spans(spans)
+    return encode_types(error_types) + (_SPANS_AFTER + stored if stored else "")
+
+
+def _decode(raw: str | None) -> tuple[tuple[str, ...], tuple]:
+    types, _, spans = (raw or "").partition(_SPANS_AFTER)
+    return decode_types(types), decode_spans(spans or None)
+
 
 def put_draft(conn: Connection, caption_id: int, user_id: int, *, label: str | None, error_types=(), note: str = "",
-              at: datetime | None = None, stamp=None) -> datetime:
+              at: datetime | None = None, stamp=None, spans=()) -> datetime:
     """Store (or replace) the user's draft of a caption inside the caller's transaction; return its time.
+
+    ``spans``: the draft's error spans (annotator.spans.Span, checked by the caller).
 
     ``stamp`` (annotator.store.stamps.CaptionStamp of the caption as the page showed it) refuses the draft with
     CaptionChanged, writing nothing, when the id holds another caption by now, as a save is refused.
@@ -27,7 +46,7 @@ def put_draft(conn: Connection, caption_id: int, user_id: int, *, label: str | N
         from .stamps import check_caption_stamp
         check_caption_stamp(conn, stamp, caption_id)
     at = at or datetime.now(timezone.utc)
-    values = {"label": label, "error_types": encode_types(error_types), "note": note or "", "saved_at": at}
+    values = {"label": label, "error_types": _encode(error_types, spans), "note": note or "", "saved_at": at}
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
@@ -39,7 +58,8 @@ def put_draft(conn: Connection, caption_id: int, user_id: int, *, label: str | N
 
 
 def get_draft(conn: Connection, caption_id: int, user_id: int):
-    """The user's draft of a caption as a row (label, error_types as a tuple, note, saved_at in UTC), or None."""
+    """The user's draft of a caption as a row (label, error_types as a tuple, note, saved_at in UTC, spans as a
+    tuple of annotator.spans.Span), or None."""
     r = conn.execute(select(drafts.c.label, drafts.c.error_types, drafts.c.note, drafts.c.saved_at)
                      .where(drafts.c.user_id == user_id, drafts.c.caption_id == caption_id)).first()
     if r is None:
@@ -47,7 +67,8 @@ def get_draft(conn: Connection, caption_id: int, user_id: int):
     saved = r.saved_at
     if saved is not None and saved.tzinfo is None:  # SQLite keeps no offset; every stored time is UTC
         saved = saved.replace(tzinfo=timezone.utc)
-    return r.label, decode_types(r.error_types), r.note or "", saved
+    types, spans = _decode(r.error_types)
+    return r.label, types, r.note or "", saved, spans
 
 
 def delete_draft(conn: Connection, caption_id: int, user_id: int) -> int:

@@ -302,7 +302,7 @@ account_changes = Table(
     Index("ix_account_changes_at", "at"),
 )
 
-# The annotate panel as an annotator left it with "Save draft" (choice, ticked types, note), one row per user
+# The annotate panel as an annotator left it with "Save draft" (choice, ticked types, spans, note), one row per user
 # and caption, so unfinished work outlives a reload, a move to another caption or a server restart; removed
 # when that user saves or skips a judgement of the caption. Added by migration 10.
 drafts = Table(
@@ -310,7 +310,8 @@ drafts = Table(
     Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
     Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), primary_key=True),
     Column("label", String(20)),  # None: no choice made yet
-    Column("error_types", Text, nullable=False, default=""),  # space-separated ids, taxonomy order
+    # space-separated ids, taxonomy order; with spans, a line break and their JSON after them (store/drafts.py)
+    Column("error_types", Text, nullable=False, default=""),
     Column("note", Text, nullable=False, default=""),
     Column("saved_at", DateTime(timezone=True), nullable=False),
 )

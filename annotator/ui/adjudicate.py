@@ -1,7 +1,9 @@
 """The adjudication page (leads): each disagreement side by side, the final judgement set and saved.
 
 The decision widgets have fixed keys (``adj_*``) so the keyboard script (annotator.ui.keys) finds
-them: ``y``/``n`` label, the taxonomy's keys tick types, Enter decides and moves on, ←/→ move.
+them: ``y``/``n`` label, the taxonomy's keys tick types, Enter decides and moves on, ←/→ move. The
+decision's error spans are drawn over the caption and redrawn with Annotate's words, keys and colours
+(annotator.ui.annotate_spans, its script on the ``adj_*`` widgets).
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from ..adjudication import (
     span_voters, suggested_decision, type_voters, types_pending, who_said_what,
 )
 from ..annotation import PAGE_KEYS, keyboard_map
-from ..errors import AnnotatorError, CaptionChanged, JudgementChanged
+from ..errors import AnnotatorError, CaptionChanged, InputError, JudgementChanged
 from ..model import Label
 from ..store.analysis_queries import annotators_in
 from ..taxonomy import taxonomy
+from . import annotate_spans
 from .annotate_spans import marked_caption_html
 from .keys import keyboard_script, panel_state_html
 from .team_choice import team_picker
@@ -44,7 +47,7 @@ K_BASE = "adj_base"          # the decision that counted when the form was fille
 K_NEWER = "adj_newer"        # (caption id, the decision saved since) after a refused save
 K_MSG = "adj_msg"
 K_ERR = "adj_err"
-K_SPANS = "adj_spans"        # the spans the decision keeps (annotator.spans.Span)
+K_SPANS = "adj_spans"        # the decision's spans as JSON: the hidden field annotate_spans.js writes
 LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccurate"}
 
 _STYLE = """<style>
@@ -79,7 +82,7 @@ def _load(case, annotators) -> None:
     for t in taxonomy().types:
         st.session_state[type_key(t.id)] = t.id in start.error_types
     st.session_state[K_NOTE] = start.note
-    st.session_state[K_SPANS] = list(start.spans)
+    st.session_state[K_SPANS] = annotate_spans.field_value(start.spans)
     st.session_state[K_SUGGESTED] = tuple(start.error_types) or tuple(
         t for t in taxonomy().ids if t in type_voters(case, annotators))
     st.session_state[K_LOADED] = case.caption_id
@@ -94,6 +97,24 @@ def _ticked() -> list[str]:
     return [t.id for t in taxonomy().types if st.session_state.get(type_key(t.id))]
 
 
+def _decision_spans() -> tuple:
+    """The spans in the field (InputError when it does not hold a list of spans)."""
+    return annotate_spans.read_field(st.session_state.get(K_SPANS))
+
+
+def _prune_spans() -> None:
+    """Drop the decision's spans of the types it no longer ticks (every span when it says Accurate), as
+    unticking a type on Annotate drops its spans."""
+    try:
+        spans = _decision_spans()
+    except InputError:
+        return  # the save names what is wrong with the field
+    ticked = set(_ticked()) if st.session_state.get(K_LABEL) != Label.ACCURATE.value else set()
+    kept = [s for s in spans if s.type in ticked]
+    if len(kept) != len(spans):
+        st.session_state[K_SPANS] = annotate_spans.field_value(kept)
+
+
 def _on_label() -> None:
     label = st.session_state.get(K_LABEL)
     if label == Label.ACCURATE.value:
@@ -104,6 +125,7 @@ def _on_label() -> None:
         # Back to inaccurate: the annotators' types again, to keep or drop.
         for t in st.session_state.get(K_SUGGESTED, ()):
             st.session_state[type_key(t)] = True
+    _prune_spans()
     st.session_state[K_ERR] = None
 
 
@@ -111,6 +133,7 @@ def _on_type(type_id: str) -> None:
     # Ticking an error type means the caption is inaccurate.
     if st.session_state.get(type_key(type_id)):
         st.session_state[K_LABEL] = Label.INACCURATE.value
+    _prune_spans()
     st.session_state[K_ERR] = None
 
 
@@ -138,9 +161,9 @@ def _on_save(ctx: ui.PageContext) -> None:
     label = st.session_state.get(K_LABEL)
     types = _ticked() if label == Label.INACCURATE.value else []
     seconds = round(time.monotonic() - st.session_state.get(K_SHOWN, time.monotonic()), 2)
-    # Spans of a type the decision does not keep go with it.
-    spans = [s for s in st.session_state.get(K_SPANS) or () if s.type in types]
     try:
+        # The lead's spans as drawn; the core checks them as it checks an annotator's (annotator.spans).
+        spans = _decision_spans()
         revision = adjudicate(ctx.store, int(cid), ctx.user.name, ctx.user.role, label, types,
                               note=st.session_state.get(K_NOTE) or "", seconds=seconds,
                               create_user=ctx.user.local_mode, stamp=st.session_state.get(K_STAMP),
@@ -206,30 +229,38 @@ def queue_table(queue: pd.DataFrame, annotators) -> pd.DataFrame:
 def _span_label(span, who, words, tax) -> str:
     text = " ".join(words[span.start:span.end])
     return (f"{tax.get(span.type).name}: “{text}” (words {span.start}–{span.end - 1})"
-            + (f" → {span.fix}" if span.fix is not None else "") + (f" · {', '.join(who)}" if who else " · joined"))
+            + (f" → {span.fix}" if span.fix is not None else "") + (f" · {', '.join(who)}" if who else ""))
 
 
 def _spans_section(case, annotators) -> None:
-    """Who marked which words (each annotator's spans over the caption), and the spans the decision keeps:
-    pre-filled with their union per type (annotator.adjudication.suggested_decision), to keep or drop."""
-    judged = [j for j in case.annotations if j.user in set(annotators) and j.spans]
-    voters = span_voters(case, annotators)
-    kept = list(st.session_state.get(K_SPANS) or [])
-    if not judged and not kept:
-        return
+    """Who marked which words (each annotator's spans over the caption), and the decision's spans: drawn over
+    the caption above by annotate_spans.js from the hidden field, pre-filled with the union of the annotators'
+    spans per type (annotator.adjudication.suggested_decision), and redrawn by the lead as on Annotate."""
     tax = taxonomy()
-    st.markdown("**Where: the annotators' error spans**")
-    st.html("<style>.adj-spans td{vertical-align:top;padding:0.2rem 0.4rem}.adj-spans .span-key{font:600 0.7em monospace;"
-            "background:#31333f;color:#fff;border-radius:3px;padding:0 3px;margin-left:2px}</style>"
-            '<table class="adj-spans" data-testid="adj-spans">'
-            + "".join(f"<tr><th>{html.escape(j.user)}</th><td>{marked_caption_html(case.text, j.spans, tax)}</td></tr>"
-                      for j in judged) + "</table>")
+    judged = [j for j in case.annotations if j.user in set(annotators) and j.spans]
+    if judged:
+        st.markdown("**Where: the annotators' error spans**")
+        st.html("<style>.adj-spans td{vertical-align:top;padding:0.2rem 0.4rem}.adj-spans .span-key{font:600 0.7em "
+                "monospace;background:#31333f;color:#fff;border-radius:3px;padding:0 3px;margin-left:2px}</style>"
+                '<table class="adj-spans" data-testid="adj-spans">'
+                + "".join(f"<tr><th>{html.escape(j.user)}</th><td>{marked_caption_html(case.text, j.spans, tax)}</td>"
+                          "</tr>" for j in judged) + "</table>")
+    # The decision's spans as JSON (hidden): annotate_spans.js rewrites it and sends each change.
+    st.text_input("Error spans of the decision", key=K_SPANS, label_visibility="collapsed")
+    try:
+        kept = _decision_spans()
+    except InputError:
+        kept = ()
     words = case.text.split()
-    who = {s: users for s, users in voters}
-    options = sorted(set(kept) | set(who))
-    st.multiselect("Spans the decision keeps (the union of theirs per type; drop what is wrong)", options, key=K_SPANS,
-                   format_func=lambda s: _span_label(s, who.get(s, ()), words, tax),
-                   help="Spans of a type the decision does not tick are dropped on save.")
+    who = dict(span_voters(case, annotators))
+    st.html('<ul class="adj-decision-spans" data-testid="adj-decision-spans">'
+            + "".join(f"<li>{html.escape(_span_label(s, who.get(s, ()), words, tax))}</li>" for s in kept) + "</ul>"
+            if kept else '<p data-testid="adj-decision-spans">The decision marks no words yet.</p>')
+    st.caption("The decision's spans are drawn on the caption, starting from the union of the annotators' spans per "
+               "type. Redraw them as on Annotate: select words (drag, click then shift-click, or `,` `.` and `<` `>`) "
+               "and press a type's key to mark them (it ticks the type); the same key on the same words, `Backspace`, "
+               "or a click on a span's key badge removes a span; `/` on a span edits its suggested fix. Unticking a "
+               "type drops its spans.")
 
 
 def _keys_script() -> str:
@@ -242,9 +273,7 @@ def _keys_script() -> str:
                            type_keys_set=True)
 
 
-def render(ctx: ui.PageContext) -> None:
-    """Draw the adjudication page for the lead in ``ctx``."""
-    from .annotate_html import short_name
+def _header() -> None:
     st.html(_STYLE)
     st.title("Adjudication")
     st.caption("Captions the annotators disagree on: different labels, or both inaccurate with different error types. "
@@ -252,15 +281,10 @@ def render(ctx: ui.PageContext) -> None:
                "layer, where it replaces the annotators' judgements of that caption. The form starts from every "
                "error type an annotator ticked; keep those you agree with.")
 
-    project = ui.require_project(ctx, "Import captions and have them annotated first.")
-    tax = taxonomy()
-    frame, version = ui.project_judgements(ctx)
 
-    annotator_names = annotators_in(frame)
-    if len(annotator_names) < 2:
-        st.info("Nothing to adjudicate: fewer than two annotators have judged captions of this project.")
-        return
-
+def _filters(ctx: ui.PageContext, project: str, annotator_names) -> tuple | None:
+    """The annotators, system, kind of disagreement and status to list: (chosen, system, kind, status), or None
+    (with a warning) while fewer than two annotators are chosen."""
     c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
     chosen = team_picker(ctx.store, project, annotator_names, key="adj_annotators", minimum=2, container=c1)
     systems = ui.project_systems(ctx)
@@ -269,14 +293,13 @@ def render(ctx: ui.PageContext) -> None:
     status = c4.selectbox("Status", list(QUEUE_STATUSES), format_func=QUEUE_STATUSES.get, key="adj_show")
     if len(chosen) < 2:
         st.warning("Choose at least two annotators.")
-        return
+        return None
+    return chosen, system_choice, kind, status
 
-    full = _queue(ctx.store.url, project, version, tuple(chosen),
-                  None if system_choice == ALL_SYSTEMS else system_choice, frame)
-    n_done = int(full["adjudicated"].sum())
-    n_label = int((full["disagreement"] == "label").sum())
-    st.text(f"{len(full)} disagreements: {len(full) - n_done} open, {n_done} adjudicated "
-            f"({n_label} on the label, {len(full) - n_label} on the error types).")
+
+def _listed(full: pd.DataFrame, chosen, system_choice: str, kind: str, status: str) -> pd.DataFrame:
+    """The queue as the filters list it, with the caption in the form kept on it when someone decided it
+    meanwhile; its ids become the list that ←/→ and Decide & next move along (``K_IDS``)."""
     queue = filter_queue(full, disagreement=kind, status=status)
     loaded = st.session_state.get(K_LOADED)
     filters = (kind, status, system_choice, tuple(chosen))
@@ -289,14 +312,12 @@ def render(ctx: ui.PageContext) -> None:
         kept = full[full["caption_id"] == loaded]
         if len(kept):
             queue = pd.concat([queue, kept]).sort_values("caption_id", kind="stable").reset_index(drop=True)
-    ids = [int(c) for c in queue["caption_id"]]
-    st.session_state[K_IDS] = ids
-    if not ids:
-        msg = st.session_state.pop(K_MSG, None)
-        if msg:
-            st.success(esc(msg))
-        st.success("Every disagreement here is decided." if status == "undecided" else "No caption to show here.")
-        return
+    st.session_state[K_IDS] = [int(c) for c in queue["caption_id"]]
+    return queue
+
+
+def _caption_picker(queue: pd.DataFrame, ids: list[int]) -> tuple[pd.DataFrame, int, int]:
+    """The jump list around the current caption: (the block of the queue it offers, the position, the caption id)."""
     if st.session_state.get(K_CAPTION) not in ids:
         st.session_state[K_CAPTION] = ids[0]
         st.session_state.pop(K_LOADED, None)
@@ -309,67 +330,113 @@ def render(ctx: ui.PageContext) -> None:
     j1, j2 = st.columns([4, 1], vertical_alignment="bottom")
     cid = j1.selectbox("Caption", list(describe), key=K_CAPTION, format_func=describe.get)
     j2.text(f"{pos + 1} of {len(ids)}")
+    return window, pos, int(cid)
+
+
+def _case_view(case, chosen) -> None:
+    """The caption (with the decision's spans drawn on it), where it comes from, who said what and where, and
+    the decision that counts now or the one saved since the form was filled."""
+    st.html(f'<div class="adj-caption" data-testid="adj-caption">{html.escape(case.text)}</div>')
+    st.text(f"System {case.system}, line {case.line_no}, item {case.item_key}"
+            + (" (practice item)" if case.is_practice else ""))
+    st.html(votes_html(who_said_what(case, chosen)))
+    _spans_section(case, chosen)
+    current = case.adjudication
+    newer = st.session_state.get(K_NEWER)
+    if newer is not None and newer[0] == case.caption_id:
+        from .newer import newer_notice
+        newer_notice(newer[1], what="adjudication", key="adj", on_load=_on_load_newer, on_keep=_on_keep_mine)
+    elif current is not None:
+        st.info(f"Adjudicated by {esc(current.user)} (revision {current.revision}); the form shows that decision.")
+
+
+def _decision_form(ctx: ui.PageContext, case, chosen, pos: int, n_ids: int) -> None:
+    """The decision: label, error types (who ticked each), note, the last message and the buttons."""
+    from .annotate_html import short_name
+    tax = taxonomy()
+    waiting = types_pending(case.annotations, chosen)
+    voters = type_voters(case, chosen)
+    st.radio("Decision", [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL,
+             horizontal=True, on_change=_on_label,
+             format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
+    st.caption("Error types (ticking one decides inaccurate); after a type, who ticked it.")
+    cols = st.columns(len(tax.groups))
+    for col, group in zip(cols, tax.groups):
+        with col:
+            st.markdown(f"**{group}**")
+            for t in tax.by_group(group):
+                who = voters.get(t.id, ())
+                st.checkbox(f"{short_name(t.name, group)} `{t.key}`" + (f" · {esc(', '.join(who))}" if who else ""),
+                            key=type_key(t.id), help=f"**{t.name}**: {t.definition}",
+                            on_change=_on_type, args=(t.id,))
+    st.text_input("Note (optional; required for Other) — Esc leaves the field", key=K_NOTE)
+    if st.session_state.get(K_ERR):
+        st.error(esc(st.session_state[K_ERR]), icon=":material/error:")
+    elif st.session_state.get(K_MSG):
+        st.success(esc(st.session_state[K_MSG]))
+    b1, b2, b3 = st.columns([1, 1, 2])
+    b1.button("← Previous", key="adj_prev", on_click=_on_move, args=(-1,), width="stretch", disabled=pos == 0)
+    b2.button("Next →", key="adj_next", on_click=_on_move, args=(1,), width="stretch", disabled=pos == n_ids - 1)
+    if waiting:
+        st.warning(f"Waiting for {esc(' and '.join(waiting))}'s error types (second pass): no decision on this "
+                   "caption until they are in.")
+    b3.button("Decide & next ⏎", key="adj_save", on_click=_on_save, args=(ctx,), type="primary", width="stretch",
+              disabled=bool(waiting))
+    st.html(panel_state_html("adj", K_LABEL, [type_key(t.id) for t in tax.types]))
+    st.caption("Keys: `y` / `n` accurate / inaccurate · a type's key sets it, a second press clears it · "
+               "`Enter` decide & next · `←` `→` move · with words selected (`,` `.` `<` `>` or the mouse), a type's "
+               "key marks them · `/` on a span: its fix")
+
+
+def render(ctx: ui.PageContext) -> None:
+    """Draw the adjudication page for the lead in ``ctx``: the filters, the queue's counts, one caption beside
+    its picture with the decision, the keys' scripts, and the list's table."""
+    _header()
+    project = ui.require_project(ctx, "Import captions and have them annotated first.")
+    frame, version = ui.project_judgements(ctx)
+    annotator_names = annotators_in(frame)
+    if len(annotator_names) < 2:
+        st.info("Nothing to adjudicate: fewer than two annotators have judged captions of this project.")
+        return
+    filters = _filters(ctx, project, annotator_names)
+    if filters is None:
+        return
+    chosen, system_choice, kind, status = filters
+
+    full = _queue(ctx.store.url, project, version, tuple(chosen),
+                  None if system_choice == ALL_SYSTEMS else system_choice, frame)
+    n_done = int(full["adjudicated"].sum())
+    n_label = int((full["disagreement"] == "label").sum())
+    st.text(f"{len(full)} disagreements: {len(full) - n_done} open, {n_done} adjudicated "
+            f"({n_label} on the label, {len(full) - n_label} on the error types).")
+    queue = _listed(full, chosen, system_choice, kind, status)
+    ids = st.session_state[K_IDS]
+    if not ids:
+        msg = st.session_state.pop(K_MSG, None)
+        if msg:
+            st.success(esc(msg))
+        st.success("Every disagreement here is decided." if status == "undecided" else "No caption to show here.")
+        return
+    window, pos, cid = _caption_picker(queue, ids)
 
     try:
-        case = caption_case(ctx.store, project, int(cid))
+        case = caption_case(ctx.store, project, cid)
     except AnnotatorError as exc:
         ui.show_error_and_stop(exc)
     # A new caption, or another choice of annotators (their votes make the pre-fill), starts the form afresh.
     if st.session_state.get(K_LOADED) != case.caption_id or st.session_state.get(K_LOADED_FOR) != tuple(chosen):
         _load(case, chosen)
-
-    waiting = types_pending(case.annotations, chosen)
     # Laid out as Annotate: the picture with its boxes' labels as text and the references with their mentions
     # on the left, the caption and the decision on the right.
     left, right = st.columns([11, 16], gap="medium")
     with left:
         ui.case_picture(case, references=True)
     with right:
-        st.html(f'<div class="adj-caption" data-testid="adj-caption">{html.escape(case.text)}</div>')
-        st.text(f"System {case.system}, line {case.line_no}, item {case.item_key}"
-                + (" (practice item)" if case.is_practice else ""))
-        st.html(votes_html(who_said_what(case, chosen)))
-        _spans_section(case, chosen)
-        current = case.adjudication
-        newer = st.session_state.get(K_NEWER)
-        if newer is not None and newer[0] == case.caption_id:
-            from .newer import newer_notice
-            newer_notice(newer[1], what="adjudication", key="adj", on_load=_on_load_newer, on_keep=_on_keep_mine)
-        elif current is not None:
-            st.info(f"Adjudicated by {esc(current.user)} (revision {current.revision}); the form shows that decision.")
-
-        voters = type_voters(case, chosen)
-        st.radio("Decision", [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL,
-                 horizontal=True, on_change=_on_label,
-                 format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
-        st.caption("Error types (ticking one decides inaccurate); after a type, who ticked it.")
-        cols = st.columns(len(tax.groups))
-        for col, group in zip(cols, tax.groups):
-            with col:
-                st.markdown(f"**{group}**")
-                for t in tax.by_group(group):
-                    who = voters.get(t.id, ())
-                    st.checkbox(f"{short_name(t.name, group)} `{t.key}`" + (f" · {esc(', '.join(who))}" if who else ""),
-                                key=type_key(t.id), help=f"**{t.name}**: {t.definition}",
-                                on_change=_on_type, args=(t.id,))
-        st.text_input("Note (optional; required for Other) — Esc leaves the field", key=K_NOTE)
-        if st.session_state.get(K_ERR):
-            st.error(esc(st.session_state[K_ERR]), icon=":material/error:")
-        elif st.session_state.get(K_MSG):
-            st.success(esc(st.session_state[K_MSG]))
-        b1, b2, b3 = st.columns([1, 1, 2])
-        b1.button("← Previous", key="adj_prev", on_click=_on_move, args=(-1,), width="stretch", disabled=pos == 0)
-        b2.button("Next →", key="adj_next", on_click=_on_move, args=(1,), width="stretch",
-                  disabled=pos == len(ids) - 1)
-        if waiting:
-            st.warning(f"Waiting for {esc(' and '.join(waiting))}'s error types (second pass): no decision on this "
-                       "caption until they are in.")
-        b3.button("Decide & next ⏎", key="adj_save", on_click=_on_save, args=(ctx,), type="primary", width="stretch",
-                  disabled=bool(waiting))
-        st.html(panel_state_html("adj", K_LABEL, [type_key(t.id) for t in tax.types]))
-        st.caption("Keys: `y` / `n` accurate / inaccurate · a type's key sets it, a second press clears it · "
-                   "`Enter` decide & next · `←` `→` move")
-    st.html(_keys_script(), unsafe_allow_javascript=True)
+        _case_view(case, chosen)
+        _decision_form(ctx, case, chosen, pos, len(ids))
+    st.html(_keys_script() + annotate_spans.script(prefix="adj", caption_testid="adj-caption",
+                                                   key_state="__adjudicateKeyState", commit=True)
+            + annotate_spans.STYLE, unsafe_allow_javascript=True)
 
     with st.expander("The captions of this list"):
         st.dataframe(queue_table(window, chosen), hide_index=True)

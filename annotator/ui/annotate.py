@@ -130,9 +130,9 @@ def _load(q: Queue, position: int | None) -> None:
         label, ticked, note = cur.label.value if cur.label is not None else None, set(cur.error_types), cur.note
     else:
         label, ticked, note = None, set(), ""
-    # The judgement's spans (a draft keeps none): annotate_spans.js draws and edits them until Save.
-    st.session_state[annotate_spans.K_SPANS] = annotate_spans.field_value(cur.spans if cur is not None and draft is None
-                                                                          else ())
+    # The draft's spans, else the judgement's: annotate_spans.js draws and edits them until Save.
+    spans = draft.spans if draft is not None else cur.spans if cur is not None else ()
+    st.session_state[annotate_spans.K_SPANS] = annotate_spans.field_value(spans)
     st.session_state[K_LABEL] = label
     for t in taxonomy().types:
         st.session_state[type_key(t.id)] = t.id in ticked
@@ -334,7 +334,8 @@ def _on_draft() -> None:
         return
     q, task, label, types = panel
     try:
-        draft = q.save_draft(task, label, types, st.session_state.get(K_NOTE, ""))
+        spans = annotate_spans.read_field(st.session_state.get(annotate_spans.K_SPANS))
+        draft = q.save_draft(task, label, types, st.session_state.get(K_NOTE, ""), spans=spans)
     except InputError as exc:
         st.session_state[K_ERR] = "The draft was not kept: " + exc.detail + "."
         return
@@ -540,121 +541,146 @@ def _render_all_done(q: Queue) -> None:
 
 
 def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
-    tax = taxonomy()
-    item = task.item
+    """One caption: the picture and references on the left; the caption, the panel and the history on the right."""
     left, right = st.columns([11, 16], gap="medium")
-
     with left:
-        # Boxes and references are shown or hidden in the browser (annotate_panel.js, keys h and t), and
-        # the choice holds from caption to caption without asking the server. Where the item's size is
-        # known the boxes are outlines and labels over one plain picture; otherwise both renders are sent.
-        st.html(view_toggles_html())
-        note = None
-        with st.container(key="ann_figure"):
-            st.html(figure_ratio_html(item))
-            for show_boxes in pictures_sent(task):
-                with st.container(key="ann_img_boxes" if show_boxes else "ann_img_plain"):
-                    jpeg, note = task_image(task, show_boxes)
-                    st.image(jpeg, width="stretch", output_format="JPEG")
-            if labels_as_text(task):
-                st.html(box_overlay_html(item))
-        st.caption(f"Item **{md_escape(item.key)}** · {len(item.boxes)} boxes")
-        if note:
-            st.caption(f":orange[{md_escape(note)}]")
-        if views_closed_for(ctx.store, ctx.project, ctx.user.role):
-            with st.container(key="ann_refs"):
-                st.caption("References are closed to correctors while this project's blind correction round is open.")
-        else:
-            references_block(item)
-        st.html(_guide_html())
-
+        _render_figure(ctx, task)
     with right:
-        queue_len = _queue_size(q)
-        meta = [f"Caption {task.position + 1} of {queue_len}"]
-        if item.is_practice:
-            meta.append(":orange-badge[Practice item]")
+        hints = _render_caption_head(q, task)
+        _render_panel(ctx, task, hints)
+        _render_history(q, task)
+
+
+def _render_figure(ctx: PageContext, task: Task) -> None:
+    """The picture (with its boxes), the item's line, the references and the guide's overlay."""
+    item = task.item
+    # Boxes and references are shown or hidden in the browser (annotate_panel.js, keys h and t), and
+    # the choice holds from caption to caption without asking the server. Where the item's size is
+    # known the boxes are outlines and labels over one plain picture; otherwise both renders are sent.
+    st.html(view_toggles_html())
+    note = None
+    with st.container(key="ann_figure"):
+        st.html(figure_ratio_html(item))
+        for show_boxes in pictures_sent(task):
+            with st.container(key="ann_img_boxes" if show_boxes else "ann_img_plain"):
+                jpeg, note = task_image(task, show_boxes)
+                st.image(jpeg, width="stretch", output_format="JPEG")
+        if labels_as_text(task):
+            st.html(box_overlay_html(item))
+    st.caption(f"Item **{md_escape(item.key)}** · {len(item.boxes)} boxes")
+    if note:
+        st.caption(f":orange[{md_escape(note)}]")
+    if views_closed_for(ctx.store, ctx.project, ctx.user.role):
+        with st.container(key="ann_refs"):
+            st.caption("References are closed to correctors while this project's blind correction round is open.")
+    else:
+        references_block(item)
+    st.html(_guide_html())
+
+
+def _render_caption_head(q: Queue, task: Task) -> dict[str, tuple[str, ...]]:
+    """Where the caption is in the queue (and its stage), the list button, the hints toggle, the caption, the
+    earlier judgement and a newer one saved elsewhere; returns the detector hints to show in the panel."""
+    tax = taxonomy()
+    meta = [f"Caption {task.position + 1} of {_queue_size(q)}"]
+    if task.item.is_practice:
+        meta.append(":orange-badge[Practice item]")
+    if task.stage == STAGE_COARSE:
+        meta.append(":violet-badge[Second annotation: accurate / inaccurate only]")
+    elif task.stage == STAGE_FINE:
+        meta.append(":violet-badge[Fine pass: which errors?]")
+    m1, m3, m2 = st.columns([3, 1.9, 1.4], vertical_alignment="center")
+    m1.markdown(" · ".join(meta))
+    m2.button("Captions `l`", key="ann_list", on_click=_on_open_list, width="stretch")
+    hints = _hints(q, task, m3) if task.stage != STAGE_COARSE else {}
+    st.html(caption_html(task.caption.text))
+    if task.current is not None:
+        cur = task.current
+        what = LABEL_TEXT.get(cur.label.value, "?") if cur.label is not None else "skipped"
+        names = ", ".join(tax.get(t).name for t in cur.error_types if t in tax.ids)
+        st.caption(f"You judged this caption before ({what}{': ' + names if names else ''}, revision "
+                   f"{cur.revision}). Saving again keeps the earlier version in the history.")
+    newer = st.session_state.get(K_NEWER)
+    if newer is not None and newer[0] == task.caption_id:
+        from .newer import newer_notice
+        newer_notice(newer[1], what="judgement", key="ann", on_load=_on_newer, on_keep=_on_newer)
+    return hints
+
+
+def _render_panel(ctx: PageContext, task: Task, hints: dict[str, tuple[str, ...]]) -> None:
+    """The panel form: Task 1, Task 2's type grid (with the hints), the hidden spans field and the action bar.
+
+    Choosing, ticking and writing stay in the browser (no server run per key); Save & next, Skip, ← / → and
+    Save draft each send the whole judgement in one message, and the core checks it again (annotation.validate).
+    The couplings a click implies on screen (a tick chooses Inaccurate, Accurate clears the ticks) are
+    annotate_panel.js's; the save applies them too.
+    """
+    tax = taxonomy()
+    with st.form(K_FORM, border=False, enter_to_submit=False):
+        t1, chips = st.columns([3, 2], vertical_alignment="bottom")
+        t1.radio("Task 1 · Is the caption an accurate description of the image?",
+                 [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL, horizontal=True,
+                 format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
+        if task.stage != STAGE_COARSE:
+            # The ticked types beside the choice, so a tick made by key is seen wherever the box is.
+            chips.html(type_chips_html(tax, _ticked()))
         if task.stage == STAGE_COARSE:
-            meta.append(":violet-badge[Second annotation: accurate / inaccurate only]")
-        elif task.stage == STAGE_FINE:
-            meta.append(":violet-badge[Fine pass: which errors?]")
-        m1, m3, m2 = st.columns([3, 1.9, 1.4], vertical_alignment="center")
-        m1.markdown(" · ".join(meta))
-        m2.button("Captions `l`", key="ann_list", on_click=_on_open_list, width="stretch")
-        hints = _hints(q, task, m3) if task.stage != STAGE_COARSE else {}
-        st.html(caption_html(task.caption.text))
-        if task.current is not None:
-            cur = task.current
-            what = LABEL_TEXT.get(cur.label.value, "?") if cur.label is not None else "skipped"
-            names = ", ".join(tax.get(t).name for t in cur.error_types if t in tax.ids)
-            st.caption(f"You judged this caption before ({what}{': ' + names if names else ''}, revision "
-                       f"{cur.revision}). Saving again keeps the earlier version in the history.")
-        newer = st.session_state.get(K_NEWER)
-        if newer is not None and newer[0] == task.caption_id:
-            from .newer import newer_notice
-            newer_notice(newer[1], what="judgement", key="ann", on_load=_on_newer, on_keep=_on_newer)
-
-        # The panel is a form: choosing, ticking and writing stay in the browser (no server run per key);
-        # Save & next, Skip, ← / → and Save draft each send the whole judgement in one message, and the
-        # core checks it again (annotation.validate). The couplings a click implies on screen (a tick
-        # chooses Inaccurate, Accurate clears the ticks) are annotate_panel.js's; the save applies them too.
-        with st.form(K_FORM, border=False, enter_to_submit=False):
-            t1, chips = st.columns([3, 2], vertical_alignment="bottom")
-            t1.radio("Task 1 · Is the caption an accurate description of the image?",
-                     [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL, horizontal=True,
-                     format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
-            if task.stage != STAGE_COARSE:
-                # The ticked types beside the choice, so a tick made by key is seen wherever the box is.
-                chips.html(type_chips_html(tax, _ticked()))
-
-            if task.stage == STAGE_COARSE:
-                st.caption("This caption is double-annotated. Give only the accurate / inaccurate judgement now; "
-                           "if both annotators find it inaccurate it comes back to you for the error types.")
-            else:
-                st.html('<p class="ann-task2"><b>Task 2 · Which errors does it make?</b> Tick every type that '
-                        'applies (a tick marks the caption inaccurate).</p>')
-                # A compact grid: a long group goes on in the next column, so every type is in view at 1280×720.
-                columns = type_columns(tax)
-                cols = st.columns(len(columns), gap="small")
-                for col, (group, heading, types) in zip(cols, columns):
-                    with col:
-                        st.html(f'<p class="ann-group">{html.escape(heading) or "&nbsp;"}</p>')
-                        for t in types:
-                            st.checkbox(f"{short_name(t.name, group)} `{t.key}`", key=type_key(t.id),
-                                        help=f"**{t.name}**: {t.definition}")
-                            if t.id in hints:
-                                st.caption("Detector: " + md_escape(", ".join(hints[t.id])))
-                st.html(unrelated_hint_html(tax))
-
-            # The error spans as JSON, written by annotate_spans.js (hidden): they go with the form's buttons.
-            st.text_input("Error spans", key=annotate_spans.K_SPANS, label_visibility="collapsed")
-
-            # The action bar stays in view (sticky at the bottom of the window) however many types are ticked:
-            # the note, the last message and the buttons, so a refusal is never off screen.
-            with st.container(key="ann_actionbar"):
-                st.text_input("Note `/` (optional; required for Other) — Esc leaves the field", key=K_NOTE,
-                              max_chars=MAX_NOTE_LENGTH, label_visibility="collapsed",
-                              placeholder="Note  /  — optional; required for Other. Esc leaves the field")
-                _render_message()
-                b1, b2, b3, b5, b4 = st.columns([1, 1, 1, 1.1, 1.9])
-                b1.form_submit_button("← Previous", key="ann_prev", on_click=_on_move, args=(-1,), width="stretch")
-                b2.form_submit_button("Skip `k`", key="ann_skip", on_click=_on_skip, args=(ctx,), width="stretch")
-                b3.form_submit_button("Next →", key="ann_next", on_click=_on_move, args=(1,), width="stretch")
-                b5.form_submit_button("Save draft", key="ann_draft", on_click=_on_draft, width="stretch",
-                                      help="Keep the panel as it is in the database without saving a judgement: "
-                                           "it comes back when you return to this caption, even after a "
-                                           "reload. Save & next or Skip removes it.")
-                b4.form_submit_button("Save & next `⏎`", key="ann_save", on_click=_on_save, args=(ctx,),
-                                      type="primary", width="stretch")
-
-        st.html(panel_state_html("ann", K_LABEL, [type_key(t.id) for t in tax.types]))
-
-        if task.current is not None:
-            with st.expander("History of your judgement of this caption"):
-                try:
-                    revisions = q.history(task.caption_id)
-                except StoreUnavailable:
-                    st.caption("The history cannot be read while the database is not answering.")
-                else:
-                    st.html(history_html(revisions, tax))
+            st.caption("This caption is double-annotated. Give only the accurate / inaccurate judgement now; "
+                       "if both annotators find it inaccurate it comes back to you for the error types.")
+        else:
+            _render_type_grid(tax, hints)
+        # The error spans as JSON, written by annotate_spans.js (hidden): they go with the form's buttons.
+        st.text_input("Error spans", key=annotate_spans.K_SPANS, label_visibility="collapsed")
+        _render_action_bar(ctx)
+    st.html(panel_state_html("ann", K_LABEL, [type_key(t.id) for t in tax.types]))
 
 
+def _render_type_grid(tax, hints: dict[str, tuple[str, ...]]) -> None:
+    """Task 2: one box per error type, grouped; a long group goes on in the next column, so every type is in
+    view at 1280×720."""
+    st.html('<p class="ann-task2"><b>Task 2 · Which errors does it make?</b> Tick every type that '
+            'applies (a tick marks the caption inaccurate).</p>')
+    columns = type_columns(tax)
+    cols = st.columns(len(columns), gap="small")
+    for col, (group, heading, types) in zip(cols, columns):
+        with col:
+            st.html(f'<p class="ann-group">{html.escape(heading) or "&nbsp;"}</p>')
+            for t in types:
+                st.checkbox(f"{short_name(t.name, group)} `{t.key}`", key=type_key(t.id),
+                            help=f"**{t.name}**: {t.definition}")
+                if t.id in hints:
+                    st.caption("Detector: " + md_escape(", ".join(hints[t.id])))
+    st.html(unrelated_hint_html(tax))
+
+
+def _render_action_bar(ctx: PageContext) -> None:
+    """The note, the last message and the form's buttons. The bar stays in view (sticky at the bottom of the
+    window) however many types are ticked, so a refusal is never off screen."""
+    with st.container(key="ann_actionbar"):
+        st.text_input("Note `/` (optional; required for Other) — Esc leaves the field", key=K_NOTE,
+                      max_chars=MAX_NOTE_LENGTH, label_visibility="collapsed",
+                      placeholder="Note  /  — optional; required for Other. Esc leaves the field")
+        _render_message()
+        b1, b2, b3, b5, b4 = st.columns([1, 1, 1, 1.1, 1.9])
+        b1.form_submit_button("← Previous", key="ann_prev", on_click=_on_move, args=(-1,), width="stretch")
+        b2.form_submit_button("Skip `k`", key="ann_skip", on_click=_on_skip, args=(ctx,), width="stretch")
+        b3.form_submit_button("Next →", key="ann_next", on_click=_on_move, args=(1,), width="stretch")
+        b5.form_submit_button("Save draft", key="ann_draft", on_click=_on_draft, width="stretch",
+                              help="Keep the panel as it is in the database without saving a judgement: "
+                                   "it comes back when you return to this caption, even after a "
+                                   "reload. Save & next or Skip removes it.")
+        b4.form_submit_button("Save & next `⏎`", key="ann_save", on_click=_on_save, args=(ctx,),
+                              type="primary", width="stretch")
+
+
+def _render_history(q: Queue, task: Task) -> None:
+    """The user's earlier revisions of this caption (when there are any)."""
+    if task.current is None:
+        return
+    with st.expander("History of your judgement of this caption"):
+        try:
+            revisions = q.history(task.caption_id)
+        except StoreUnavailable:
+            st.caption("The history cannot be read while the database is not answering.")
+        else:
+            st.html(history_html(revisions, taxonomy()))

@@ -1,10 +1,13 @@
-"""Error spans on the annotate page: the span keys, and the hidden form field that carries the spans to the
-server with Save. annotator/ui/static/annotate_spans.js does the rest in the browser, with no server run per
-key: it splits the caption into its whitespace tokens (the words spans count), selects and marks them.
+"""Error spans on the judging pages: the span keys, and the hidden field that carries the spans to the
+server. annotator/ui/static/annotate_spans.js does the rest in the browser: it splits the caption into its
+whitespace tokens (the words spans count), selects and marks them.
 
-The field (``K_SPANS``) holds the spans as JSON (annotator.spans): the page puts the judgement's spans
-there when it loads a caption, the script rewrites it on every change, and the save reads it back and
-hands it to the core, which checks it (annotator.spans.check_spans).
+On Annotate the field (``K_SPANS``) is in the panel form, so no key reaches the server before Save. On
+Adjudication the lead redraws the decision's spans with the same words, keys and colours; there the field
+(``adj_spans``) is outside a form and each change is sent at once, as a tick there is (:func:`script`'s
+``commit``). The field holds the spans as JSON (annotator.spans): the page puts the starting spans there
+when it loads a caption, the script rewrites it on every change, and the save reads it back and hands it to
+the core, which checks it (annotator.spans.check_spans).
 """
 
 from __future__ import annotations
@@ -35,13 +38,15 @@ _JS = (Path(__file__).parent / "static" / "annotate_spans.js").read_text(encodin
 _CONFIG_SLOT = "__ANNOTATOR_SPANS_CONFIG__"
 
 STYLE = """<style>
-.ann-caption .ann-w { cursor: text; user-select: none; -webkit-user-select: none; border-radius: 3px;
-  padding: 0 1px; box-decoration-break: clone; -webkit-box-decoration-break: clone; }
-.ann-caption .ann-w.ann-sel { outline: 2px solid #1f77b4; outline-offset: 0; background-color: rgba(31,119,180,0.12); }
-.ann-caption .ann-w.ann-cur { box-shadow: inset 0 -3px 0 #1f77b4; }
-.ann-caption .ann-w[data-badge]::after { content: attr(data-badge); font: 600 0.62em/1 monospace; vertical-align: super;
-  margin-left: 2px; padding: 1px 3px; border-radius: 3px; background: #31333f; color: #fff; cursor: pointer; }
-.st-key-ann_spans { display: none; }
+:is(.ann-caption, .adj-caption) .ann-w { cursor: text; user-select: none; -webkit-user-select: none;
+  border-radius: 3px; padding: 0 1px; box-decoration-break: clone; -webkit-box-decoration-break: clone; }
+:is(.ann-caption, .adj-caption) .ann-w.ann-sel { outline: 2px solid #1f77b4; outline-offset: 0;
+  background-color: rgba(31,119,180,0.12); }
+:is(.ann-caption, .adj-caption) .ann-w.ann-cur { box-shadow: inset 0 -3px 0 #1f77b4; }
+:is(.ann-caption, .adj-caption) .ann-w[data-badge]::after { content: attr(data-badge); font: 600 0.62em/1 monospace;
+  vertical-align: super; margin-left: 2px; padding: 1px 3px; border-radius: 3px; background: #31333f; color: #fff;
+  cursor: pointer; }
+.st-key-ann_spans, .st-key-adj_spans { display: none; }
 .ann-caption { overflow-wrap: anywhere; }
 .ann-caption[data-long] { font-size: 1rem; line-height: 1.5; max-height: 52vh; overflow-y: auto; }
 </style>"""
@@ -66,14 +71,19 @@ def read_field(value) -> tuple:
     return parse_spans(value or "[]")
 
 
-def script(tax: Taxonomy | None = None) -> str:
-    """The spans script with its configuration: each type's key, name and group colour, and the accurate key."""
+def script(tax: Taxonomy | None = None, *, prefix: str = "ann", caption_testid: str = "ann-caption",
+           key_state: str = "__annotatorKeyState", commit: bool = False) -> str:
+    """The spans script with its configuration: each type's key, name and group colour, the accurate key, and
+    the page's names: its widget ``prefix`` (the field ``<prefix>_spans``, the boxes ``<prefix>_type_<id>``,
+    the panel marker and the ``<prefix>-help`` guide), the caption's test id and the window property of its
+    key handler's state (annotator.ui.keys). ``commit``: the field is outside a form, so each change is sent."""
     tax = tax or taxonomy()
     check_keys(tax)
     colour = group_colours(tax)
     config = json.dumps({"types": {t.id: {"key": t.key, "name": t.name, "colour": colour[t.id]} for t in tax.types},
                          "keyToType": {t.key: t.id for t in tax.types}, "accurateKey": tax.accurate_key,
-                         "field": K_SPANS})
+                         "field": f"{prefix}_spans", "prefix": prefix, "caption": caption_testid,
+                         "keyState": key_state, "commit": commit})
     return "<script>\n" + _JS.replace(_CONFIG_SLOT, config) + "</script>"
 
 

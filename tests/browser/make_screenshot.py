@@ -1,11 +1,15 @@
 """Regenerate the README's screenshots in headless Chromium at 1280 x 720: Annotate (docs/img/annotate.png),
-Adjudication (adjudicate.png), Correction (correct.png) and Error analysis (analysis.png), on the sample project.
+Adjudication (adjudicate.png), Correction (correct.png) and Error analysis (analysis.png), on the sample project;
+with --spans, only the one of a caption with error spans (annotate_spans.png).
 
 Usage: .venv/bin/python tests/browser/make_screenshot.py [output folder]   (default: docs/img)
+       .venv/bin/python tests/browser/make_screenshot.py --spans [output folder]
 
 Not a test (pytest does not collect it). It loads the sample project with its two demo annotators' judgements
 into a temporary database, gives its captions to an annotator, logs in as that annotator (a judgement under way:
-Inaccurate, two error types, a note), then as a lead and as an analyst, and takes one picture per page.
+Inaccurate, two error types, a note), then as a lead and as an analyst, and takes one picture per page. The
+spans picture marks "man" as Gender and "jacket" as Type of clothing with the suggested fix "space suit", by
+the word cursor and the type keys.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ def _settle(page, wait_until_settled) -> None:
     page.mouse.move(5, SIZE["height"] - 5)
 
 
-def main(out_dir: Path) -> None:
+def main(out_dir: Path, spans: bool = False) -> None:
     from conftest import CHROMIUM, CHROMIUM_ARGS, choose_option, login, start_server, wait_until_settled
     from playwright.sync_api import sync_playwright
 
@@ -73,6 +77,18 @@ def main(out_dir: Path) -> None:
                 page.locator(".st-key-ann_note input").fill("the astronaut is a woman in a space suit")
                 page.locator(".st-key-ann_note input").press("Escape")
 
+            def spans_under_way(page) -> None:
+                # "A man in an orange jacket …": the cursor to "man", Gender; on to "jacket", Type of clothing;
+                # back onto it and "/" for its fix.
+                page.wait_for_selector('[data-testid="ann-caption"] .ann-w')
+                page.once("dialog", lambda d: d.accept("space suit"))
+                for key in (".", ".", "2", ".", ".", ".", ".", "3", ",", ".", "/"):
+                    page.keyboard.press(key)
+                    page.wait_for_timeout(60)
+                wait_until_settled(page, quiet_ms=300)
+                page.locator(".st-key-ann_note input").fill("the astronaut is a woman in a space suit")
+                page.locator(".st-key-ann_note input").press("Escape")
+
             def scroll_to(selector: str):
                 def go(page) -> None:
                     page.wait_for_selector(selector)
@@ -91,14 +107,19 @@ def main(out_dir: Path) -> None:
                 box.fill(box.input_value().replace("A man", "A woman", 1))
                 box.press("Escape")
 
-            shot("maria", "/annotate", "annotate.png", judgement_under_way)
-            shot("lea", "/adjudicate", "adjudicate.png", scroll_to(".st-key-adj_caption"))
-            shot("ana", "/correct", "correct.png", gender_corrections)
-            shot("ana", "/analysis", "analysis.png", scroll_to("[data-testid='stHeading']:has(#errors-per-inaccurate-description)"))
+            if spans:
+                shot("maria", "/annotate", "annotate_spans.png", spans_under_way)
+            else:
+                shot("maria", "/annotate", "annotate.png", judgement_under_way)
+                shot("lea", "/adjudicate", "adjudicate.png", scroll_to(".st-key-adj_caption"))
+                shot("ana", "/correct", "correct.png", gender_corrections)
+                shot("ana", "/analysis", "analysis.png",
+                     scroll_to("[data-testid='stHeading']:has(#errors-per-inaccurate-description)"))
             browser.close()
     finally:
         server.stop()
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "img")
+    args = [a for a in sys.argv[1:] if a != "--spans"]
+    main(Path(args[0]) if args else ROOT / "docs" / "img", spans="--spans" in sys.argv[1:])

@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 from annotator.accounts.auth import set_password
 from annotator.store.analysis_queries import judgement_frame
 from annotator.taxonomy import taxonomy
+from tests.browser.annotate_helpers import laptop_page  # noqa: F401  (a 1280 x 720 window)
 from tests.browser.conftest import login, wait_for_app, wait_until_settled
 from tests.store.test_agreement_store import PROJECT, build_project
 
@@ -108,3 +109,55 @@ def test_prefilled_form_and_keyboard_flow(server, study, page):
     press(page, "ArrowLeft")
     expect(caption(page)).to_contain_text("caption B3:")
     assert len(decisions(store)) == 6  # the three above and the three the project came with (boss and lea on c4, lea on c1)
+
+
+def decision_spans(store, caption_id):
+    from annotator.store.judgements import current_judgement
+    from annotator.store.users import user_id
+    with store.read() as conn:
+        decided = current_judgement(conn, caption_id, user_id(conn, "lea"), "adjudication")
+    return None if decided is None else decided.spans
+
+
+def test_the_lead_redraws_spans_with_the_annotate_keys_and_the_decision_stores_them(server, study, laptop_page):
+    from annotator.spans import Span
+    store, ids = study
+    tax = taxonomy()
+    page = laptop_page
+    login(page, server.url, "lea", PW, path="/adjudicate")
+    # c2 "caption A2: a man in a *red* shirt | 2": no annotator marked words; its words become selectable.
+    word = lambda i: caption(page).locator(f'.ann-w[data-i="{i}"]')  # noqa: E731
+    expect(word(6)).to_have_text("*red*")
+    wait_until_settled(page)
+    listed = page.locator('[data-testid="adj-decision-spans"]')
+    expect(listed).to_have_text("The decision marks no words yet.")
+    # The mouse: click "*red*", shift-click "shirt", then Color of clothing's key (ticked already).
+    word(6).click()
+    word(7).click(modifiers=["Shift"])
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    press(page, tax.get("clothing_color").key)
+    expect(word(7)).to_have_attribute("data-badge", tax.get("clothing_color").key)
+    # The word cursor: "man" (3) as Gender (which ticks it), then removed again with Backspace.
+    for key in (",", ",", ",", ","):
+        page.keyboard.press(key)
+    expect(word(3)).to_have_class("ann-w ann-sel ann-cur")
+    press(page, tax.get("gender").key)
+    expect(word(3)).to_have_attribute("data-badge", tax.get("gender").key)
+    expect(page.locator(".st-key-adj_type_gender input")).to_be_checked()
+    page.keyboard.press(".")
+    page.keyboard.press(",")
+    press(page, "Backspace")
+    expect(word(3)).not_to_have_attribute("data-badge", tax.get("gender").key)
+    # "/" on the colour span edits its fix; each change reaches the server, which lists the decision's spans.
+    page.once("dialog", lambda d: d.accept("blue shirt"))
+    page.keyboard.press(".")
+    page.keyboard.press(".")
+    page.keyboard.press(".")
+    press(page, "/")
+    expect(word(7)).to_have_attribute("data-badge", tax.get("clothing_color").key + " → blue shirt")
+    expect(listed).to_have_text("Color of clothing: “*red* shirt” (words 6–7) → blue shirt")
+    press(page, tax.inaccurate_key)
+    press(page, "Enter")
+    expect(caption(page)).to_contain_text("caption B2: two dogs on grass 2")
+    assert decision_spans(store, ids[2]) == (Span(6, 8, "clothing_color", "blue shirt"),)
+    assert decisions(store)[(ids[2], "lea")][0] == "inaccurate"

@@ -12,6 +12,7 @@ from annotator.annotation import Queue, check_draft
 from annotator.assignment import assign
 from annotator.accounts.auth import add_user
 from annotator.errors import InputError, PermissionDenied
+from annotator.spans import Span
 from annotator.store import schema
 from annotator.store.drafts import get_draft, put_draft
 from annotator.store.judgements import save_judgement
@@ -95,6 +96,44 @@ def test_a_judgement_saved_after_the_draft_supersedes_it(queues):
         insert_judgement(conn, caps[0], q1.user_id, label="accurate", at=put_at + timedelta(seconds=5))
         put_draft(conn, caps[0], q1.user_id, label="inaccurate", error_types=(), note="old", at=put_at)
     assert q1.load_draft(_task(q1, caps[0])) is None
+
+
+def test_a_draft_keeps_its_spans_and_their_fixes(queues):
+    # "sys-a says: a cat sits on a sofa number 0": cat = 3, sofa number = 7-8.
+    store, q1, _, caps = queues
+    task = _task(q1, caps[0])
+    assert task.caption.text.split()[3] == "cat"
+    marked = [Span(7, 9, "scene"), Span(3, 4, "subject_wrong", "dog")]
+    draft = q1.save_draft(task, None, ["scene", "subject_wrong"], "half done", spans=marked)
+    assert draft.spans == (Span(3, 4, "subject_wrong", "dog"), Span(7, 9, "scene"))
+    got = q1.load_draft(_task(q1, caps[0]))
+    assert (got.label, got.error_types, got.note, got.spans) == (None, ("subject_wrong", "scene"), "half done",
+                                                                 draft.spans)
+    # A draft without spans stores the plain list of type ids, as drafts always did, and reads back none.
+    q1.save_draft(task, "inaccurate", ["age"], "")
+    with store.read() as conn:
+        assert conn.execute(select(schema.drafts.c.error_types)).scalar_one() == "age"
+        assert get_draft(conn, caps[0], q1.user_id)[4] == ()
+    assert q1.load_draft(task).spans == ()
+    # The spans are the ones Save would store: the saved judgement has them.
+    q1.save_draft(task, "inaccurate", ["subject_wrong"], "", spans=[Span(3, 4, "subject_wrong", "dog")])
+    restored = q1.load_draft(task)
+    q1.save(task, restored.label, restored.error_types, restored.note, spans=restored.spans)
+    assert _task(q1, caps[0]).current.spans == (Span(3, 4, "subject_wrong", "dog"),)
+
+
+def test_a_draft_s_spans_follow_the_span_rules(queues):
+    store, q1, _, caps = queues
+    task = _task(q1, caps[0])
+    for label, types, spans, match in [
+            (None, ["scene"], [Span(3, 4, "subject_wrong")], r"span 1 \(tokens 3-4, type 'subject_wrong'\): its type is not"),
+            ("inaccurate", ["scene"], [Span(7, 12, "scene")], "ends beyond the caption, which has 10 tokens"),
+            ("inaccurate", ["scene"], [Span(6, 8, "scene"), Span(7, 9, "scene")], "overlaps span 1"),
+            ("accurate", [], [Span(3, 4, "scene")], "an accurate caption has no error spans"),
+            ("inaccurate", ["scene"], [{"start": 3, "end": 4, "type": "scene", "colour": "red"}], "unknown field")]:
+        with pytest.raises(InputError, match=match):
+            q1.save_draft(task, label, types, "", spans=spans)
+    assert _draft_rows(store) == 0
 
 
 def test_draft_checks(queues):

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from annotator.adjudication import adjudicate, caption_case, span_voters, suggested_decision
 from annotator.errors import InputError
 from annotator.model import Role
-from annotator.spans import Span
+from annotator.spans import Span, parse_spans
 from annotator.store.judgements import current_judgement, insert_judgement
 from annotator.store.users import user_id
 from tests.apptest_helpers import page_test
@@ -47,21 +49,38 @@ def test_the_decision_starts_from_the_union_of_the_spans_and_stores_what_is_kept
         adjudicate(store, ids[13], "lea", Role.LEAD, "inaccurate", ["stance"], spans=[ANN1[1]])
 
 
-def test_adjudication_page_shows_who_marked_what_and_keeps_the_chosen_spans(sqlite_store):
-    ids = build(sqlite_store)
-    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+def _page(store, ids):
+    """The Adjudication page of lea on c13 with ann1 and ann2 chosen."""
+    at = page_test("adjudicate", store.url, user="lea", role="lead", project=PROJECT).run()
     at.multiselect(key="adj_annotators").set_value(["ann1", "ann2"]).run()
     at.selectbox(key="adj_caption").set_value(ids[13]).run()
     assert not at.exception, at.exception
+    return at
+
+
+def _field(at) -> tuple:
+    return parse_spans(at.text_input(key="adj_spans").value)
+
+
+def _decided(store, caption_id):
+    with store.read() as conn:
+        return current_judgement(conn, caption_id, user_id(conn, "lea"), "adjudication")
+
+
+def test_adjudication_page_shows_who_marked_what_and_keeps_the_chosen_spans(sqlite_store):
+    ids = build(sqlite_store)
+    at = _page(sqlite_store, ids)
     shown = next(h.proto.body for h in at.get("html") if 'data-testid="adj-spans"' in h.proto.body)
     assert "<th>ann1</th>" in shown and "<th>ann2</th>" in shown
     assert '>dogs</mark><sup class="span-key">z → dogs lying</sup>' in shown
-    kept = at.multiselect(key="adj_spans")
-    assert kept.value == [Span(2, 4, "stance"), Span(4, 6, "position", "beside grass")]
-    kept.set_value([Span(2, 4, "stance")]).run()  # the lead drops the position span (the type stays, not localised)
+    # The decision's spans start as the union per type, in the field the page's script draws and redraws.
+    assert _field(at) == (Span(2, 4, "stance"), Span(4, 6, "position", "beside grass"))
+    listed = next(h.proto.body for h in at.get("html") if 'data-testid="adj-decision-spans"' in h.proto.body)
+    assert "“on grass” (words 4–5) → beside grass · ann1" in listed
+    # The lead drops the position span (the type stays, not localised).
+    at.text_input(key="adj_spans").input(json.dumps([{"start": 2, "end": 4, "type": "stance"}])).run()
     at.button(key="adj_save").click().run()
-    with sqlite_store.read() as conn:
-        decided = current_judgement(conn, ids[13], user_id(conn, "lea"), "adjudication")
+    decided = _decided(sqlite_store, ids[13])
     assert decided.error_types == ("stance", "position") and decided.spans == (Span(2, 4, "stance"),)
 
 

@@ -18,13 +18,19 @@ from tests.ui.test_app_annotate import _open, _rows, demo  # noqa: F401  (the fi
 CAT = {"start": 3, "end": 4, "type": "subject_wrong", "fix": "dog"}
 
 
+def _send(store, tick: str, spans: list, button: str):
+    """The first caption's panel with ``tick`` ticked and ``spans`` in the field, sent by ``button``."""
+    at = _open(store)
+    at.checkbox(key=f"ann_type_{tick}").check()
+    at.text_input(key="ann_spans").input(json.dumps(spans))
+    at.button(key=button).click().run()
+    assert not at.exception
+    return at
+
+
 def test_save_sends_the_spans_and_a_revisit_brings_them_back(demo):
     store, caps = demo
-    at = _open(store)
-    at.checkbox(key="ann_type_subject_wrong").check()
-    at.text_input(key="ann_spans").input(json.dumps([CAT]))
-    at.button(key="ann_save").click().run()
-    assert not at.exception
+    at = _send(store, "subject_wrong", [CAT], "ann_save")
     (j,) = _rows(store, caps[0])
     assert j.error_types == ("subject_wrong",) and j.spans == (Span(3, 4, "subject_wrong", "dog"),)
     # The next caption starts with no spans; going back shows the saved ones in the field.
@@ -35,10 +41,7 @@ def test_save_sends_the_spans_and_a_revisit_brings_them_back(demo):
 
 def test_a_span_of_a_type_not_ticked_is_refused_by_name_and_nothing_is_stored(demo):
     store, caps = demo
-    at = _open(store)
-    at.checkbox(key="ann_type_scene").check()
-    at.text_input(key="ann_spans").input(json.dumps([{"start": 7, "end": 8, "type": "scene"}, CAT]))
-    at.button(key="ann_save").click().run()
+    at = _send(store, "scene", [{"start": 7, "end": 8, "type": "scene"}, CAT], "ann_save")
     errors = " ".join(visible(e.value) for e in at.error)
     assert "Span 1 (tokens 3-4, type 'subject_wrong'): its type is not among the caption's error types" in errors
     assert _rows(store, caps[0]) == []
@@ -55,3 +58,29 @@ def test_the_guide_lists_the_span_keys_and_no_type_key_clashes_with_them(demo, t
     clash.write_text(TAXONOMY_FILE.read_text(encoding="utf-8").replace('key = "u"', 'key = "."'), encoding="utf-8")
     with pytest.raises(InputError, match="taken by the span key 'right'"):
         annotate_spans.check_keys(load_taxonomy(clash))
+
+
+def test_save_draft_keeps_the_spans_and_coming_back_brings_them(demo):
+    store, caps = demo
+    at = _send(store, "subject_wrong", [CAT], "ann_draft")
+    assert not at.error
+    assert _rows(store, caps[0]) == []
+    # Moving away and back, and a new session (a reload), bring the marked words and their fix back.
+    at.button(key="ann_next").click().run()
+    assert json.loads(at.text_input(key="ann_spans").value) == []
+    at.button(key="ann_prev").click().run()
+    assert json.loads(at.text_input(key="ann_spans").value) == [CAT]
+    fresh = _open(store)
+    assert json.loads(fresh.text_input(key="ann_spans").value) == [CAT]
+    assert fresh.checkbox(key="ann_type_subject_wrong").value
+    fresh.button(key="ann_save").click().run()
+    (j,) = _rows(store, caps[0])
+    assert j.spans == (Span(3, 4, "subject_wrong", "dog"),)
+
+
+def test_a_draft_with_a_span_of_a_type_not_ticked_is_not_kept(demo):
+    store, _ = demo
+    at = _send(store, "scene", [CAT], "ann_draft")
+    errors = " ".join(visible(e.value) for e in at.error)
+    assert "The draft was not kept: span 1 (tokens 3-4, type 'subject_wrong'): its type is not among" in errors
+    assert not any("Draft from" in h.value for h in _open(store).html)

@@ -1,12 +1,17 @@
 (function () {
-  // Error spans on the annotate page, all in the browser: the caption's words (wrapped here as .ann-w,
+  // Error spans on a judging page (Annotate, and Adjudication for the lead's spans), all in the browser: the
+  // caption's words (wrapped here as .ann-w,
   // data-i = the whitespace token index spans count) are selected by mouse (drag, click, shift-click) or by the word cursor (, . move; < > extend);
   // a type key with a selection marks those words with the type and ticks it; the same key on the same
   // words unmarks them; Backspace removes the spans on the selection; a click on a span's key badge removes
-  // it; / with a span selected edits its suggested fix. The spans live in the panel form's hidden field
-  // (st-key-ann_spans) as JSON, so Save sends them with the rest of the judgement and nothing reaches the
-  // server before. This handler listens on the window in the capture phase, ahead of the page's key
-  // handler (judge_keys.js), and lets through every key it does not use.
+  // it; / with a span selected edits its suggested fix. The spans live in the page's hidden field
+  // (st-key-PREFIX_spans) as JSON. On Annotate it is in the panel form, so Save sends them with the rest of
+  // the judgement and nothing reaches the server before; on Adjudication (cfg.commit) the field is outside a
+  // form and each change is sent at once, as a tick there is. The page's names (caption, field, type boxes,
+  // key handler) come in the config. This handler listens on the window in the capture phase, ahead of the
+  // page's key handler (judge_keys.js), and lets through every key it does not use. No text in this file may
+  // look like the start of a tag (a less-than sign right before a letter, a slash or "!"): the page's HTML
+  // sanitiser drops a script that holds one.
   const cfg = __ANNOTATOR_SPANS_CONFIG__;
   window.__annSpansConfig = cfg;
   if (window.__annSpansInstalled) return;
@@ -15,7 +20,7 @@
   const S = { sel: null, cur: null, drag: false, el: null, text: null, value: null, log: [] };
   window.__annSpans = S;  // for tests and the benchmark
   const C = () => window.__annSpansConfig;
-  const captionEl = () => doc.querySelector('[data-testid="ann-caption"]');
+  const captionEl = () => doc.querySelector('[data-testid="' + C().caption + '"]');
   const field = () => doc.querySelector('.st-key-' + C().field + ' input');
   function words() { const c = captionEl(); return c ? c.querySelectorAll('.ann-w') : []; }
   // The page sends the caption as plain text; its whitespace tokens become word elements here once.
@@ -41,12 +46,14 @@
     const value = JSON.stringify(spans);
     Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(f, value);
     f.dispatchEvent(new Event('input', { bubbles: true }));
+    // Outside a form a text field sends its value when it loses the focus: say it did.
+    if (C().commit) f.dispatchEvent(new FocusEvent('focusout', { bubbles: true }));
     S.value = value;
   }
   function range() {
     return S.sel ? [Math.min(S.sel.a, S.sel.b), Math.max(S.sel.a, S.sel.b) + 1] : null;
   }
-  const box = (id) => doc.querySelector('.st-key-ann_type_' + id + ' input');
+  const box = (id) => doc.querySelector('.st-key-' + C().prefix + '_type_' + id + ' input');
   function draw() {
     const ws = words(), spans = read(), r = range(), types = C().types;
     const cover = new Array(ws.length), badge = new Array(ws.length);
@@ -86,7 +93,7 @@
   // or the ticks waits, in order, until the page's key handler (judge_keys.js) has nothing in flight and the
   // panel shows the newest run's values (its own test, on its state), as the type keys do.
   function ready() {
-    const ks = window.__annotatorKeyState, m = doc.querySelector('[data-panel-state="ann"]');
+    const ks = window[C().keyState], m = doc.querySelector('[data-panel-state="' + C().prefix + '"]');
     if (!ks || !m) return true;
     if (ks.busy || ks.queue.length) return false;
     const run = m.getAttribute('data-run');
@@ -167,8 +174,10 @@
     write(spans);
   }
   // Unticking a type drops its spans, and choosing Accurate drops them all (the save would refuse them).
+  // Where the field is sent at once (cfg.commit) the page's own callbacks do this on the server.
   function prune() {
-    const spans = read(), types = C().types;
+    if (C().commit) return;
+    const spans = read();
     const kept = spans.filter((s) => { const b = box(s.type); return !b || b.checked; });
     if (kept.length !== spans.length) { write(kept); draw(); }
   }
@@ -181,7 +190,7 @@
   window.addEventListener('keydown', function (e) {
     if (S.replaying || !captionEl() || !field() || typing(e.target)) return;
     if (doc.querySelector('[data-testid="stDialog"] [role="dialog"]')) return;
-    const help = doc.getElementById('ann-help');
+    const help = doc.getElementById(C().prefix + '-help');
     if (help && !help.hidden) return;
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const k = e.key;
@@ -216,7 +225,9 @@
     if (type || (k.length === 1 && k.toLowerCase() === C().accurateKey)) setTimeout(() => later(prune), 40);
   }, true);
   // The mouse: press on a word and drag, or click, then shift-click; a click on a span's badge removes it.
-  function wordAt(target) { return target && target.closest ? target.closest('[data-testid="ann-caption"] .ann-w') : null; }
+  function wordAt(target) {
+    return target && target.closest ? target.closest('[data-testid="' + C().caption + '"] .ann-w') : null;
+  }
   function onBadge(w, e) {
     if (!w.hasAttribute('data-badge')) return false;
     const r = doc.createRange();
