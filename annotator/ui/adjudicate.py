@@ -372,4 +372,4 @@ def render(ctx: ui.PageContext) -> None:
     st.html(_keys_script(), unsafe_allow_javascript=True)
 
     with st.expander("The captions of this list"):
-        st.dataframe(queue_table(window, chosen), hide_index=True)
+        ui.show_table(queue_table(window, chosen), hide_index=True)

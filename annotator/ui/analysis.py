@@ -110,7 +110,7 @@ def render(ctx: ui.PageContext) -> None:
         color=category_colour("system", domain=list(per_system)),
         tooltip=["system", "errors", "descriptions"])
     # Tables the page's full width (every system's counts and shares in view), each chart below its table.
-    st.dataframe(report.errors_frame(), hide_index=True, width="stretch")
+    ui.show_table(report.errors_frame(), hide_index=True, width="stretch")
     st.altair_chart(chart.properties(height=240), width="stretch")
 
     st.subheader("Error types")
@@ -131,10 +131,10 @@ def render(ctx: ui.PageContext) -> None:
         color=category_colour("system", domain=list(per_system)) if several else category_colour("group", domain=list(tax.groups)),
         yOffset="system:N" if several else alt.Undefined,
         tooltip=["system", "type", "group", "count"])
-    st.dataframe(types_table, hide_index=True, width="stretch")
+    ui.show_table(types_table, hide_index=True, width="stretch")
     st.altair_chart(bars.properties(height=max(300, 22 * len(tax.types) * len(per_system))), width="stretch")
-    st.dataframe(report.groups_frame(), hide_index=True, width="stretch")
-    st.dataframe(report.share_frame(), hide_index=True, width="stretch")
+    ui.show_table(report.groups_frame(), hide_index=True, width="stretch")
+    ui.show_table(report.share_frame(), hide_index=True, width="stretch")
 
     # ------------------------------------------------------------------ click through to examples
     st.subheader("Examples")
@@ -157,7 +157,7 @@ def render(ctx: ui.PageContext) -> None:
     else:
         details = caption_details(store, project, ex["caption_id"].tolist())
         ex = ex.merge(details[["caption_id", "item_key", "text"]], on="caption_id", how="left")
-        st.dataframe(ex[["caption_id", "item_key", "system", "text", "label", "types", "status"]], hide_index=True)
+        ui.show_table(ex[["caption_id", "item_key", "system", "text", "label", "types", "status"]], hide_index=True)
         opened = st.selectbox("Open", ex["caption_id"].tolist(), key="ana_ex_open",
                               format_func=lambda c: f"caption {c} — {ex.loc[ex.caption_id == c, 'item_key'].iloc[0]}")
         det = details[details.caption_id == opened].iloc[0]
@@ -183,4 +183,4 @@ def render(ctx: ui.PageContext) -> None:
                             mime=mime_type(fmt), key=f"ana_dl_{name}")
     if overall is not None and len(chosen) > 1:
         with st.expander("All chosen systems together"):
-            st.dataframe(overall.types_frame(order), hide_index=True)
+            ui.show_table(overall.types_frame(order), hide_index=True)

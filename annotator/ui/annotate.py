@@ -35,7 +35,8 @@ from ..errors import AnnotatorError, InputError, JudgementChanged, StoreUnavaila
 from ..model import Label, Role
 from ..taxonomy import taxonomy
 from . import (
-    PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, refusal_text, remember_progress, signed_in,
+    PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, refusal_text, remember_progress, show_table,
+    signed_in,
 )
 from .annotate_html import (  # noqa: F401 (the builders are also reachable from here, as before)
     KEYS_HELP, LABEL_TEXT, STYLE, box_overlay_html, caption_html, figure_ratio_html, guide_overlay_html, history_html,
@@ -457,7 +458,7 @@ def _caption_list(q: Queue) -> None:
              "Judgement": e.status.capitalize() + (" (now open)" if e.position == current else ""),
              "Error types": ", ".join(tax.get(t).name for t in e.error_types if t in tax.ids), "Note": e.note}
             for e in entries]
-    picked = st.dataframe(rows, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+    picked = show_table(rows, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                           key="ann_list_table", height=min(38 + 35 * len(rows), 420),
                           column_config={"No.": st.column_config.NumberColumn(width="small"),
                                          "Caption": st.column_config.TextColumn(width="large")})

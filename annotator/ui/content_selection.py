@@ -54,7 +54,7 @@ def _image_list(ctx: ui.PageContext, report) -> None:
                              columns=["key", "scored", "boxes", "descriptions", "descriptions_without_mentions",
                                       "instances_per_description", "boxes_mentioned"])
     with st.expander(f"Images: {report.meta['images']} scored, {report.meta['skipped_images']} skipped"):
-        st.dataframe(images_df, hide_index=True, width="stretch")
+        ui.show_table(images_df, hide_index=True, width="stretch")
         st.download_button("Download the image list (CSV)", images_df.to_csv(index=False).encode("utf-8"),
                            file_name=f"content_selection_images_{ctx.project}.csv", mime="text/csv")
 
@@ -136,7 +136,7 @@ def render(ctx: ui.PageContext) -> None:
         "images": rows["images"],
     })
     st.subheader("Scores")
-    st.dataframe(shown, hide_index=True, width="stretch")
+    ui.show_table(shown, hide_index=True, width="stretch")
     st.download_button("Download the scores (CSV)", write_table(rows, "csv"),
                        file_name=f"content_selection_{ctx.project}.csv", mime="text/csv")
 
@@ -239,7 +239,7 @@ def render(ctx: ui.PageContext) -> None:
         "mentioned by": f"{counts[b.box_id]} of {n_refs}", "selected": b.box_id in choice.selected,
     } for b in item.boxes])
     st.markdown("**Boxes** — how many references mention each one")
-    st.dataframe(boxes_df, hide_index=True, width="stretch")
+    ui.show_table(boxes_df, hide_index=True, width="stretch")
 
     st.markdown("**References** (mentions as `[words|box ids]`)")
     for ref in item.references:

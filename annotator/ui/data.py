@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from . import PageContext, judgement_download, md_escape
+from . import PageContext, judgement_download, md_escape, show_table
 from ..errors import AnnotatorError
 from ..io import export_jsonl
 from ..io.catalog import formats, get_format
@@ -100,7 +100,7 @@ def projects_section(ctx: PageContext) -> None:
     df = pd.DataFrame(rows)
     df["systems"] = df["systems"].map(lambda s: ", ".join(s))
     df["image_root"] = df["image_root"].fillna("")  # no root set: an empty cell, not "None"
-    st.dataframe(df, hide_index=True, width="stretch",
+    show_table(df, hide_index=True, width="stretch",
                  column_config={"image_root": st.column_config.TextColumn("image root")})
 
 

@@ -56,7 +56,7 @@ def _detectors_word_by_word(ctx, project: str, version: tuple, layer: str, chose
                    "spans. Token level: words both mark with a type / words the detector marks (precision), / words "
                    "the people mark (recall). A type given without marked words is left out of its token counts "
                    "(not localised). The same table: annotator detectors evaluate.")
-        st.dataframe(detector_table_text(report), hide_index=True, width="stretch")
+        ui.show_table(detector_table_text(report), hide_index=True, width="stretch")
 
 
 def detector_table_text(report):
@@ -168,7 +168,7 @@ def render(ctx: ui.PageContext) -> None:
     shown = pd.concat([shown, table[["n_human", "more_labels_to_halve", "precision", "recall", "auc"]]], axis=1)
     shown = text_table(shown, {"estimate": percent, "more_labels_to_halve": lambda v: number(v, 0),
                                **{c: number for c in ("precision", "recall", "auc")}})
-    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+    ui.show_table(shown, hide_index=True, width="stretch", column_config={
         "system": st.column_config.TextColumn("System"), "type": st.column_config.TextColumn("Target"),
         "estimate": st.column_config.TextColumn("Estimate"),
         "interval": st.column_config.TextColumn(f"{level:.0%} interval"),
@@ -200,7 +200,7 @@ def render(ctx: ui.PageContext) -> None:
                                        for t, d in diffs.items()])
             # One format per column (one decimal, as the estimates above), "—" where a figure is missing.
             shares = ("A minus B", "low", "high", "classical low", "classical high")
-            st.dataframe(text_table(diff_table, {c: percent for c in shares}), hide_index=True, width="stretch")
+            ui.show_table(text_table(diff_table, {c: percent for c in shares}), hide_index=True, width="stretch")
 
     _detectors_word_by_word(ctx, project, (fingerprint, version), layer_choice, chosen, (proj, scored))
 
