@@ -1,0 +1,31 @@
+"""Modules the pages need that take long to import, imported once when the server starts, in the background,
+so that no page's first visit waits for them: the emoji table streamlit reads at a page's first alert (a
+regular expression of every emoji, 0.3–1.5 s to compile), altair for the charts, and scipy.stats for the
+estimates and the Assignment page's next human sample (about a second each on a shared 2-core machine)."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+#: In the order pages meet them: any page's first message, the dashboards' charts, then the estimators.
+SLOW_IMPORTS = ("streamlit.emojis", "altair", "scipy.stats", "annotator.estimate")
+
+
+def preload(modules=SLOW_IMPORTS) -> None:
+    """Import ``modules`` (a missing or failing one is logged and skipped)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - a page that needs it will say what is wrong
+            log.warning("preloading %s failed: %s", name, exc)
+
+
+def preload_in_background(modules=SLOW_IMPORTS) -> threading.Thread:
+    """:func:`preload` in a daemon thread; returns the thread."""
+    thread = threading.Thread(target=preload, args=(modules,), name="preload-imports", daemon=True)
+    thread.start()
+    return thread
