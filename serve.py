@@ -7,7 +7,7 @@ annotator.ui.origin_guard refuses websockets opened by pages of another origin (
 
 When the server starts it also reads the dashboards' judgement frames of the most active projects in a
 background thread (annotator.frames.warm; ANNOTATOR_WARM_DASHBOARDS=0 turns that off), and imports the modules
-that are slow to import in another (annotator.ui.preload), so no page's first visit waits for them.
+that are slow to import in another (annotator.ui.preload; ANNOTATOR_PRELOAD=0 turns that off), so no page's first visit waits for them.
 """
 
 from pathlib import Path
@@ -23,7 +23,8 @@ from annotator.ui.session_routes import routes
 
 app = st.App(Path(__file__).resolve().parent / "app.py", routes=routes(), middleware=[Middleware(OriginGuard)])
 
-preload_in_background()
 _settings = load_settings()
+if _settings.preload:
+    preload_in_background()
 if _settings.warm_dashboards:
     warm_up_in_background(_settings.database_url, snapshot_base=_settings.frame_cache)

@@ -1,7 +1,9 @@
 """Modules the pages need that take long to import, imported once when the server starts, in the background,
 so that no page's first visit waits for them: the emoji table streamlit reads at a page's first alert (a
-regular expression of every emoji, 0.3–1.5 s to compile), altair for the charts, and scipy.stats for the
-estimates and the Assignment page's next human sample (about a second each on a shared 2-core machine)."""
+regular expression of every emoji, 0.3–1.5 s to compile), altair for the charts, scipy.stats for the
+estimates and the Assignment page's next human sample (about a second each on a shared 2-core machine), and
+the CMU pronouncing dictionary the readability measures of Lexical diversity count syllables with (2–5 s).
+``ANNOTATOR_PRELOAD=0`` turns it off (serve.py)."""
 
 from __future__ import annotations
 
@@ -15,13 +17,20 @@ log = logging.getLogger(__name__)
 SLOW_IMPORTS = ("streamlit.emojis", "altair", "scipy.stats", "annotator.estimate")
 
 
-def preload(modules=SLOW_IMPORTS) -> None:
-    """Import ``modules`` (a missing or failing one is logged and skipped)."""
+def preload(modules=SLOW_IMPORTS, *, dictionary: bool = True) -> None:
+    """Import ``modules`` (a missing or failing one is logged and skipped), then, with ``dictionary``, read the
+    pronouncing dictionary (textstat keeps it for the process)."""
     for name in modules:
         try:
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - a page that needs it will say what is wrong
             log.warning("preloading %s failed: %s", name, exc)
+    if dictionary:
+        try:
+            from ..diversity.readability import readability
+            readability(["A short sentence to read the dictionary."])
+        except Exception as exc:  # noqa: BLE001 - as above
+            log.warning("reading the pronouncing dictionary failed: %s", exc)
 
 
 def preload_in_background(modules=SLOW_IMPORTS) -> threading.Thread:
