@@ -1,8 +1,9 @@
 """Modules the pages need that take long to import, imported once when the server starts, in the background,
 so that no page's first visit waits for them: the emoji table streamlit reads at a page's first alert (a
 regular expression of every emoji, 0.3–1.5 s to compile), altair for the charts, scipy.stats for the
-estimates and the Assignment page's next human sample (about a second each on a shared 2-core machine), and
-the CMU pronouncing dictionary the readability measures of Lexical diversity count syllables with (2–5 s).
+estimates and the Assignment page's next human sample (about a second each on a shared 2-core machine), every
+page's module (Lexical diversity's imports take 0.6 s), then the CMU pronouncing dictionary the readability
+measures of Lexical diversity count syllables with (2–5 s).
 ``ANNOTATOR_PRELOAD=0`` turns it off (serve.py)."""
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ SLOW_IMPORTS = ("streamlit.emojis", "altair", "scipy.stats", "annotator.estimate
 
 
 def preload(modules=SLOW_IMPORTS, *, dictionary: bool = True) -> None:
-    """Import ``modules`` (a missing or failing one is logged and skipped), then, with ``dictionary``, read the
-    pronouncing dictionary (textstat keeps it for the process)."""
-    for name in modules:
+    """Import ``modules`` and every page's module (a missing or failing one is logged and skipped), then, with
+    ``dictionary``, read the pronouncing dictionary (textstat keeps it for the process)."""
+    from ..access import PAGES
+    for name in (*modules, *(f"annotator.ui.{spec.page_id}" for spec in PAGES)):  # then every page's own code
         try:
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - a page that needs it will say what is wrong
