@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import threading
 
 log = logging.getLogger(__name__)
@@ -22,6 +23,10 @@ def preload(modules=SLOW_IMPORTS, *, dictionary: bool = True) -> None:
     """Import ``modules`` and every page's module (a missing or failing one is logged and skipped), then, with
     ``dictionary``, read the pronouncing dictionary (textstat keeps it for the process)."""
     from ..access import PAGES
+    try:  # behind any page run for the CPU (Linux sets a thread's niceness by its id)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):
+        pass
     for name in (*modules, *(f"annotator.ui.{spec.page_id}" for spec in PAGES)):  # then every page's own code
         try:
             importlib.import_module(name)
