@@ -35,14 +35,14 @@ from ..errors import AnnotatorError, InputError, JudgementChanged, StoreUnavaila
 from ..model import Label, Role
 from ..taxonomy import taxonomy
 from . import (
-    PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, refusal_text, remember_progress, show_table,
-    signed_in,
+    PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, refusal_text, remember_progress, signed_in,
 )
 from .annotate_html import (  # noqa: F401 (the builders are also reachable from here, as before)
     KEYS_HELP, LABEL_TEXT, STYLE, box_overlay_html, caption_html, figure_ratio_html, guide_overlay_html, history_html,
     reference_html, short_name, type_chips_html, type_columns, unrelated_hint_html, view_toggles_html, _guide_html,
 )
 from .figure import references_block
+from .formatting import show_table
 from . import annotate_spans
 from .keys import keyboard_script, panel_state_html
 
