@@ -44,6 +44,8 @@ hypothesis_settings.register_profile("deep", max_examples=10 * BASE_EXAMPLES)
 # A lead's log-in starts METEOR's processes in the background (one pool per server process); the suite's many app
 # servers and AppTests leave that off, and tests/core/test_metric_warm_up_at_start.py checks it with it on.
 os.environ.setdefault("ANNOTATOR_WARM_METRICS", "0")
+# Likewise the imports a server makes in the background at start (tests/ui/test_preload.py checks them).
+os.environ.setdefault("ANNOTATOR_PRELOAD", "0")
 os.environ.setdefault("ANNOTATOR_IMAGE_ROOTS", os.pathsep.join([tempfile.gettempdir(), str(ROOT / "data")]))
 
 PG_URL = os.environ.get("ANNOTATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

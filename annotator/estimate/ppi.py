@@ -57,7 +57,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import beta, norm
 
 #: An interval resting on fewer than this effective number of non-zero residuals (label minus weighted detector
 #: score), or labelled captions with the rarer label, is flagged, and widened to contain the exact
@@ -142,6 +141,7 @@ class DifferenceEstimate:
 def _z(alpha: float) -> float:
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    from scipy.stats import norm  # here, not at the top: scipy.stats takes about a second to import
     return float(norm.ppf(1 - alpha / 2))
 
 
@@ -242,6 +242,7 @@ def exact_interval(share, n_eff, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     finite = np.isfinite(n_eff) & (n_eff > 0)
     m = np.where(finite, n_eff, 1.0)
     x = share * m
+    from scipy.stats import beta
     with np.errstate(invalid="ignore", divide="ignore"):
         lo = np.where(x > 0, beta.ppf(alpha / 2, np.maximum(x, 1e-12), m - x + 1), 0.0)
         hi = np.where(x < m, beta.ppf(1 - alpha / 2, x + 1, np.maximum(m - x, 1e-12)), 1.0)

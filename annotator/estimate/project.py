@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kstest
 
 from ..errors import InputError, NotFound
 from ..layers import JudgementLayer, Layer, build_layer, masks_to_ids
@@ -145,6 +144,7 @@ def sample_warning(human: HumanLabels, n_total: int) -> str | None:
     n = len(human.rows)
     if n < 10 or n >= n_total:
         return None
+    from scipy.stats import kstest  # here: scipy.stats takes about a second to import
     p = kstest((human.rows + 0.5) / n_total, "uniform").pvalue
     if p >= RANDOMNESS_P:
         return None

@@ -33,6 +33,7 @@ from .session_cookie import CLEAR_KEY, REJECTED_KEY, request_cookie
 from .caches import (SCORING_PAGES, cached_layer, frame_snapshots, get_store, live_judgements,  # noqa: F401
                      start_metric_warm_up, store_for)
 from .text import WORD_JOINER, md_escape  # noqa: F401
+from .formatting import show_table  # noqa: F401
 from .state import (LOCAL_MODE_KEY, LOCAL_USER, PROJECT_KEY, PROJECT_NAMES_KEY, SESSION_ENDED_KEY,  # noqa: F401
                     USER_KEY, log_in, outage_notice, project_names, remembered)
 

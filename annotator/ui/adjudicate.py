@@ -439,4 +439,4 @@ def render(ctx: ui.PageContext) -> None:
             + annotate_spans.STYLE, unsafe_allow_javascript=True)
 
     with st.expander("The captions of this list"):
-        st.dataframe(queue_table(window, chosen), hide_index=True)
+        ui.show_table(queue_table(window, chosen), hide_index=True)

@@ -54,10 +54,10 @@ def _span_section(store, project: str, version: tuple, annotators, system: str |
     m[1].metric("Exact span F1", _num(pair.exact_f1), help="spans with the same caption, start, end and type")
     m[2].metric("Typed errors not localised", f"{pair.not_localised[pair.a]} / {pair.not_localised[pair.b]}",
                 help=f"caption-level error types without a span: {pair.a} / {pair.b}")
-    st.dataframe(report.type_frame(pair).rename(columns={"A tokens": f"{pair.a} tokens", "B tokens": f"{pair.b} tokens"}),
+    ui.show_table(report.type_frame(pair).rename(columns={"A tokens": f"{pair.a} tokens", "B tokens": f"{pair.b} tokens"}),
                  hide_index=True)
     with st.expander("Span agreement of every pair"):
-        st.dataframe(report.pairs_frame(), hide_index=True)
+        ui.show_table(report.pairs_frame(), hide_index=True)
 
 
 def _num(x, digits: int = 2) -> str:
@@ -173,7 +173,7 @@ def _pair_charts(pair, a: str, b: str) -> None:
             tooltip=["name", "group", "both", metric])
         chart_col.altair_chart(bars.properties(title=f"Per-type {metric}", height=height), width="stretch",
                                height=height + 40)
-    table_col.dataframe(tf, hide_index=True, width="stretch")
+    ui.show_table(tf, container=table_col, hide_index=True, width="stretch")
 
 
 def _all_annotators(report) -> None:
@@ -185,7 +185,7 @@ def _all_annotators(report) -> None:
     m[1].metric("Fleiss' kappa", _num(report.fleiss_kappa), help=f"over the {report.fleiss_items} captions judged by all "
                 f"{report.fleiss_m} chosen annotators")
     m[2].metric("Captions judged by two or more", report.multiply_judged)
-    st.dataframe(report.pairs_frame(), hide_index=True)
+    ui.show_table(report.pairs_frame(), hide_index=True)
 
 
 def _disagreements(store, project: str, report, a: str, b: str) -> None:
@@ -202,7 +202,7 @@ def _disagreements(store, project: str, report, a: str, b: str) -> None:
         shown = dis.iloc[(page_no - 1) * PAGE_SIZE: page_no * PAGE_SIZE]
         details = caption_details(store, project, shown["caption_id"].tolist())
         shown = shown.merge(details[["caption_id", "item_key", "text"]], on="caption_id", how="left")
-        st.dataframe(shown.drop(columns=["item_id"]), hide_index=True)
+        ui.show_table(shown.drop(columns=["item_id"]), hide_index=True)
         opened = st.selectbox("Open a disagreement", shown["caption_id"].tolist(), key="agr_open",
                               format_func=lambda c: f"caption {c} — {shown.loc[shown.caption_id == c, 'item_key'].iloc[0]}")
         row = shown[shown.caption_id == opened].iloc[0]
@@ -216,7 +216,7 @@ def _disagreements(store, project: str, report, a: str, b: str) -> None:
             rows = [{"annotator": j.user, "label": j.label.value if j.label else "skipped",
                      "types": ", ".join(taxonomy().get(t).name for t in j.error_types if t in taxonomy().ids),
                      "note": j.note} for j in case.annotations if j.user in (a, b)]
-            st.dataframe(pd.DataFrame(rows), hide_index=True)
+            ui.show_table(pd.DataFrame(rows), hide_index=True)
             if st.button("Mark this item as practice", key="agr_mark_one",
                          help="Practice items are left out of agreement (use it for guideline examples)."):
                 set_practice(store, project, [row["item_key"]], True)

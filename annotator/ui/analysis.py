@@ -122,7 +122,7 @@ def _errors_per_description(report, per_system: dict) -> None:
         color=category_colour("system", domain=list(per_system)),
         tooltip=["system", "errors", "descriptions"])
     # Tables the page's full width (every system's counts and shares in view), each chart below its table.
-    st.dataframe(report.errors_frame(), hide_index=True, width="stretch")
+    ui.show_table(report.errors_frame(), hide_index=True, width="stretch")
     st.altair_chart(chart.properties(height=240), width="stretch")
 
 
@@ -147,10 +147,10 @@ def _error_types(report, per_system: dict) -> str:
         color=category_colour("system", domain=list(per_system)) if several else category_colour("group", domain=list(tax.groups)),
         yOffset="system:N" if several else alt.Undefined,
         tooltip=["system", "type", "group", "count"])
-    st.dataframe(types_table, hide_index=True, width="stretch")
+    ui.show_table(types_table, hide_index=True, width="stretch")
     st.altair_chart(bars.properties(height=max(300, 22 * len(tax.types) * len(per_system))), width="stretch")
-    st.dataframe(report.groups_frame(), hide_index=True, width="stretch")
-    st.dataframe(report.share_frame(), hide_index=True, width="stretch")
+    ui.show_table(report.groups_frame(), hide_index=True, width="stretch")
+    ui.show_table(report.share_frame(), hide_index=True, width="stretch")
     return order
 
 
@@ -177,7 +177,7 @@ def _examples(store, project: str, layer, systems: list[str], no_practice: bool)
     else:
         details = caption_details(store, project, ex["caption_id"].tolist())
         ex = ex.merge(details[["caption_id", "item_key", "text"]], on="caption_id", how="left")
-        st.dataframe(ex[["caption_id", "item_key", "system", "text", "label", "types", "status"]], hide_index=True)
+        ui.show_table(ex[["caption_id", "item_key", "system", "text", "label", "types", "status"]], hide_index=True)
         opened = st.selectbox("Open", ex["caption_id"].tolist(), key="ana_ex_open",
                               format_func=lambda c: f"caption {c} — {ex.loc[ex.caption_id == c, 'item_key'].iloc[0]}")
         det = details[details.caption_id == opened].iloc[0]
@@ -205,4 +205,4 @@ def _export(report, project: str, layer_choice: str, order: str, overall) -> Non
                             mime=mime_type(fmt), key=f"ana_dl_{name}")
     if overall is not None:
         with st.expander("All chosen systems together"):
-            st.dataframe(overall.types_frame(order), hide_index=True)
+            ui.show_table(overall.types_frame(order), hide_index=True)

@@ -42,6 +42,7 @@ from .annotate_html import (  # noqa: F401 (the builders are also reachable from
     reference_html, short_name, type_chips_html, type_columns, unrelated_hint_html, view_toggles_html, _guide_html,
 )
 from .figure import references_block
+from .formatting import show_table
 from . import annotate_spans
 from .keys import keyboard_script, panel_state_html
 
@@ -458,7 +459,7 @@ def _caption_list(q: Queue) -> None:
              "Judgement": e.status.capitalize() + (" (now open)" if e.position == current else ""),
              "Error types": ", ".join(tax.get(t).name for t in e.error_types if t in tax.ids), "Note": e.note}
             for e in entries]
-    picked = st.dataframe(rows, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+    picked = show_table(rows, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
                           key="ann_list_table", height=min(38 + 35 * len(rows), 420),
                           column_config={"No.": st.column_config.NumberColumn(width="small"),
                                          "Caption": st.column_config.TextColumn(width="large")})

@@ -34,7 +34,7 @@ def _overview(box, store, project: str, role) -> None:
     with box:
         if overview:
             st.subheader("Current queues", anchor=False)
-            st.dataframe([{"annotator": r["name"], "assigned": r["assigned"], "done": r["done"],
+            ui.show_table([{"annotator": r["name"], "assigned": r["assigned"], "done": r["done"],
                            "second (blind)": r["second"], "practice": r["practice"]} for r in overview],
                          hide_index=True, width="stretch")
             st.caption(f"Second pass: **{second_pass_mode(store, project)}**")
@@ -94,7 +94,7 @@ def _assign_form(store, project: str, role, users, annotator_names: list[str], s
         if summary:
             st.success(f"Assigned {summary.captions} captions ({summary.practice} practice) to {len(chosen)} annotators; "
                        f"{summary.double} are double-annotated.")
-            st.dataframe([{"annotator": n, **c} for n, c in summary.per_annotator.items()], hide_index=True)
+            ui.show_table([{"annotator": n, **c} for n, c in summary.per_annotator.items()], hide_index=True)
 
 
 def _sample_form(store, project: str, role, users, annotator_names: list[str], systems: list[str]) -> None:
@@ -138,7 +138,7 @@ def _sample_form(store, project: str, role, users, annotator_names: list[str], s
         if result:
             st.success(f"Drew {sum(d.taken for d in result.draws)} captions in {len(result.draws)} draws and queued "
                        f"{sum(d.queued for d in result.draws)}.")
-            st.dataframe([{"system": d.system, "draw": d.number, "drawn": d.taken, "asked (about)": d.size,
+            ui.show_table([{"system": d.system, "draw": d.number, "drawn": d.taken, "asked (about)": d.size,
                            "labelled before": d.labelled_before, "aimed at": ", ".join(d.targets),
                            "smallest chance": d.probability_range[0] if d.probability_range else None,
                            "largest chance": d.probability_range[1] if d.probability_range else None,
@@ -151,7 +151,7 @@ def _draw_history(store, project: str, role) -> None:
     history = sample_draws(store, project, actor_role=role)
     if history:
         with st.expander(f"Sample draws so far ({len(history)})"):
-            st.dataframe([{"system": h["system"], "draw": h["number"], "design": h["design"], "drawn": h["taken"],
+            ui.show_table([{"system": h["system"], "draw": h["number"], "design": h["design"], "drawn": h["taken"],
                            "asked (about)": h["size"], "labelled before": h["labelled_before"], "labels": h["layer"],
                            "aimed at": h["targets"], "seed": h["seed"], "when": h["created_at"]} for h in history],
                          hide_index=True, width="stretch")

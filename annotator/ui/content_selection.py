@@ -8,6 +8,7 @@ import streamlit as st
 
 from .. import ui
 from .figures import category_colour
+from .formatting import number
 from ..content_selection import (
     BASELINES, DEFAULT_KS, evaluate_project, explain_image, held_out_priors, learn_priors, mention_counts, needs_priors,
     scope_lines,
@@ -54,23 +55,14 @@ def _image_list(ctx: ui.PageContext, report) -> None:
                              columns=["key", "scored", "boxes", "descriptions", "descriptions_without_mentions",
                                       "instances_per_description", "boxes_mentioned"])
     with st.expander(f"Images: {report.meta['images']} scored, {report.meta['skipped_images']} skipped"):
-        st.dataframe(images_df, hide_index=True, width="stretch")
+        ui.show_table(images_df, hide_index=True, width="stretch")
         st.download_button("Download the image list (CSV)", images_df.to_csv(index=False).encode("utf-8"),
                            file_name=f"content_selection_images_{ctx.project}.csv", mime="text/csv")
 
 
-def render(ctx: ui.PageContext) -> None:
-    """Draw the content selection scores of the selected project for ``ctx``."""
-    ui.page_header(ctx)
-
-    url = ctx.store.url
-    try:
-        fp = project_fingerprint(ctx.store, ctx.project)
-        project = _project(url, ctx.project, fp)
-    except AnnotatorError as exc:
-        st.error(esc(str(exc)))
-        st.stop()
-
+def _settings(ctx: ui.PageContext, project):
+    """The Settings expander: priors, empty and single descriptions, upper bound, baselines, k, systems, random
+    orders. Returns (train_name, empty, upper, single, baselines, (k_lo, k_hi), systems, runs, seed)."""
     with st.expander("Settings", expanded=False):
         others = [p for p in project_names(ctx.store) if p != ctx.project]
         source = st.radio("Priors of the unigram and bigram baselines", ["this project, leaving each image out",
@@ -95,15 +87,11 @@ def render(ctx: ui.PageContext) -> None:
         runs = int(c1.number_input("Random orders per image", min_value=1, max_value=50, value=5, key="cs_runs"))
         seed = int(c2.number_input("Random seed", min_value=0, value=0, step=1, key="cs_seed"))
 
-    ks = tuple(range(k_lo, k_hi + 1)) if (k_lo, k_hi) != (1, 15) else DEFAULT_KS
-    train_fp = project_fingerprint(ctx.store, train_name) if train_name else None
-    try:
-        report = _report(url, ctx.project, fp, train_name, train_fp, tuple(chosen_baselines), ks, tuple(chosen_systems),
-                         runs, seed, empty, upper, single)
-    except AnnotatorError as exc:
-        st.error(esc(str(exc)))
-        st.stop()
+    return train_name, empty, upper, single, chosen_baselines, (k_lo, k_hi), chosen_systems, runs, seed
 
+
+def _summary(report) -> None:
+    """What was scored: skipped and unmarked systems, the scope, and the corpus figures."""
     meta = report.meta
     for name, reason in meta.get("systems_skipped", {}).items():
         st.warning(f"System {ui.md_escape(name)} is not scored: {ui.md_escape(reason)}")
@@ -122,12 +110,10 @@ def render(ctx: ui.PageContext) -> None:
     m4.metric("Descriptions without a box mention", f"{stats['descriptions_without_mentions']}",
               help=f"They are {_EMPTY[meta['empty_descriptions']]}.")
 
-    if meta["images"] == 0:
-        st.warning("Nothing to score: no image of the project has a box and enough gold descriptions that mention one.")
-        _image_list(ctx, report)
-        st.stop()
 
-    # ---- Table -----------------------------------------------------------------------------------------------------
+def _scores_table(ctx: ui.PageContext, report) -> pd.DataFrame:
+    """The scores of every baseline, the upper bound and the systems (mean ± sd), with their download; returns
+    the rows."""
     rows = pd.DataFrame(report.rows())
     shown = pd.DataFrame({
         "method": rows["method"],
@@ -136,39 +122,45 @@ def render(ctx: ui.PageContext) -> None:
         "images": rows["images"],
     })
     st.subheader("Scores")
-    st.dataframe(shown, hide_index=True, width="stretch")
+    ui.show_table(shown, hide_index=True, width="stretch")
     st.download_button("Download the scores (CSV)", write_table(rows, "csv"),
                        file_name=f"content_selection_{ctx.project}.csv", mime="text/csv")
+    return rows
 
-    _image_list(ctx, report)
 
-    # ---- Charts ----------------------------------------------------------------------------------------------------
+def _charts(rows: pd.DataFrame) -> None:
+    """F, and precision and recall, against k; the upper bound and the systems as dashed lines."""
     base_rows = rows[rows["kind"] == "baseline"]
-    if not base_rows.empty:
-        refs_df = rows[rows["kind"] != "baseline"][["method", "F"]]
-        # One legend for every series: the baselines' lines and the dashed upper bound and systems, in one palette.
-        methods = list(dict.fromkeys(base_rows["method"].tolist() + refs_df["method"].tolist()))
-        colour = category_colour("method", "baseline, upper bound, system", domain=methods)
-        f_chart = alt.Chart(base_rows).mark_line(point=True).encode(
-            x=alt.X("k:O", title="k"), y=alt.Y("F:Q", title="F", scale=alt.Scale(domain=[0, 1])),
-            color=colour, tooltip=["method", "k", alt.Tooltip("F:Q", format=".3f")])
-        rules = alt.Chart(refs_df).mark_rule(strokeDash=[4, 4], strokeWidth=2).encode(
-            y="F:Q", color=colour, tooltip=["method", alt.Tooltip("F:Q", format=".3f")])
-        st.subheader("F against k")
-        st.caption("Dashed lines: the upper bound and the systems, which do not depend on k.")
-        st.altair_chart(f_chart + rules, width="stretch")
+    if base_rows.empty:
+        return
+    refs_df = rows[rows["kind"] != "baseline"][["method", "F"]]
+    # One legend for every series: the baselines' lines and the dashed upper bound and systems, in one palette.
+    methods = list(dict.fromkeys(base_rows["method"].tolist() + refs_df["method"].tolist()))
+    colour = category_colour("method", "baseline, upper bound, system", domain=methods)
+    f_chart = alt.Chart(base_rows).mark_line(point=True).encode(
+        x=alt.X("k:O", title="k"), y=alt.Y("F:Q", title="F", scale=alt.Scale(domain=[0, 1])),
+        color=colour, tooltip=["method", "k", alt.Tooltip("F:Q", format=".3f")])
+    rules = alt.Chart(refs_df).mark_rule(strokeDash=[4, 4], strokeWidth=2).encode(
+        y="F:Q", color=colour, tooltip=["method", alt.Tooltip("F:Q", format=".3f")])
+    st.subheader("F against k")
+    st.caption("Dashed lines: the upper bound and the systems, which do not depend on k.")
+    st.altair_chart(f_chart + rules, width="stretch")
 
-        pr = base_rows.melt(id_vars=["method", "k"], value_vars=["P", "R"], var_name="measure", value_name="score")
-        pr_chart = alt.Chart(pr).mark_line(point=True).encode(
-            x=alt.X("k:O", title="k"), y=alt.Y("score:Q", title="score", scale=alt.Scale(domain=[0, 1])),
-            color=category_colour("method", "baseline", domain=list(dict.fromkeys(base_rows["method"]))),
-            strokeDash=alt.StrokeDash("measure:N", title="measure"),
-            tooltip=["method", "k", "measure", alt.Tooltip("score:Q", format=".3f")])
-        st.subheader("Precision and recall against k")
-        st.caption("Solid: precision; dashed: recall.")
-        st.altair_chart(pr_chart, width="stretch")
+    pr = base_rows.melt(id_vars=["method", "k"], value_vars=["P", "R"], var_name="measure", value_name="score")
+    pr_chart = alt.Chart(pr).mark_line(point=True).encode(
+        x=alt.X("k:O", title="k"), y=alt.Y("score:Q", title="score", scale=alt.Scale(domain=[0, 1])),
+        color=category_colour("method", "baseline", domain=list(dict.fromkeys(base_rows["method"]))),
+        strokeDash=alt.StrokeDash("measure:N", title="measure"),
+        tooltip=["method", "k", "measure", alt.Tooltip("score:Q", format=".3f")])
+    st.subheader("Precision and recall against k")
+    st.caption("Solid: precision; dashed: recall.")
+    st.altair_chart(pr_chart, width="stretch")
 
-    # ---- One image ---------------------------------------------------------------------------------------------------
+
+def _one_image(ctx: ui.PageContext, project, report, fp, train_name, train_fp, seed: int) -> None:
+    """One image: what a chosen baseline or system selects on it, its scores, boxes and references."""
+    url = ctx.store.url
+    meta = report.meta
     st.subheader("One image")
     methods = list(report.baselines) + [f"system:{s}" for s in report.systems]
     if not methods:
@@ -201,7 +193,13 @@ def render(ctx: ui.PageContext) -> None:
     except AnnotatorError as exc:
         st.error(esc(str(exc)))
         st.stop()
+    _image_detail(project, report, item, choice, method)
 
+
+def _image_detail(project, report, item, choice, method: str) -> None:
+    """The image with the selected boxes drawn strong, the selection's scores, and the image's boxes and
+    references."""
+    meta = report.meta
     left, right = st.columns([3, 2])
     with left:
         try:
@@ -227,7 +225,7 @@ def render(ctx: ui.PageContext) -> None:
             st.code(choice.sentence, language=None, wrap_lines=True)
 
     counts = mention_counts(item)
-    row = report.keys.index(key)
+    row = report.keys.index(item.key)
     n_refs = int(report.stats.descriptions[row])
     st.markdown(f"**This image:** {n_refs} gold descriptions in M, "
                 f"{report.stats.per_image_mean()[row]:.2f} unique instances mentioned per description; "
@@ -239,7 +237,7 @@ def render(ctx: ui.PageContext) -> None:
         "mentioned by": f"{counts[b.box_id]} of {n_refs}", "selected": b.box_id in choice.selected,
     } for b in item.boxes])
     st.markdown("**Boxes** — how many references mention each one")
-    st.dataframe(boxes_df, hide_index=True, width="stretch")
+    ui.show_table(boxes_df, {"distance to centre": lambda v: number(v, 1)}, hide_index=True, width="stretch")
 
     st.markdown("**References** (mentions as `[words|box ids]`)")
     for ref in item.references:
@@ -247,3 +245,36 @@ def render(ctx: ui.PageContext) -> None:
             st.code(format_markup(ref.text, ref.mentions), language=None, wrap_lines=True)
         except ValueError:  # overlapping mentions cannot be written inline
             st.code(ref.text, language=None, wrap_lines=True)
+
+
+def render(ctx: ui.PageContext) -> None:
+    """Draw the content selection scores of the selected project for ``ctx``."""
+    ui.page_header(ctx)
+
+    url = ctx.store.url
+    try:
+        fp = project_fingerprint(ctx.store, ctx.project)
+        project = _project(url, ctx.project, fp)
+    except AnnotatorError as exc:
+        st.error(esc(str(exc)))
+        st.stop()
+    train_name, empty, upper, single, chosen_baselines, (k_lo, k_hi), chosen_systems, runs, seed = \
+        _settings(ctx, project)
+
+    ks = tuple(range(k_lo, k_hi + 1)) if (k_lo, k_hi) != (1, 15) else DEFAULT_KS
+    train_fp = project_fingerprint(ctx.store, train_name) if train_name else None
+    try:
+        report = _report(url, ctx.project, fp, train_name, train_fp, tuple(chosen_baselines), ks, tuple(chosen_systems),
+                         runs, seed, empty, upper, single)
+    except AnnotatorError as exc:
+        st.error(esc(str(exc)))
+        st.stop()
+    _summary(report)
+    if report.meta["images"] == 0:
+        st.warning("Nothing to score: no image of the project has a box and enough gold descriptions that mention one.")
+        _image_list(ctx, report)
+        st.stop()
+    rows = _scores_table(ctx, report)
+    _image_list(ctx, report)
+    _charts(rows)
+    _one_image(ctx, project, report, fp, train_name, train_fp, seed)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from . import PageContext, judgement_download, md_escape
+from . import PageContext, judgement_download, md_escape, show_table
 from ..errors import AnnotatorError
 from ..io import export_jsonl
 from ..io.catalog import formats, get_format
@@ -18,6 +18,8 @@ from ..store.projects import project_names, project_summaries
 
 RESULT_KEY = "data_import_result"
 EXPORT_KEY = "data_export"
+#: Says an upload the browser refused (over the size limit, wrong type) in words and takes it off the list.
+_REFUSALS_JS = (Path(__file__).parent / "static" / "upload_refusals.js").read_text(encoding="utf-8")
 
 
 def _save(upload, folder: Path) -> Path:
@@ -100,7 +102,7 @@ def projects_section(ctx: PageContext) -> None:
     df = pd.DataFrame(rows)
     df["systems"] = df["systems"].map(lambda s: ", ".join(s))
     df["image_root"] = df["image_root"].fillna("")  # no root set: an empty cell, not "None"
-    st.dataframe(df, hide_index=True, width="stretch",
+    show_table(df, hide_index=True, width="stretch",
                  column_config={"image_root": st.column_config.TextColumn("image root")})
 
 
@@ -117,18 +119,20 @@ def import_section(ctx: PageContext) -> None:
         given = {"project": project.strip()}
         for option in fmt.options:
             given[option.name] = _input(option, fmt.name)
-        submitted = st.form_submit_button("Import", type="primary", icon=":material/upload:")
+        button, message = st.columns([1, 5], vertical_alignment="center")
+        submitted = button.form_submit_button("Import", type="primary", icon=":material/upload:")
+    st.html(f"<script>{_REFUSALS_JS}</script>", unsafe_allow_javascript=True)
     if submitted:
         missing = _missing(fmt, given)
         if missing:
             st.session_state[RESULT_KEY] = ("error", "please fill in: " + ", ".join(missing))
         else:
-            with st.spinner("Importing…"):
+            with message, st.spinner("Importing…"):
                 _run_import(ctx, fmt, given.pop("project"), given)
     outcome = st.session_state.get(RESULT_KEY)
     if outcome:
-        kind, message = outcome
-        (st.success if kind == "success" else st.error)(md_escape(message))
+        kind, text = outcome
+        (message.success if kind == "success" else message.error)(md_escape(text))  # beside the Import button
 
 
 def export_section(ctx: PageContext) -> None:

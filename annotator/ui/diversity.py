@@ -169,7 +169,7 @@ def _rich_sparse_section(store, texts: _Texts):
         return None
     table = rich_sparse.table()
     table.columns = [f"{a} · {b}" for a, b in table.columns]
-    st.dataframe(table, width="stretch",
+    ui.show_table(table, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns})
     st.caption(f"Mean over {rich_sparse.settings.draws} draws of {rich_sparse.settings.ground_truth} ground-truth "
                "descriptions per image. Human: the references; machine: the systems' captions. Images per cell: "
@@ -316,7 +316,7 @@ def _measures_table(report) -> None:
     st.subheader("Measures per corpus")
     frame = report.to_frame()
     shown = frame.rename(columns={"corpus": "Corpus", **MEASURE_LABELS, **READABILITY_LABELS})
-    st.dataframe(shown, hide_index=True, width="stretch",
+    ui.show_table(shown, hide_index=True, width="stretch",
                  column_config={label: st.column_config.NumberColumn(format="%.3f") for label in
                                 [*(MEASURE_LABELS[m] for m in ("ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld",
                                                                 "lexical_gap")), *READABILITY_LABELS.values()]})
@@ -334,7 +334,7 @@ def _gap_section(report, measure: str) -> None:
     gap_df = report.gap_frame().rename(columns={"system": "System", measure: MEASURE_LABELS[measure],
                                                 "ld": "ld", "lexical_gap": "Lg", **READABILITY_LABELS})
     left, right = st.columns([2, 3])
-    left.dataframe(gap_df, hide_index=True, width="stretch",
+    ui.show_table(gap_df, container=left, hide_index=True, width="stretch",
                    column_config={c: st.column_config.NumberColumn(format="%.3f") for c in gap_df.columns if c != "System"})
     left.caption(f"ld = {MEASURE_LABELS[measure]}(system) / {MEASURE_LABELS[measure]}(cr), "
                  f"{report.references.measures[measure]:.3f} for cr; "
@@ -460,7 +460,7 @@ def _correlation_table(correlation, human: str) -> None:
                          s, f"Within {ui.md_escape(s)}"))
     table = correlation.table(scope, human)
     table.columns = [f"{a} · {b}" for a, b in table.columns]
-    st.dataframe(table, width="stretch",
+    ui.show_table(table, width="stretch",
                  column_config={c: st.column_config.NumberColumn(**fmt_cfg) for c in table.columns})
     sub = correlation.rows[(correlation.rows["scope"] == scope) & (correlation.rows["human"] == human)]
     n_used = int(sub["n"].max()) if len(sub) else 0
@@ -470,7 +470,7 @@ def _correlation_table(correlation, human: str) -> None:
         "caption carries its system's value; within one system they are constant (empty cells) and weighting "
         "changes nothing. Kendall's τ is τ-b. Empty: fewer than three pairs or a constant column.")
     with st.expander("p-values and counts"):
-        st.dataframe(sub, hide_index=True, width="stretch")
+        ui.show_table(sub, hide_index=True, width="stretch")
     for note in correlation.notes:
         st.caption(ui.md_escape(note))
 

@@ -56,7 +56,7 @@ def _detectors_word_by_word(ctx, project: str, version: tuple, layer: str, chose
                    "spans. Token level: words both mark with a type / words the detector marks (precision), / words "
                    "the people mark (recall). A type given without marked words is left out of its token counts "
                    "(not localised). The same table: annotator detectors evaluate.")
-        st.dataframe(detector_table_text(report), hide_index=True, width="stretch")
+        ui.show_table(detector_table_text(report), hide_index=True, width="stretch")
 
 
 def detector_table_text(report):
@@ -76,17 +76,9 @@ def _interval(ci) -> str:
     return f"{100 * lo:.1f}–{100 * hi:.1f}%"
 
 
-def render(ctx: ui.PageContext) -> None:
-    """Draw the error estimates of the selected project's systems for ``ctx``."""
-    project = ui.page_header(ctx)
-    store = ctx.store
-    systems_all = ui.project_systems(ctx)
-
-    frame, version = ui.project_judgements(ctx)
-    if frame.empty:
-        st.info("Nobody has judged a caption of this project yet: estimates need some human labels.")
-        st.stop()
-
+def _controls(frame, systems_all):
+    """The choices above the figures: layer, systems, confidence, top five, process rate. Stops without a
+    system."""
     layers = [lay.label for lay in available_layers(annotators_in(frame))]
     c1, c2, c3 = st.columns([2, 4, 1])
     layer_choice = c1.selectbox("Judgements", layers, key="est_layer", format_func=lambda s: parse_layer(s).title,
@@ -102,64 +94,58 @@ def render(ctx: ui.PageContext) -> None:
     if not chosen:
         st.warning("Choose at least one system.")
         st.stop()
+    return layer_choice, chosen, level, top, population
 
-    st.caption(f"A {level:.0%} interval holds the true share in {round(100 * level)} of 100 random human samples.")
-    try:
-        fingerprint = project_fingerprint(store, project)
-        proj, scored = _scored(store.url, project, fingerprint, version[2:], store)
-        layer = ui.judgement_layer(ctx, frame, version, layer_choice)
-        result = estimate_project(proj, layer, systems=chosen, alpha=round(1 - level, 6),
-                                  types="top5" if top else "all", finite_population=not population, scored=scored,
-                                  draws=recorded_draws(store, project), skip_unlabelled=True)
-    except AnnotatorError as exc:
-        ui.show_error_and_stop(exc)
-    for system, why in result.skipped.items():
-        st.info(f"System {ui.md_escape(system)} is not estimated: {ui.md_escape(why)}")
-    estimated = [r.system for r in result.reports]
 
-    table = result.frame()
-    table["type"] = [_target_name(t) for t in table["target"]]
+def _system_cards(report, level: float) -> None:
+    """One system's heading, its four figures, warnings and notes."""
+    st.subheader(ui.md_escape(report.system), anchor=False)
+    e = report.inaccurate
+    # wide enough at 1280×720 for the widest values: "100.0–100.0%" and "9,999 of 9,999" human labels
+    m1, m2, m3, m4 = st.columns([1, 1.35, 1.35, 1.3])
+    m1.metric("Inaccurate (estimate)", f"{e.estimate:.1%}")
+    m2.metric(f"{level:.0%} interval", _interval(e.ci))
+    m3.metric("Human labels", f"{report.n_human:,} of {report.n_total:,}")
+    m4.metric("CHAIR-i / CHAIR-s", f"{report.chair.chair_i:.2f} / {report.chair.chair_s:.2f}",
+              help="Object hallucination: the share of entity mentions, and of captions, naming something absent.")
+    for w in report.warnings:
+        st.warning(ui.md_escape(w))
+    if report.sparse_targets:
+        st.warning(f"{len(report.sparse_targets)} of these intervals rest on fewer than {MIN_SUPPORT} labelled "
+                   "cases or non-zero residuals and are widened to the exact interval of the human labels "
+                   "(marked * and *few cases* in the table): "
+                   + ", ".join(_target_name(t) for t in report.sparse_targets))
+    if report.notes:
+        with st.expander(f"Notes on these figures ({len(report.notes)})"):
+            for n in report.notes:
+                st.text(n)
 
-    for report in result.reports:
-        st.subheader(ui.md_escape(report.system), anchor=False)
-        e = report.inaccurate
-        m1, m2, m3, m4 = st.columns([1, 1.5, 1.2, 1.3])  # the interval card wide enough for "100.0–100.0%"
-        m1.metric("Inaccurate (estimate)", f"{e.estimate:.1%}")
-        m2.metric(f"{level:.0%} interval", _interval(e.ci))
-        m3.metric("Human labels", f"{report.n_human:,} of {report.n_total:,}")
-        m4.metric("CHAIR-i / CHAIR-s", f"{report.chair.chair_i:.2f} / {report.chair.chair_s:.2f}",
-                  help="Object hallucination: the share of entity mentions, and of captions, naming something absent.")
-        for w in report.warnings:
-            st.warning(ui.md_escape(w))
-        if report.sparse_targets:
-            st.warning(f"{len(report.sparse_targets)} of these intervals rest on fewer than {MIN_SUPPORT} labelled "
-                       "cases or non-zero residuals and are widened to the exact interval of the human labels "
-                       "(marked * and *few cases* in the table): "
-                       + ", ".join(_target_name(t) for t in report.sparse_targets))
-        if report.notes:
-            with st.expander(f"Notes on these figures ({len(report.notes)})"):
-                for n in report.notes:
-                    st.text(n)
 
+def _types_chart(table, chosen) -> None:
+    """Every error type's estimate, interval and classical interval per system."""
     rows = table[table["target"] != INACCURATE]
-    if not rows.empty:
-        order = (rows.groupby("type")["estimate"].max().sort_values(ascending=False).index.tolist())
-        base = alt.Chart(rows).encode(y=alt.Y("type:N", sort=order, title=None),
-                                      yOffset=alt.YOffset("system:N"), color=alt.Color("system:N", title="System"))
-        classical = base.mark_rule(opacity=0.3, strokeWidth=6).encode(
-            x=alt.X("classical_low:Q", title="Share of captions", axis=alt.Axis(format="%")), x2="classical_high:Q")
-        interval = base.mark_rule(strokeWidth=2).encode(x="ci_low:Q", x2="ci_high:Q")
-        point = base.mark_point(filled=True, size=50).encode(
-            x="estimate:Q",
-            tooltip=[alt.Tooltip("system:N"), alt.Tooltip("type:N"), alt.Tooltip("estimate:Q", format=".1%"),
-                     alt.Tooltip("ci_low:Q", format=".1%"), alt.Tooltip("ci_high:Q", format=".1%"),
-                     alt.Tooltip("classical_low:Q", format=".1%"), alt.Tooltip("classical_high:Q", format=".1%"),
-                     alt.Tooltip("n_human:Q"), alt.Tooltip("more_labels_to_halve:Q")])
-        st.altair_chart((classical + interval + point).properties(height=max(200, 22 * len(order) * len(chosen))),
-                        width="stretch")
-        st.caption("Dot: estimate; thin line: its interval; wide pale bar: the classical interval from the human "
-                   "labels alone.")
+    if rows.empty:
+        return
+    order = (rows.groupby("type")["estimate"].max().sort_values(ascending=False).index.tolist())
+    base = alt.Chart(rows).encode(y=alt.Y("type:N", sort=order, title=None),
+                                  yOffset=alt.YOffset("system:N"), color=alt.Color("system:N", title="System"))
+    classical = base.mark_rule(opacity=0.3, strokeWidth=6).encode(
+        x=alt.X("classical_low:Q", title="Share of captions", axis=alt.Axis(format="%")), x2="classical_high:Q")
+    interval = base.mark_rule(strokeWidth=2).encode(x="ci_low:Q", x2="ci_high:Q")
+    point = base.mark_point(filled=True, size=50).encode(
+        x="estimate:Q",
+        tooltip=[alt.Tooltip("system:N"), alt.Tooltip("type:N"), alt.Tooltip("estimate:Q", format=".1%"),
+                 alt.Tooltip("ci_low:Q", format=".1%"), alt.Tooltip("ci_high:Q", format=".1%"),
+                 alt.Tooltip("classical_low:Q", format=".1%"), alt.Tooltip("classical_high:Q", format=".1%"),
+                 alt.Tooltip("n_human:Q"), alt.Tooltip("more_labels_to_halve:Q")])
+    st.altair_chart((classical + interval + point).properties(height=max(200, 22 * len(order) * len(chosen))),
+                    width="stretch")
+    st.caption("Dot: estimate; thin line: its interval; wide pale bar: the classical interval from the human "
+               "labels alone.")
 
+
+def _estimates_table(table, level: float) -> None:
+    """The estimates of every system and target, one format per column."""
     shown = table[["system", "type", "estimate"]].assign(
         interval=[_interval(c) + ("*" if sparse else "")
                   for c, sparse in zip(zip(table["ci_low"], table["ci_high"]), table["sparse"])],
@@ -168,7 +154,7 @@ def render(ctx: ui.PageContext) -> None:
     shown = pd.concat([shown, table[["n_human", "more_labels_to_halve", "precision", "recall", "auc"]]], axis=1)
     shown = text_table(shown, {"estimate": percent, "more_labels_to_halve": lambda v: number(v, 0),
                                **{c: number for c in ("precision", "recall", "auc")}})
-    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+    ui.show_table(shown, hide_index=True, width="stretch", column_config={
         "system": st.column_config.TextColumn("System"), "type": st.column_config.TextColumn("Target"),
         "estimate": st.column_config.TextColumn("Estimate"),
         "interval": st.column_config.TextColumn(f"{level:.0%} interval"),
@@ -183,28 +169,33 @@ def render(ctx: ui.PageContext) -> None:
         "recall": st.column_config.TextColumn("Recall", help="Of the detector, on the labelled captions."),
         "auc": st.column_config.TextColumn("AUC", help="How well the detector's score ranks them.")})
 
-    if len(estimated) >= 2:
-        st.subheader("Difference between two systems", anchor=False)
-        d1, d2 = st.columns(2)
-        a = d1.selectbox("System A", estimated, index=0, key="est_diff_a")
-        b = d2.selectbox("System B", estimated, index=1, key="est_diff_b")
-        if a == b:
-            st.info("Choose two different systems.")
-        else:
-            diffs = result.difference(a, b)
-            diff_table = pd.DataFrame([{"target": _target_name(t),
-                                        "A minus B": d.estimate, "low": d.ci[0], "high": d.ci[1],
-                                        "classical low": d.classical_ci[0], "classical high": d.classical_ci[1],
-                                        "interval": f"paired, {d.pairs} images" if d.design == "paired"
-                                        else "independent samples"}
-                                       for t, d in diffs.items()])
-            # One format per column (one decimal, as the estimates above), "—" where a figure is missing.
-            shares = ("A minus B", "low", "high", "classical low", "classical high")
-            st.dataframe(text_table(diff_table, {c: percent for c in shares}), hide_index=True, width="stretch")
 
-    _detectors_word_by_word(ctx, project, (fingerprint, version), layer_choice, chosen, (proj, scored))
 
-    st.divider()
+def _difference(result, estimated) -> None:
+    """Two chosen systems' difference per target, with its interval."""
+    if len(estimated) < 2:
+        return
+    st.subheader("Difference between two systems", anchor=False)
+    d1, d2 = st.columns(2)
+    a = d1.selectbox("System A", estimated, index=0, key="est_diff_a")
+    b = d2.selectbox("System B", estimated, index=1, key="est_diff_b")
+    if a == b:
+        st.info("Choose two different systems.")
+    else:
+        diffs = result.difference(a, b)
+        diff_table = pd.DataFrame([{"target": _target_name(t),
+                                    "A minus B": d.estimate, "low": d.ci[0], "high": d.ci[1],
+                                    "classical low": d.classical_ci[0], "classical high": d.classical_ci[1],
+                                    "interval": f"paired, {d.pairs} images" if d.design == "paired"
+                                    else "independent samples"}
+                                   for t, d in diffs.items()])
+        # One format per column (one decimal, as the estimates above), "—" where a figure is missing.
+        shares = ("A minus B", "low", "high", "classical low", "classical high")
+        ui.show_table(diff_table, {c: percent for c in shares}, hide_index=True, width="stretch")
+
+
+def _downloads(store, project: str, fingerprint, version, layer_choice: str, estimated, result) -> None:
+    """The tables in every format and the detector scores."""
     cols = st.columns(len(FORMATS))
     for col, fmt in zip(cols, FORMATS):
         table_download(f"Download {fmt.upper()}", result, fmt, f"estimates-{project}", key=f"est_dl_{fmt}", container=col,
@@ -218,3 +209,41 @@ def render(ctx: ui.PageContext) -> None:
                             mime="text/csv" if fmt == "csv" else "application/jsonl", key=f"est_scores_{fmt}",
                             help="Every estimated caption's detector scores, human label and trigger words, to check "
                                  "the estimate with another tool (as annotator estimate --scores).")
+
+
+def render(ctx: ui.PageContext) -> None:
+    """Draw the error estimates of the selected project's systems for ``ctx``."""
+    project = ui.page_header(ctx)
+    store = ctx.store
+    systems_all = ui.project_systems(ctx)
+
+    frame, version = ui.project_judgements(ctx)
+    if frame.empty:
+        st.info("Nobody has judged a caption of this project yet: estimates need some human labels.")
+        st.stop()
+    layer_choice, chosen, level, top, population = _controls(frame, systems_all)
+
+    st.caption(f"A {level:.0%} interval holds the true share in {round(100 * level)} of 100 random human samples.")
+    try:
+        fingerprint = project_fingerprint(store, project)
+        proj, scored = _scored(store.url, project, fingerprint, version[2:], store)
+        layer = ui.judgement_layer(ctx, frame, version, layer_choice)
+        result = estimate_project(proj, layer, systems=chosen, alpha=round(1 - level, 6),
+                                  types="top5" if top else "all", finite_population=not population, scored=scored,
+                                  draws=recorded_draws(store, project), skip_unlabelled=True)
+    except AnnotatorError as exc:
+        ui.show_error_and_stop(exc)
+    for system, why in result.skipped.items():
+        st.info(f"System {ui.md_escape(system)} is not estimated: {ui.md_escape(why)}")
+    estimated = [r.system for r in result.reports]
+    table = result.frame()
+    table["type"] = [_target_name(t) for t in table["target"]]
+
+    for report in result.reports:
+        _system_cards(report, level)
+    _types_chart(table, chosen)
+    _estimates_table(table, level)
+    _difference(result, estimated)
+    _detectors_word_by_word(ctx, project, (fingerprint, version), layer_choice, chosen, (proj, scored))
+    st.divider()
+    _downloads(store, project, fingerprint, version, layer_choice, estimated, result)

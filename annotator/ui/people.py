@@ -68,7 +68,7 @@ def render(ctx: ui.PageContext) -> None:
     except AnnotatorError as exc:
         ui.show_error_and_stop(exc)
     st.subheader("Accounts")
-    st.dataframe(_accounts_table(users), hide_index=True, width="stretch")
+    ui.show_table(_accounts_table(users), hide_index=True, width="stretch")
 
     with st.form("ppl_add", clear_on_submit=True, border=True):
         st.markdown("**Add an account**")
@@ -125,5 +125,5 @@ def render(ctx: ui.PageContext) -> None:
     if changes.empty:
         st.caption("No account change recorded yet.")
     else:
-        st.dataframe(changes, hide_index=True, width="stretch")
+        ui.show_table(changes, hide_index=True, width="stretch")
         st.caption("Newest first (the last 500). Changes made with `annotator users` are recorded as by the command line.")

@@ -154,7 +154,7 @@ def _show_rescoring(result, project: str, system: str) -> None:
     st.caption("Metric input: " + tokenize_header(meta.tokenize))
     # Compact view: score and Δ per metric; the export has the intervals and p-values too.
     view = frame[["row", "changed"] + [c for m in shown for c in (METRIC_LABELS[m], f"{METRIC_LABELS[m]} Δ")]]
-    st.dataframe(view, hide_index=True, width="stretch",
+    ui.show_table(view, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%+.2f" if c.endswith(" Δ") else "%.2f")
                                 for c in view.columns if c not in ("row", "changed")})
     st.caption(ALL_CORRECTIONS_NOTE)
@@ -173,7 +173,7 @@ def _intervals(result, shown: list[str]) -> None:
             detail.append({"row": name, "metric": METRIC_LABELS[m], "Δ": 100 * r.delta[m],
                            "95% low": 100 * lo, "95% high": 100 * hi, "p": r.p[m]})
     with st.expander("Bootstrap intervals and p-values", expanded=False):
-        st.dataframe(detail, hide_index=True, width="stretch",
+        ui.show_table(detail, hide_index=True, width="stretch",
                      column_config={"Δ": st.column_config.NumberColumn(format="%+.2f"),
                                     "95% low": st.column_config.NumberColumn(format="%+.2f"),
                                     "95% high": st.column_config.NumberColumn(format="%+.2f"),
@@ -192,10 +192,10 @@ def _rescoring_notes(meta) -> None:
         st.caption(ui.md_escape(n))
     if meta.conflicts:
         with st.expander("Captions with overlapping corrections"):
-            st.dataframe(meta.conflicts, hide_index=True)
+            ui.show_table(meta.conflicts, hide_index=True)
     if meta.overrides:
         with st.expander("Corrections saved past a guard"):
-            st.dataframe(meta.overrides, hide_index=True)
+            ui.show_table(meta.overrides, hide_index=True)
 
 
 def _rescoring_downloads(result, frame, project: str, system: str) -> None:
@@ -252,7 +252,7 @@ def _caption_file_tab(store, project: str, systems: list[str]) -> None:
                            + (f"; {res['compare']['changed']} differ from {ui.md_escape(system_for)}" if res["compare"] else ""))
                 if res["compare"]:
                     cmp = res["compare"]
-                    st.dataframe([{"metric": METRIC_LABELS[m], cmp["system"]: 100 * cmp["baseline"][m],
+                    ui.show_table([{"metric": METRIC_LABELS[m], cmp["system"]: 100 * cmp["baseline"][m],
                                    up.name: 100 * res["scores"][m], "Δ": 100 * cmp["delta"][m],
                                    "95% low": 100 * cmp["ci"][m][0], "95% high": 100 * cmp["ci"][m][1], "p": cmp["p"][m]}
                                   for m in ms], hide_index=True, width="stretch",

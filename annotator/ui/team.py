@@ -109,7 +109,7 @@ def _render_figures(ctx: ui.PageContext) -> None:
         st.info("Nobody has captions assigned or judged in this project yet.")
         return
     shown = counts.annotators.assign(**{"last active (UTC)": counts.annotators["last active (UTC)"].fillna("")})
-    st.dataframe(shown, hide_index=True, width="stretch", key="team_annotators", column_config={
+    ui.show_table(shown, hide_index=True, width="stretch", key="team_annotators", column_config={
         "median seconds": st.column_config.NumberColumn(format="%.1f"),
         "captions per hour": st.column_config.NumberColumn(format="%.1f")})
     recent = recent_activity(figures.frame, time.time())
@@ -117,7 +117,7 @@ def _render_figures(ctx: ui.PageContext) -> None:
         st.caption("Within the hour: nobody saved a judgement in the last hour.")
     else:
         st.markdown("**Within the hour**")
-        st.dataframe(recent, hide_index=True, width="stretch", key="team_recent")
+        ui.show_table(recent, hide_index=True, width="stretch", key="team_recent")
 
     st.subheader("Progress over time")
     if counts.progress.empty:
@@ -132,7 +132,7 @@ def _render_figures(ctx: ui.PageContext) -> None:
     if report.agreement.empty:
         st.caption("No two annotators share a judged caption yet (practice items are left out).")
     else:
-        st.dataframe(report.agreement, hide_index=True, width="stretch", key="team_agreement", column_config={
+        ui.show_table(report.agreement, hide_index=True, width="stretch", key="team_agreement", column_config={
             c: st.column_config.NumberColumn(format="%.3f")
             for c in ("observed agreement", "kappa", "kappa low", "kappa high")})
         st.caption(f"Cohen's kappa on the captions each pair shares, with its {report.confidence:.0%} interval "

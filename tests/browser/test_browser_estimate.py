@@ -23,15 +23,20 @@ PW = "estimates for everyone"
 POOR = "*poor* <b>sys</b>"
 
 
-def test_estimates_page(server, page, capsys):
+def open_estimates(server, page, names=("good", "poor")) -> None:
+    """The street project (60 images, systems ``names``) on the Error estimates page at 1280×720, as an analyst."""
     store = server.store()
-    build_street(store, n=60, names=("good", POOR))
+    build_street(store, n=60, names=names)
     add_user(store, "viewer", "analyst", PW)
     store.dispose()
     page.set_viewport_size({"width": 1280, "height": 720})
     login(page, server.url, "viewer", PW)
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Error estimates").click()
     wait_for_app(page)
+
+
+def test_estimates_page(server, page, capsys):
+    open_estimates(server, page, names=("good", POOR))
     expect(page.get_by_text("Inaccurate (estimate)").first).to_be_visible()
     # the system name is shown as written, never as Markdown or HTML
     expect(page.get_by_role("heading", name=POOR)).to_be_visible()
@@ -48,3 +53,32 @@ def test_estimates_page(server, page, capsys):
     row = df[(df["system"] == POOR) & (df["target"] == "inaccurate")].iloc[0]
     assert row["estimate"] == pytest.approx(cli["inaccurate"]["estimate"])
     assert [row["ci_low"], row["ci_high"]] == pytest.approx(cli["inaccurate"]["ci"])
+
+
+# The metric cards of a system at 1280×720: every value shows whole, and each card has room for its widest value
+# (measured in the card's own font): "100.0–100.0%" for the interval (it was cut to "100.0–100…"), thousands of
+# human labels, so no figure is ever cut.
+WIDEST = {"Inaccurate (estimate)": "100.0%", "95% interval": "100.0–100.0%", "Human labels": "9,999 of 9,999",
+          "CHAIR-i / CHAIR-s": "1.00 / 1.00"}
+_CARDS = """(widest) => Array.from(document.querySelectorAll('[data-testid="stMetric"]')).map((card) => {
+  const value = card.querySelector('[data-testid="stMetricValue"]');
+  const inner = value.querySelector('div') || value;
+  const label = card.querySelector('[data-testid="stMetricLabel"]').innerText.trim();
+  const probe = document.createElement('span');
+  probe.textContent = widest[label] || '';
+  probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap';
+  probe.style.font = getComputedStyle(inner).font;
+  document.body.appendChild(probe);
+  const needed = Math.max(inner.scrollWidth, probe.getBoundingClientRect().width);
+  probe.remove();
+  return {label, text: inner.innerText, room: inner.clientWidth, needed};
+})"""
+
+
+def test_metric_cards_show_whole_at_1280x720(server, page):
+    open_estimates(server, page)
+    expect(page.locator('[data-testid="stMetric"]')).to_have_count(8)  # four cards for each of two systems
+    cards = page.evaluate(_CARDS, WIDEST)
+    assert sorted({c["label"] for c in cards}) == sorted(WIDEST)
+    cut = [c for c in cards if c["needed"] > c["room"] + 1]
+    assert not cut, cut

@@ -13,8 +13,6 @@ LIMIT = 100
 
 #: "path::qualified name" of the functions over the limit that are yet to be split
 STILL_LONG = {
-    "annotator/ui/estimate.py::render",
-    "annotator/ui/content_selection.py::render",
     "annotator/estimate/tokens.py::find_classes",
 }
 

@@ -83,3 +83,16 @@ def test_every_uploader_states_what_it_takes_and_its_size_limit(sqlite_store):
             assert "up to 200 MB each" in text and f"annotator import {fmt.name}" in text
         checked += 1
     assert checked >= 2
+
+
+def test_the_import_message_stands_beside_the_import_button(sqlite_store):
+    """Issue 24 item 19: the outcome is said next to the Import button, not below the whole form."""
+    at = page_test("data", sqlite_store.url, user="ada", role="admin").run()
+    at.selectbox(key="data_format").set_value("lines").run()
+    at.button[0].click().run()
+    (form,) = at.get("form")
+    (row,) = [b for b in form.children.values() if b.type == "flex_container"
+              and any(getattr(w, "label", None) == "Import" for c in b.children.values() for w in c.children.values())]
+    beside = [w for c in row.children.values() for w in c.error]
+    assert [visible(w.value) for w in beside] == ["please fill in: project, system, captions, references"]
+

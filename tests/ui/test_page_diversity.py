@@ -37,18 +37,18 @@ def test_analyst_sees_measures_gap_and_correlations(sqlite_store):
     want = D.project_diversity(sqlite_store, "div")
     measures = frame_by_title(at, "Corpus").set_index("Corpus")
     assert list(measures.index) == ["references", "A", "B"]
-    assert measures.loc["A", "HD-D"] == pytest.approx(want.systems["A"].measures["hdd"])
-    assert measures.loc["references", "MTLD"] == pytest.approx(want.references.measures["mtld"])
-    assert measures.loc["B", "LDR (ld)"] == pytest.approx(want.systems["B"].ld)
+    assert measures.loc["A", "HD-D"] == f"{want.systems['A'].measures['hdd']:.3f}"
+    assert measures.loc["references", "MTLD"] == f"{want.references.measures['mtld']:.3f}"
+    assert measures.loc["B", "LDR (ld)"] == f"{want.systems['B'].ld:.3f}"
     gap = frame_by_title(at, "System").set_index("System")
-    assert gap.loc["A", "Lg"] == pytest.approx(want.systems["A"].lexical_gap)
+    assert gap.loc["A", "Lg"] == f"{want.systems['A'].lexical_gap:.3f}"
     page_text = texts(at)
     assert "Correlation with human judgements" in page_text
     corr = [df.value for df in at.dataframe if "Spearman · Standard" in df.value.columns]
     assert corr, "the correlation table is missing"
     table = corr[0]
     assert "ld" in table.index and "Lg" in table.index and "BLEU-4" in table.index
-    assert table.loc["ld", "Spearman · Standard"] == pytest.approx(table.loc["Lg", "Spearman · Standard"])
+    assert table.loc["ld", "Spearman · Standard"] == table.loc["Lg", "Spearman · Standard"]
     assert len(at.get("download_button")) == 2
     # Issue 24 item 15: every categorical colour of the charts is the shared palette's (readable on white).
     import json
@@ -72,7 +72,7 @@ def test_changing_the_ratio_measure(sqlite_store):
     gap = frame_by_title(at, "System").set_index("System")
     want = D.project_diversity(sqlite_store, "div", gap=D.GapSettings(measure="mtld"))
     assert "MTLD" in gap.columns
-    assert gap.loc["A", "ld"] == pytest.approx(want.systems["A"].ld)
+    assert gap.loc["A", "ld"] == f"{want.systems['A'].ld:.3f}"
     # leads get the import form; without human scores there is an explanation instead of a table
     assert [e for e in at.expander if e.label == "Import human scores"]
     assert "No human scores are stored" in texts(at)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotator.correction import correct_caption
@@ -34,7 +36,7 @@ def test_table_rows_and_java_note(store, no_java):
     assert list(df["row"]) == ["Baseline", "Gender", "Color of clothing", ALL]
     assert list(df["changed"]) == [0, 1, 1, 2]
     assert "METEOR" not in df.columns and "BLEU-4 Δ" in df.columns and "CIDEr-D" in df.columns
-    assert df["BLEU-4 Δ"].iloc[1] > 0
+    assert re.fullmatch(r"\+\d+\.\d\d", df["BLEU-4 Δ"].iloc[1])  # shown as written: "%+.2f"
     assert "BLEU-1" not in df.columns  # shown on request; the downloads have every metric
     at.multiselect(key="rescore_shown").set_value(["Bleu_1", "CIDEr"]).run()
     assert [c for c in at.dataframe[0].value.columns if c not in ("row", "changed")] == ["BLEU-1", "BLEU-1 Δ", "CIDEr-D", "CIDEr-D Δ"]
@@ -93,7 +95,7 @@ def test_upload_caption_file(sqlite_store, no_java):
     assert labels["BLEU-1"].delta.startswith("+")
     assert "6 captions scored; 1 differ from sys" in texts(at)
     cmp = at.dataframe[-1].value
-    assert list(cmp["metric"])[:1] == ["BLEU-1"] and (cmp["Δ"] > 0).any() and "mine.txt" in cmp.columns
+    assert list(cmp["metric"])[:1] == ["BLEU-1"] and any(float(v) > 0 for v in cmp["Δ"]) and "mine.txt" in cmp.columns
     # Project item order: scores only, no comparison.
     at.selectbox(key="rescore_align").set_value("(project item order)").run()
     assert "6 captions scored" in texts(at) and "differ from" not in texts(at)
