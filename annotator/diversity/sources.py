@@ -251,7 +251,7 @@ class DescriptionPools:
 
     ``keys[i]`` is image i's item key; ``human[i]`` its reference descriptions
     in order; ``machine[i]`` its captions, those of each system of ``systems``
-    in that order, every sample of a system (n = 0, 1, …) in line order
+    in that order, every sample of a system (n = 0, 1, …)
     (``machine_systems[i]`` says whose).
     """
 

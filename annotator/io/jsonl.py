@@ -16,7 +16,8 @@ directory. ``line`` orders a system's captions (the 0-based caption index that
 judgement files refer to); when given for one caption of a system it must be
 given for all of them, and the captions are stored in that order. ``n`` (optional,
 default 0) is the caption's sample or beam index: a system may give several
-captions of one item, each with its own ``n`` (annotation works on ``n`` = 0).
+captions of one item, each with its own ``n`` (annotation works on ``n`` = 0);
+each sample of a system counts its own lines.
 """
 
 from __future__ import annotations
@@ -199,7 +200,7 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
     item_lines: list[int] = []
     header_root = None
     caption_lines: dict[str, dict[tuple[str, int], int]] = {}
-    lines_taken: dict[str, set[int]] = {}
+    lines_taken: dict[tuple[str, int], set[int]] = {}
     has_line: dict[str, bool] = {}
     # Lines end at "\n" only (as in every line-based reader), so line numbers agree with `wc -l` and editors.
     for n, raw in enumerate(text.split("\n"), start=1):
@@ -221,10 +222,11 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
             if has_line.setdefault(cap.system, present) != present:
                 raise InputError(f"'line' is given for some captions of system {cap.system!r} but not others", src, n)
             if present:
-                taken = lines_taken.setdefault(cap.system, set())
+                taken = lines_taken.setdefault((cap.system, cap.n), set())
                 line = lines[(cap.system, cap.n)]
                 if line in taken:
-                    raise InputError(f"system {cap.system!r} has line {line} twice", src, n)
+                    sample = f" (n = {cap.n})" if cap.n else ""
+                    raise InputError(f"system {cap.system!r} has line {line}{sample} twice", src, n)
                 taken.add(line)
                 caption_lines.setdefault(cap.system, {})[(item.key, cap.n)] = line
         items.append(item)
@@ -329,8 +331,8 @@ def iter_records(path: Path | str) -> Iterable[dict]:
 
 
 def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[ImportSummary]:
-    """Store a read JSONL project inside the caller's transaction, keeping each system's caption order (and
-    each item's samples of a system together, as one item of that write)."""
+    """Store a read JSONL project inside the caller's transaction, keeping the caption order of each system and
+    sample (n)."""
     proj = data.project
     systems = proj.systems
     base = Project(proj.name, proj.image_root, trusted_image_root=proj.trusted_image_root, items=[
@@ -340,12 +342,12 @@ def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[Import
     for system in systems:
         caps = [(i.key, c) for i in proj.items for c in i.captions if c.system == system]
         lines = data.caption_lines.get(system)
-        if lines:
-            caps.sort(key=lambda kc: lines[(kc[0], kc[1].n)])
-        by_key: dict[str, Item] = {}
-        for k, c in caps:
-            by_key.setdefault(k, Item(key=k)).captions.append(c)
-        summaries.append(write_project(conn, Project(proj.name, None, list(by_key.values())), source=source))
+        for sample in sorted({c.n for _, c in caps}):
+            these = [(k, c) for k, c in caps if c.n == sample]
+            if lines:
+                these.sort(key=lambda kc: lines[(kc[0], sample)])
+            summaries.append(write_project(conn, Project(proj.name, None, [Item(key=k, captions=[c]) for k, c in these]),
+                                           source=source))
     return summaries
 
 

@@ -37,7 +37,7 @@ def reference_texts(store: Store, project: str) -> list[str]:
 
 def caption_texts(store: Store, project: str, names: Sequence[str] | None = None, *,
                   annotated_only: bool = False) -> dict[str, list[CaptionText]]:
-    """Captions per system (in line order); ``names`` restricts and orders the systems.
+    """Captions per system (sample 0 in line order, then sample 1, …); ``names`` restricts and orders the systems.
 
     Every sample of a system is read (its pool of descriptions: diversity, rich-sparse, µ and Lg read them
     all); ``annotated_only`` keeps the one caption per item that annotation and human scores are about
@@ -59,7 +59,7 @@ def caption_texts(store: Store, project: str, names: Sequence[str] | None = None
              .select_from(captions.join(systems, captions.c.system_id == systems.c.id)
                           .join(items, items.c.id == captions.c.item_id))
              .where(systems.c.project_id == pid, systems.c.name.in_(wanted))
-             .order_by(systems.c.id, captions.c.line_no))
+             .order_by(systems.c.id, captions.c.n, captions.c.line_no))
         if annotated_only:
             q = q.where(annotated_sample())
         for name, cid, key, line_no, text, n in conn.execute(q):

@@ -145,7 +145,8 @@ def _m0013_judgement_spans(conn: Connection) -> None:
 
 def _m0014_caption_samples(conn: Connection) -> None:
     """Captions carry a sample index ``n`` (0 for every caption stored before) and a system may hold one caption
-    per item and sample: the unique (item, system) becomes (item, system, n). PostgreSQL alters the table;
+    per item and sample: the unique (item, system) becomes (item, system, n), and (system, line) becomes
+    (system, n, line), each sample counting its own lines. PostgreSQL alters the table;
     SQLite cannot drop a table constraint, so the table is rebuilt under its new definition with every row and
     id kept (``migrate`` runs this migration with SQLite's foreign keys off, so nothing cascades)."""
     from sqlalchemy import text
@@ -154,15 +155,19 @@ def _m0014_caption_samples(conn: Connection) -> None:
     inspector = inspect(conn)
     have = {c["name"] for c in inspector.get_columns("captions")}
     uniques = {u["name"] for u in inspector.get_unique_constraints("captions")}
-    if "n" in have and "uq_captions_item_system_n" in uniques and "uq_captions_item_system" not in uniques:
+    if "n" in have and {"uq_captions_item_system_n", "uq_captions_system_sample_line"} <= uniques:
         return  # created at this shape (migration 1 creates the tables as they are now)
     if conn.dialect.name == "postgresql":
         if "n" not in have:
             conn.execute(text("ALTER TABLE captions ADD COLUMN n INTEGER NOT NULL DEFAULT 0"))
             conn.execute(text("ALTER TABLE captions ADD CONSTRAINT ck_captions_n CHECK (n >= 0)"))
         conn.execute(text("ALTER TABLE captions DROP CONSTRAINT IF EXISTS uq_captions_item_system"))
+        conn.execute(text("ALTER TABLE captions DROP CONSTRAINT IF EXISTS uq_captions_system_line"))
         if "uq_captions_item_system_n" not in uniques:
             conn.execute(text("ALTER TABLE captions ADD CONSTRAINT uq_captions_item_system_n UNIQUE (item_id, system_id, n)"))
+        if "uq_captions_system_sample_line" not in uniques:
+            conn.execute(text("ALTER TABLE captions ADD CONSTRAINT uq_captions_system_sample_line "
+                              "UNIQUE (system_id, n, line_no)"))
         return
     if conn.execute(text("PRAGMA foreign_keys")).scalar():
         raise RuntimeError("migration 14 rebuilds the captions table: it must run with SQLite's foreign keys off")
@@ -202,7 +207,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (12, "accounts: a generated password must be changed at the next log-in", _m0012_must_change_password),
     (13, "judgement revisions carry their error spans (which caption words each error type is about)",
      _m0013_judgement_spans),
-    (14, "captions carry a sample index n: several descriptions per image and system, unique per (item, system, n)",
+    (14, "captions carry a sample index n: several descriptions per image and system, unique per (item, system, n) "
+         "and (system, n, line)",
      _m0014_caption_samples),
 ]
 

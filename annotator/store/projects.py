@@ -113,8 +113,8 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
     and a system may not have two captions with one sample index ``n`` for one
     item; anything else raises InputError, and the caller's transaction rolls
     back so nothing is written. A system's new captions are numbered (line_no)
-    after its stored ones, sample 0 first, then sample 1, … (item order within
-    a sample), so the annotated captions of a fresh import keep lines 0..N-1.
+    after its stored ones of the same sample, in item order: each sample counts
+    its own lines, so the annotated captions (n = 0) keep lines 0..N-1.
     """
     if project.image_root is not None:
         # Wherever a root is set, it must be a folder images may be read from (the pages never trust a root).
@@ -157,7 +157,7 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
 
     box_rows, ref_rows, cap_rows = [], [], []
     system_ids: dict[str, int] = {}
-    system_lines: dict[str, int] = {}
+    system_lines: dict[tuple[int, int], int] = {}  # (system id, n) -> next line
     samples_seen: set[tuple[int, str, int]] = set()
     for n, item in enumerate(project.items, start=1):
         iid = key_to_id[item.key]
@@ -194,15 +194,14 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
                 system_ids[cap.system] = system_id(conn, pid, cap.system, create=True)
             cap_rows.append({"item_id": iid, "system_id": system_ids[cap.system], "line_no": None,
                              "text": cap.text, "mentions": encode_mentions(cap.mentions), "n": sample})
-    for name, sid in system_ids.items():
-        system_lines[name] = conn.execute(
-            select(func.coalesce(func.max(captions.c.line_no) + 1, 0)).where(captions.c.system_id == sid)).scalar()
     name_of = {v: k for k, v in system_ids.items()}
-    # Lines in sample order, item order within a sample (a stable sort).
-    for row in sorted(cap_rows, key=lambda r: r["n"]):
-        system = name_of[row["system_id"]]
-        row["line_no"] = system_lines[system]
-        system_lines[system] += 1
+    for row in cap_rows:
+        sample = (row["system_id"], row["n"])
+        if sample not in system_lines:
+            system_lines[sample] = conn.execute(select(func.coalesce(func.max(captions.c.line_no) + 1, 0)).where(
+                captions.c.system_id == row["system_id"], captions.c.n == row["n"])).scalar()
+        row["line_no"] = system_lines[sample]
+        system_lines[sample] += 1
     _check_caption_mentions(conn, project, key_to_id, source)
     if cap_rows and existing:
         sids = list(system_ids.values())
@@ -279,7 +278,7 @@ def load_project(store: Store, name: str, *, with_captions: bool = True, all_sam
             q = (select(captions.c.id, captions.c.item_id, captions.c.text, captions.c.mentions, captions.c.line_no,
                         captions.c.n, systems.c.name)
                  .join(systems, captions.c.system_id == systems.c.id).where(systems.c.project_id == pid)
-                 .order_by(systems.c.id, captions.c.line_no))
+                 .order_by(systems.c.id, captions.c.n, captions.c.line_no))
             if not all_samples:
                 q = q.where(annotated_sample())
             for c in conn.execute(q):

@@ -94,9 +94,9 @@ def test_repeated_image_ids_become_samples_in_file_order(store, tmp_path):
     first = load_project(store, "c", all_samples=True).items[0]
     assert [(c.n, c.text) for c in first.captions] == [(0, "a man riding a wave on a surfboard"),
                                                        (1, "a surfer on a wave"), (2, "a person surfing")]
-    # Lines: every image's first sample first (as a file without repeats: 73, 42, 74), then n = 1 of 73 and 42
-    # (images in the order they first appear), then n = 2 of 42.
-    assert [c.line for c in first.captions] == [1, 4, 5]
+    # Each sample counts its own lines, images in the order they first appear: n = 0 as a file without repeats
+    # (73, 42, 74), n = 1 of 73 then 42, n = 2 of 42.
+    assert [c.line for c in first.captions] == [1, 1, 0]
     with store.read() as conn:
         rows = captions_of_system(conn, project_id(conn, "c"), "nic")
     assert [r.line_no for r in rows] == [0, 1, 2] and len(load_project(store, "c").items[0].captions) == 1

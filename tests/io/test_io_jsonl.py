@@ -169,13 +169,13 @@ def test_captions_with_a_sample_index_are_stored_as_samples_and_exported_with_it
         export_jsonl(store, "pool", fh)
     records = list(iter_records(out))
     assert [(c["system"], c["n"], c["line"]) for c in records[0]["captions"]] == [
-        ("beam", 0, 0), ("beam", 1, 2), ("beam", 2, 4), ("greedy", 0, 0)]
+        ("beam", 0, 0), ("beam", 1, 0), ("beam", 2, 0), ("greedy", 0, 0)]
     import_jsonl(store, "pool-copy", out)
     again = load_project(store, "pool-copy", all_samples=True)
     assert [[(c.system, c.n, c.text, c.line) for c in i.captions] for i in again.items] == \
         [[(c.system, c.n, c.text, c.line) for c in i.captions] for i in load_project(store, "pool", all_samples=True).items]
     refused(store, lambda: import_jsonl(store, "pool", p), "pool.jsonl", "item 'a'",
-            "system 'beam' already has a caption with n = 2 for this item")
+            "system 'beam' already has a caption for this item")
 
 
 def test_file_level_errors(store, tmp_path):

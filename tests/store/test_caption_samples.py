@@ -82,17 +82,17 @@ def test_migration_14_adds_n_keeps_every_row_and_the_history(demo):
         rows = conn.execute(select(schema.captions.c.id, schema.captions.c.n).order_by(schema.captions.c.id)).all()
         assert [r.id for r in rows] == caps and {r.n for r in rows} == {0}
         uniques = {u["name"]: u["column_names"] for u in inspect(conn).get_unique_constraints("captions")}
-        assert uniques["uq_captions_item_system_n"] == ["item_id", "system_id", "n"]
-        assert "uq_captions_item_system" not in uniques
+        assert uniques == {"uq_captions_item_system_n": ["item_id", "system_id", "n"],
+                           "uq_captions_system_sample_line": ["system_id", "n", "line_no"]}
         # Judgements (both revisions) and assignments still point at their captions.
         assert [j.error_types for j in history(conn, caps[0], user_id(conn, "ann1"))] == [("scene",), ("age", "scene")]
     assert table_counts(store) == counts | {"schema_migrations": counts["schema_migrations"] + 1}
-    # Now a second sample of sys-a for an item is accepted, and it is numbered after the system's lines.
+    # Now a second sample of sys-a for an item is accepted; sample 1 counts its own lines from 0.
     with store.transaction() as conn:
         write_project(conn, _second_sample(keys=keys[:2]))
     loaded = load_project(store, "demo", all_samples=True)
     first = loaded.items[0].captions
-    assert [(c.system, c.n) for c in first] == [("sys-a", 0), ("sys-a", 1)] and first[1].line == 6
+    assert [(c.system, c.n) for c in first] == [("sys-a", 0), ("sys-a", 1)] and [c.line for c in first] == [0, 0]
     assert store.migrate() == []
 
 
