@@ -14,9 +14,11 @@ from annotator.auth import add_user
 from annotator.errors import InputError
 from annotator.model import Caption, Item, Project
 from annotator.store import schema
-from annotator.store.judgements import history
+from annotator.rescoring import scoring_data
+from annotator.store.human_scores import caption_keys
+from annotator.store.judgements import caption_id_for_line, history
 from annotator.store.migrations import MIGRATIONS, applied_versions
-from annotator.store.projects import load_project, table_counts, write_project
+from annotator.store.projects import load_project, project_id, table_counts, write_project
 from annotator.store.users import user_id
 from tests.apptest_helpers import seed_project
 from tests.core.test_annotation import demo  # noqa: F401  (six captions assigned to ann1)
@@ -136,6 +138,15 @@ def test_annotators_see_only_the_first_sample(store):
     seen = [q.task(k) for k in range(3)]
     assert [t.caption_id for t in seen] == caps
     assert all("another description" not in t.caption.text for t in seen)
-    # The other samples are stored, and the rest of the project reads one caption per system and image.
+    # The other samples are stored, and the rest of the project reads one caption per system and image:
+    # rescoring and correction sets, caption lines of judgement files and --line, human-score keys.
     assert len(load_project(store, "demo", all_samples=True).items[0].captions) == 3
     assert [len(i.captions) for i in load_project(store, "demo").items] == [1, 1, 1]
+    assert scoring_data(store, "demo", "sys-a").lines == [0, 1, 2]
+    with store.read() as conn:
+        pid = project_id(conn, "demo")
+        assert [caption_id_for_line(conn, pid, "sys-a", k) for k in range(3)] == caps
+        with pytest.raises(InputError, match="system 'sys-a' has 3 captions"):
+            caption_id_for_line(conn, pid, "sys-a", 3)
+        keys = caption_keys(conn, pid)
+        assert sorted(keys.by_item_system.values()) == caps and keys.lines == {"sys-a": 3}
