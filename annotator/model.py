@@ -94,6 +94,9 @@ class Caption:
     mentions: tuple[Mention, ...] = ()
     caption_id: int | None = None
     line: int | None = None  # 0-based line in the system's captions (when read from the store)
+    # Sample (or beam) index among the system's descriptions of this item: 0 for the first. A system may hold
+    # several per image (a pool of samples); annotation works on one (annotator.store.samples).
+    n: int = 0
 
     @property
     def box_ids(self) -> frozenset[str]:

@@ -100,7 +100,7 @@ def caption_metric_scores(store, project: str, systems: Sequence[str] | None = N
     refs_of = references_by_item(store, project)
     out: dict[str, dict[int, float]] = {}
     notes: list[str] = []
-    for system, caps in caption_texts(store, project, systems).items():
+    for system, caps in caption_texts(store, project, systems, annotated_only=True).items():
         scored = [c for c in caps if refs_of.get(c.item_key)]
         if len(scored) < len(caps):
             notes.append(f"{system}: {len(caps) - len(scored)} caption(s) without references were not scored")

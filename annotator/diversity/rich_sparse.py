@@ -10,7 +10,8 @@ truth score far higher than rich ones, and rich descriptions score poorly
 whichever ground truth they meet.
 
 Here a project's *human* descriptions of an image are its references and its
-*machine* descriptions are the captions of its systems (one per system). For
+*machine* descriptions are the captions of its systems (every sample of each
+system: a system with 50 samples per image gives 50, as the study's pool). For
 each cell (ground truth, candidates) of the table:
 
 * an evaluation draws, for every image, ``ground_truth`` descriptions of the

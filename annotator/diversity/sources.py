@@ -14,7 +14,8 @@ the training corpus. Its :meth:`~ReferenceCorpus.describe` text and
 :meth:`~ReferenceCorpus.to_dict` record travel with every report.
 
 :class:`DescriptionPools` groups a project's descriptions by image: the human
-ones (its references) and the machine ones (one caption per system), the
+ones (its references) and the machine ones (every caption of every system: all
+of a system's samples when it has several per image), the
 material of the rich-versus-sparse protocol, the per-image TTR curves and the
 µ estimate.
 """
@@ -249,8 +250,9 @@ class DescriptionPools:
     """A project's descriptions grouped by image: human (references) and machine (system captions).
 
     ``keys[i]`` is image i's item key; ``human[i]`` its reference descriptions
-    in order; ``machine[i]`` its captions, one per system of ``systems`` that
-    has one, in that order (``machine_systems[i]`` says whose).
+    in order; ``machine[i]`` its captions, those of each system of ``systems``
+    in that order, every sample of a system (n = 0, 1, …)
+    (``machine_systems[i]`` says whose).
     """
 
     keys: tuple[str, ...]

@@ -13,7 +13,10 @@ line with the other importers. Box id = the instance annotation's ``id`` as a
 string, label = the category name. Reference and caption texts are trimmed
 of surrounding whitespace (COCO captions often end in spaces or newlines).
 References keep the order of the captions file. The system's captions are
-numbered (line 0, 1, …) in the order of the results file.
+numbered (line 0, 1, …) in the order of the results file. An image id that
+comes back in the results file gives the system several descriptions of that
+image (samples or beams): its records get n = 0, 1, 2, … in file order, and
+annotation works on the first (n = 0).
 """
 
 from __future__ import annotations
@@ -175,15 +178,16 @@ def read_coco_project(project: str, captions_json: Path | str, instances_json: P
 
 def read_coco_results(project: str, system: str, results_json: Path | str, keys_by_image_id: dict[int, str], *,
                       inline_mentions: bool = False) -> Project:
-    """A system's captions from a results file, as items holding only captions, in file order.
+    """A system's captions from a results file, as items holding only captions, in file order (an image's
+    repeated records become its samples n = 0, 1, … in file order).
 
     With ``inline_mentions`` each caption carries ``[words|box ids]`` markup
     and is stored as its plain text with its mentions (box ids are the
     instance annotation ids); without it captions are text as written.
 
     ``keys_by_image_id`` maps COCO image ids to item keys (from the captions
-    file). Unknown image ids, a second caption for one image and missing
-    fields raise InputError with the record index.
+    file). Unknown image ids and missing fields raise InputError with the
+    record index.
     """
     if system is None or not str(system).strip():
         raise InputError("a system name is required for --results")
@@ -192,25 +196,26 @@ def read_coco_results(project: str, system: str, results_json: Path | str, keys_
     data = read_json(results_json)
     if not isinstance(data, list):
         raise InputError("expected a list of {\"image_id\", \"caption\"} records", src)
-    items = []
-    seen: dict[int, int] = {}
+    by_image: dict[int, Item] = {}
+    first_record: list[str] = []
     for n, rec in enumerate(data):
         where = f"record {n}"
         _require(rec, ["image_id", "caption"], src, where)
         iid = _int_id(rec["image_id"], src, where, "image_id")
         if iid not in keys_by_image_id:
             raise InputError(f"unknown image_id {iid} (not in the captions file's images)", src, where)
-        if iid in seen:
-            raise InputError(f"image_id {iid} has a second caption (first in record {seen[iid]})", src, where)
-        seen[iid] = n
         check_text(rec["caption"], "caption", src, where)
         text, mentions = rec["caption"].strip(), ()
         if inline_mentions:
             text, mentions = parse_markup(text, source=src, location=where)
-        items.append(Item(key=keys_by_image_id[iid], captions=[Caption(system, text, mentions)]))
-    if not items:
+        if iid not in by_image:
+            by_image[iid] = Item(key=keys_by_image_id[iid])
+            first_record.append(where)
+        item = by_image[iid]
+        item.captions.append(Caption(system, text, mentions, n=len(item.captions)))
+    if not by_image:
         raise InputError("the results file has no records", src)
-    return check_project(Project(name=project, items=items), src, [f"record {n}" for n in range(len(items))])
+    return check_project(Project(name=project, items=list(by_image.values())), src, first_record)
 
 
 @import_guard

@@ -9,12 +9,15 @@ Every other line is one item::
     {"key": "astronaut.jpg", "image": "astronaut.jpg", "width": 512, "height": 512, "is_practice": false,
      "boxes": [{"id": "1", "label": "woman", "synset": "woman.n.01", "x": 140, "y": 12, "w": 170, "h": 180}],
      "references": [{"text": "A smiling woman …", "mentions": [{"start": 0, "end": 3, "boxes": ["1"], "type": "people"}]}],
-     "captions": [{"system": "sat-attn", "line": 0, "text": "…", "mentions": []}]}
+     "captions": [{"system": "sat-attn", "line": 0, "n": 0, "text": "…", "mentions": []}]}
 
 A relative ``image_root`` in the header is taken relative to the JSONL file's
 directory. ``line`` orders a system's captions (the 0-based caption index that
 judgement files refer to); when given for one caption of a system it must be
-given for all of them, and the captions are stored in that order.
+given for all of them, and the captions are stored in that order. ``n`` (optional,
+default 0) is the caption's sample or beam index: a system may give several
+captions of one item, each with its own ``n`` (annotation works on ``n`` = 0);
+each sample of a system counts its own lines.
 """
 
 from __future__ import annotations
@@ -50,7 +53,8 @@ class JsonlProject:
     """What a JSONL file holds: the project, and each system's caption order when ``line`` was given."""
 
     project: Project
-    caption_lines: dict[str, dict[str, int]] = field(default_factory=dict)  # system -> item key -> line
+    # system -> (item key, sample index n) -> line
+    caption_lines: dict[str, dict[tuple[str, int], int]] = field(default_factory=dict)
 
 
 def _str(value, what: str, src: str, where, *, allow_none: bool = False, allow_empty: bool = True):
@@ -101,8 +105,8 @@ def _mentions(raw, text: str, box_ids: set[str] | None, src: str, where: str) ->
     return tuple(out)
 
 
-def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[str, int]]:
-    """Validate one decoded item line; return the Item and its captions' ``line`` values by system."""
+def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[tuple[str, int], int]]:
+    """Validate one decoded item line; return the Item and its captions' ``line`` values by (system, n)."""
     where = f"line {line_no}"
     if not isinstance(obj, dict):
         raise InputError("each line must be a JSON object", src, line_no)
@@ -152,21 +156,26 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[str, int]]:
         refs.append(Reference(text, _mentions(r.get("mentions"), text, box_ids, src, w)))
 
     caps = []
-    lines: dict[str, int] = {}
+    lines: dict[tuple[str, int], int] = {}
     for w, c in _entries(obj, "captions", "caption", src, line_no, where,
-                         "captions must be a list of objects {system, text, line, mentions}"):
+                         "captions must be a list of objects {system, text, line, n, mentions}"):
         if not isinstance(c, dict) or "system" not in c or "text" not in c:
-            raise InputError("a caption must be an object {system, text, line, mentions}", src, w)
+            raise InputError("a caption must be an object {system, text, line, n, mentions}", src, w)
         system = check_name(c["system"], "system", src, w)
-        if any(cap.system == system for cap in caps):
-            raise InputError(f"system {system!r} has two captions for this item", src, w)
+        sample = c.get("n")
+        if sample is None:
+            sample = 0
+        elif not isinstance(sample, int) or isinstance(sample, bool) or sample < 0:
+            raise InputError(f"n (the sample index) must be a non-negative integer, got {sample!r}", src, w)
+        if any(cap.system == system and cap.n == sample for cap in caps):
+            raise InputError(f"system {system!r} has two captions with n = {sample} for this item", src, w)
         text = _str(c["text"], "text", src, w)
         if "line" in c and c["line"] is not None:
             ln = c["line"]
             if not isinstance(ln, int) or isinstance(ln, bool) or ln < 0:
                 raise InputError(f"line must be a non-negative integer, got {ln!r}", src, w)
-            lines[system] = ln
-        caps.append(Caption(system, text, _mentions(c.get("mentions"), text, box_ids, src, w)))
+            lines[(system, sample)] = ln
+        caps.append(Caption(system, text, _mentions(c.get("mentions"), text, box_ids, src, w), n=sample))
     item = Item(key=key, image=image, width=int(width) if width is not None else None,
                 height=int(height) if height is not None else None, boxes=boxes, references=refs, captions=caps,
                 is_practice=practice)
@@ -190,8 +199,8 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
     items: list[Item] = []
     item_lines: list[int] = []
     header_root = None
-    caption_lines: dict[str, dict[str, int]] = {}
-    lines_taken: dict[str, set[int]] = {}
+    caption_lines: dict[str, dict[tuple[str, int], int]] = {}
+    lines_taken: dict[tuple[str, int], set[int]] = {}
     has_line: dict[str, bool] = {}
     # Lines end at "\n" only (as in every line-based reader), so line numbers agree with `wc -l` and editors.
     for n, raw in enumerate(text.split("\n"), start=1):
@@ -209,15 +218,17 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
             continue
         item, lines = parse_item(obj, src, n)
         for cap in item.captions:
-            present = cap.system in lines
+            present = (cap.system, cap.n) in lines
             if has_line.setdefault(cap.system, present) != present:
                 raise InputError(f"'line' is given for some captions of system {cap.system!r} but not others", src, n)
             if present:
-                taken = lines_taken.setdefault(cap.system, set())
-                if lines[cap.system] in taken:
-                    raise InputError(f"system {cap.system!r} has line {lines[cap.system]} twice", src, n)
-                taken.add(lines[cap.system])
-                caption_lines.setdefault(cap.system, {})[item.key] = lines[cap.system]
+                taken = lines_taken.setdefault((cap.system, cap.n), set())
+                line = lines[(cap.system, cap.n)]
+                if line in taken:
+                    sample = f" (n = {cap.n})" if cap.n else ""
+                    raise InputError(f"system {cap.system!r} has line {line}{sample} twice", src, n)
+                taken.add(line)
+                caption_lines.setdefault(cap.system, {})[(item.key, cap.n)] = line
         items.append(item)
         item_lines.append(n)
     if not items:
@@ -245,8 +256,8 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
     return JsonlProject(proj, caption_lines)
 
 
-def item_record(item: Item, lines: dict[str, int] | None = None) -> dict:
-    """The JSONL object of one item (``lines``: system -> caption line of this item)."""
+def item_record(item: Item, lines: dict[tuple[str, int], int] | None = None) -> dict:
+    """The JSONL object of one item (``lines``: (system, n) -> caption line of this item)."""
     def mentions(ms):
         return [{"start": m.start, "end": m.end, "boxes": list(m.box_ids), "type": m.phrase_type} for m in ms]
 
@@ -256,8 +267,9 @@ def item_record(item: Item, lines: dict[str, int] | None = None) -> dict:
     caps = []
     for c in item.captions:
         rec = {"system": c.system}
-        if lines and c.system in lines:
-            rec["line"] = lines[c.system]
+        if lines and (c.system, c.n) in lines:
+            rec["line"] = lines[(c.system, c.n)]
+        rec["n"] = c.n
         rec["text"] = c.text
         rec["mentions"] = mentions(c.mentions)
         caps.append(rec)
@@ -292,7 +304,7 @@ def write_jsonl(project: Project, out: IO[str], *, caption_lines: dict[int, tupl
     for item in project.items:
         lines = None
         if caption_lines:
-            lines = {caption_lines[c.caption_id][0]: caption_lines[c.caption_id][1]
+            lines = {(caption_lines[c.caption_id][0], c.n): caption_lines[c.caption_id][1]
                      for c in item.captions if c.caption_id in caption_lines}
         out.write(_json_line(item_record(item, lines), (",", ":")))
         n += 1
@@ -319,7 +331,8 @@ def iter_records(path: Path | str) -> Iterable[dict]:
 
 
 def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[ImportSummary]:
-    """Store a read JSONL project inside the caller's transaction, keeping each system's caption order."""
+    """Store a read JSONL project inside the caller's transaction, keeping the caption order of each system and
+    sample (n)."""
     proj = data.project
     systems = proj.systems
     base = Project(proj.name, proj.image_root, trusted_image_root=proj.trusted_image_root, items=[
@@ -329,10 +342,12 @@ def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[Import
     for system in systems:
         caps = [(i.key, c) for i in proj.items for c in i.captions if c.system == system]
         lines = data.caption_lines.get(system)
-        if lines:
-            caps.sort(key=lambda kc: lines[kc[0]])
-        summaries.append(write_project(conn, Project(proj.name, None, [Item(key=k, captions=[c]) for k, c in caps]),
-                                       source=source))
+        for sample in sorted({c.n for _, c in caps}):
+            these = [(k, c) for k, c in caps if c.n == sample]
+            if lines:
+                these.sort(key=lambda kc: lines[(kc[0], sample)])
+            summaries.append(write_project(conn, Project(proj.name, None, [Item(key=k, captions=[c]) for k, c in these]),
+                                           source=source))
     return summaries
 
 
@@ -359,7 +374,7 @@ def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Pa
 @import_guard
 def export_jsonl(store: Store, project: str, out: IO[str]) -> int:
     """Write ``project`` as native JSONL to ``out``; return the number of items written."""
-    proj = load_project(store, project)
+    proj = load_project(store, project, all_samples=True)
     with store.read() as conn:
         lines = caption_lines(conn, project_id(conn, project))
     return write_jsonl(proj, out, caption_lines=lines)

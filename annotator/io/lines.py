@@ -9,6 +9,11 @@ Item keys: the image file name from the image list when one is given, else
 only past 999999 lines). Importing a second system's captions with the same
 image list (or, without one, the same number of lines) therefore attaches
 them to the same items.
+
+Several descriptions per image of one system (samples or beams) come as one
+captions file per sample, each imported with its sample index (``--sample``
+0, 1, …; default 0, the caption annotation works on) under the same system
+name, the same references and the same image list.
 """
 
 from __future__ import annotations
@@ -32,16 +37,26 @@ def line_key(index: int) -> str:
     return f"line-{index + 1:06d}"
 
 
-def _caption(system: str, text: str, inline_mentions: bool, source: str, line: int) -> Caption:
+def _caption(system: str, text: str, inline_mentions: bool, source: str, line: int, sample: int) -> Caption:
     if not inline_mentions:
-        return Caption(system, text)
+        return Caption(system, text, n=sample)
     plain, mentions = parse_markup(text, source=source, location=line)
-    return Caption(system, plain, mentions)
+    return Caption(system, plain, mentions, n=sample)
+
+
+def check_sample(sample, source: str) -> int:
+    """The sample index of a captions file: None means 0; anything but a whole number ≥ 0 is refused."""
+    if sample is None:
+        return 0
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        raise InputError(f"--sample (the sample index n of these captions) must be a whole number of 0 or more, "
+                         f"got {sample!r}", source)
+    return sample
 
 
 def read_lines_project(project: str, system: str, captions: Path | str, references=(), *, images: Path | str | None = None,
                        image_root: Path | str | None = None, read_sizes: bool = True,
-                       inline_mentions: bool = False, trust_root: bool = False) -> Project:
+                       inline_mentions: bool = False, trust_root: bool = False, sample: int | None = None) -> Project:
     """Read line-aligned files into a :class:`Project` (nothing is stored).
 
     Every file must have as many lines as the captions file; the error names
@@ -51,11 +66,13 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
     captions carry ``[words|box ids]`` markup (:mod:`annotator.correspondence`):
     each is stored as its plain text with its mentions; without it a caption
     is kept exactly as written, brackets included. ``trust_root``: the image
-    root was named on the command line (see :func:`~annotator.images.check_image_root`).
+    root was named on the command line (see :func:`~annotator.images.check_image_root`). ``sample``: the
+    captions' sample index n (None: 0).
     """
     if system is None or not str(system).strip():
         raise InputError("a system name is required")
     system = check_name(system, "system", "--system")
+    sample = check_sample(sample, str(captions))
     cap_lines = read_lines(captions)
     n = len(cap_lines)
     if n == 0:
@@ -104,7 +121,7 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
             width=width,
             height=height,
             references=[Reference(t) for t in ref_rows[i]],
-            captions=[_caption(system, cap_lines[i], inline_mentions, str(captions), i + 1)],
+            captions=[_caption(system, cap_lines[i], inline_mentions, str(captions), i + 1, sample)],
         ))
     return check_project(Project(name=project, image_root=root, items=items,
                                  trusted_image_root=root if trust_root else None), str(captions), range(1, n + 1))
@@ -113,22 +130,23 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
 @import_guard
 def import_lines(store: Store, project: str, system: str, captions: Path | str, references=(), *,
                  images: Path | str | None = None, image_root: Path | str | None = None,
-                 inline_mentions: bool = False, trust_root: bool = False) -> ImportResult:
+                 inline_mentions: bool = False, trust_root: bool = False, sample: int | None = None) -> ImportResult:
     """Import line-aligned captions of ``system`` with references (and an image list) into ``project``.
 
     ``inline_mentions``: the captions carry ``[words|box ids]`` markup (see :func:`read_lines_project`).
+    ``sample``: the captions' sample index n (None: 0); a second file of the same system and sample is refused.
     ``trust_root``: the image root was named on the command line (see the module docstring).
     """
     project = check_name(project, "project", "--project")
     proj = read_lines_project(project, system, captions, references, images=images, image_root=image_root,
-                              inline_mentions=inline_mentions, trust_root=trust_root)
+                              inline_mentions=inline_mentions, trust_root=trust_root, sample=sample)
     return import_project(store, proj, "lines", source=str(captions))
 
 
 def _run(store, project: str, *, command_line: bool, system, captions, references, images=None, image_root=None,
-         inline_mentions=False):
+         inline_mentions=False, sample=None):
     return import_lines(store, project, system, captions, references, images=images, image_root=image_root,
-                        inline_mentions=inline_mentions, trust_root=command_line)
+                        inline_mentions=inline_mentions, trust_root=command_line, sample=sample)
 
 
 FORMAT = ImportFormat(
@@ -144,6 +162,9 @@ FORMAT = ImportFormat(
                      kind="files", required=True, label="Reference files (line-aligned)"),
         ReaderOption("images", "--images", "image file names, one per line (they become the item keys)", metavar="FILE",
                      kind="file", label="Image list (optional, one file name per line)"),
+        ReaderOption("sample", "--sample", "the sample (beam) index n of these captions, for a system with several "
+                     "descriptions per image: one captions file per sample, 0, 1, … (default 0, the one annotated)",
+                     metavar="N", kind="integer", label="Sample index n (optional; empty: 0, the one annotated)"),
         INLINE_MENTIONS,
         image_root_option(),
     ),

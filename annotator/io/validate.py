@@ -253,14 +253,17 @@ def check_project(project: Project, source=None, locations=None) -> Project:
                 check_text(r.text, f"reference {k + 1}", source, where)
             if r.mentions:
                 _check_mentions(r.mentions, r.text, box_ids, f"reference {k + 1}", source, where)
-        systems: set[str] = set()
+        samples: set[tuple[str, int]] = set()
         captions = []
         for c in item.captions:
             system = system_names.get(c.system) or system_names.setdefault(c.system, check_name(c.system, "system",
                                                                                                 source, where))
-            if system in systems:
-                raise InputError(f"system {system!r} has two captions for this item", source, where)
-            systems.add(system)
+            if isinstance(c.n, bool) or not isinstance(c.n, int) or c.n < 0:
+                raise InputError(f"the sample index n of a caption of {system!r} must be a whole number of 0 or more, "
+                                 f"got {c.n!r}", source, where)
+            if (system, c.n) in samples:
+                raise InputError(f"system {system!r} has two captions with n = {c.n} for this item", source, where)
+            samples.add((system, c.n))
             if type(c.text) is not str or refused_in_text(c.text):
                 check_text(c.text, f"caption of {system!r}", source, where)
             if c.mentions:

@@ -23,6 +23,7 @@ class CaptionText:
     item_key: str
     line_no: int
     text: str
+    n: int = 0  # the sample index among the system's descriptions of the item
 
 
 def reference_texts(store: Store, project: str) -> list[str]:
@@ -34,11 +35,15 @@ def reference_texts(store: Store, project: str) -> list[str]:
         return [r[0] for r in conn.execute(q)]
 
 
-def caption_texts(store: Store, project: str, names: Sequence[str] | None = None) -> dict[str, list[CaptionText]]:
-    """Captions per system (in line order); ``names`` restricts and orders the systems.
+def caption_texts(store: Store, project: str, names: Sequence[str] | None = None, *,
+                  annotated_only: bool = False) -> dict[str, list[CaptionText]]:
+    """Captions per system (sample 0 in line order, then sample 1, …); ``names`` restricts and orders the systems.
 
-    Raises NotFound for a system name the project does not have.
+    Every sample of a system is read (its pool of descriptions: diversity, rich-sparse, µ and Lg read them
+    all); ``annotated_only`` keeps the one caption per item that annotation and human scores are about
+    (:mod:`annotator.store.samples`). Raises NotFound for a system name the project does not have.
     """
+    from .samples import annotated_sample
     with store.read() as conn:
         pid = project_id(conn, project)
         known = project_system_names(conn, pid)
@@ -50,13 +55,15 @@ def caption_texts(store: Store, project: str, names: Sequence[str] | None = None
         out: dict[str, list[CaptionText]] = {name: [] for name in wanted}
         if not wanted:
             return out
-        q = (select(systems.c.name, captions.c.id, items.c.key, captions.c.line_no, captions.c.text)
+        q = (select(systems.c.name, captions.c.id, items.c.key, captions.c.line_no, captions.c.text, captions.c.n)
              .select_from(captions.join(systems, captions.c.system_id == systems.c.id)
                           .join(items, items.c.id == captions.c.item_id))
              .where(systems.c.project_id == pid, systems.c.name.in_(wanted))
-             .order_by(systems.c.id, captions.c.line_no))
-        for name, cid, key, line_no, text in conn.execute(q):
-            out[name].append(CaptionText(cid, key, line_no, text))
+             .order_by(systems.c.id, captions.c.n, captions.c.line_no))
+        if annotated_only:
+            q = q.where(annotated_sample())
+        for name, cid, key, line_no, text, n in conn.execute(q):
+            out[name].append(CaptionText(cid, key, line_no, text, n))
         return out
 
 

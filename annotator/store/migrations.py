@@ -143,6 +143,51 @@ def _m0013_judgement_spans(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE judgements ADD COLUMN spans TEXT"))
 
 
+def _m0014_caption_samples(conn: Connection) -> None:
+    """Captions carry a sample index ``n`` (0 for every caption stored before) and a system may hold one caption
+    per item and sample: the unique (item, system) becomes (item, system, n), and (system, line) becomes
+    (system, n, line), each sample counting its own lines. PostgreSQL alters the table;
+    SQLite cannot drop a table constraint, so the table is rebuilt under its new definition with every row and
+    id kept (``migrate`` runs this migration with SQLite's foreign keys off, so nothing cascades)."""
+    from sqlalchemy import text
+    from sqlalchemy.schema import CreateTable
+
+    inspector = inspect(conn)
+    have = {c["name"] for c in inspector.get_columns("captions")}
+    uniques = {u["name"] for u in inspector.get_unique_constraints("captions")}
+    if "n" in have and {"uq_captions_item_system_n", "uq_captions_system_sample_line"} <= uniques:
+        return  # created at this shape (migration 1 creates the tables as they are now)
+    if conn.dialect.name == "postgresql":
+        if "n" not in have:
+            conn.execute(text("ALTER TABLE captions ADD COLUMN n INTEGER NOT NULL DEFAULT 0"))
+            conn.execute(text("ALTER TABLE captions ADD CONSTRAINT ck_captions_n CHECK (n >= 0)"))
+        conn.execute(text("ALTER TABLE captions DROP CONSTRAINT IF EXISTS uq_captions_item_system"))
+        conn.execute(text("ALTER TABLE captions DROP CONSTRAINT IF EXISTS uq_captions_system_line"))
+        if "uq_captions_item_system_n" not in uniques:
+            conn.execute(text("ALTER TABLE captions ADD CONSTRAINT uq_captions_item_system_n UNIQUE (item_id, system_id, n)"))
+        if "uq_captions_system_sample_line" not in uniques:
+            conn.execute(text("ALTER TABLE captions ADD CONSTRAINT uq_captions_system_sample_line "
+                              "UNIQUE (system_id, n, line_no)"))
+        return
+    if conn.execute(text("PRAGMA foreign_keys")).scalar():
+        raise RuntimeError("migration 14 rebuilds the captions table: it must run with SQLite's foreign keys off")
+    ddl = str(CreateTable(schema.captions).compile(dialect=conn.dialect)).strip()
+    conn.execute(text(ddl.replace("CREATE TABLE captions ", "CREATE TABLE captions_rebuilt ", 1)))
+    kept = "id, item_id, system_id, line_no, text, mentions"
+    conn.execute(text(f"INSERT INTO captions_rebuilt ({kept}, n) SELECT {kept}, {'n' if 'n' in have else '0'} "
+                      "FROM captions"))
+    conn.execute(text("DROP TABLE captions"))
+    conn.execute(text("ALTER TABLE captions_rebuilt RENAME TO captions"))
+    broken = conn.execute(text("PRAGMA foreign_key_check")).all()
+    if broken:
+        raise RuntimeError(f"migration 14 left rows whose foreign keys point nowhere: {broken[:3]}")
+
+
+# Migrations that rebuild a table on SQLite: run with foreign keys off there (a dropped table would otherwise
+# take every row that refers to it along, by ON DELETE CASCADE).
+_SQLITE_REBUILDS = {14}
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial schema: projects, items, boxes, references, captions, users, judgements, "
         "corrections, assignments, human scores", _m0001_initial),
@@ -162,6 +207,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (12, "accounts: a generated password must be changed at the next log-in", _m0012_must_change_password),
     (13, "judgement revisions carry their error spans (which caption words each error type is about)",
      _m0013_judgement_spans),
+    (14, "captions carry a sample index n: several descriptions per image and system, unique per (item, system, n) "
+         "and (system, n, line)",
+     _m0014_caption_samples),
 ]
 
 
@@ -178,12 +226,21 @@ def migrate(engine) -> list[int]:
         schema.schema_migrations.create(conn, checkfirst=True)
     done = []
     for version, name, apply in MIGRATIONS:
-        with engine.begin() as conn:
-            # Re-check inside the transaction: another process may have migrated meanwhile.
-            if version in applied_versions(conn):
-                continue
-            apply(conn)
-            conn.execute(schema.schema_migrations.insert().values(
-                version=version, name=name, applied_at=datetime.now(timezone.utc)))
-            done.append(version)
+        with engine.connect() as conn:
+            # SQLite ignores the foreign-keys pragma inside a transaction: set it before this one begins.
+            keys_off = conn.dialect.name == "sqlite" and version in _SQLITE_REBUILDS
+            if keys_off:
+                conn.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
+            try:
+                with conn.begin():
+                    # Re-check inside the transaction: another process may have migrated meanwhile.
+                    if version in applied_versions(conn):
+                        continue
+                    apply(conn)
+                    conn.execute(schema.schema_migrations.insert().values(
+                        version=version, name=name, applied_at=datetime.now(timezone.utc)))
+                    done.append(version)
+            finally:
+                if keys_off:
+                    conn.connection.dbapi_connection.execute("PRAGMA foreign_keys=ON")
     return done

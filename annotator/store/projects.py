@@ -14,6 +14,7 @@ from . import Store
 from .codec import decode_mentions, encode_mentions
 from .project_settings import get_setting, set_setting
 from .rows import insert_if_absent, lock_key
+from .samples import annotated_sample
 from .schema import boxes, captions, current_judgements, items, judgements, projects, refs, systems
 
 _CHUNK = 5000
@@ -109,8 +110,11 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
 
     New items are created. For an item that exists already, incoming boxes and
     references must be the same as the stored ones (or the stored ones empty),
-    and a system may not have two captions for one item; anything else raises
-    InputError, and the caller's transaction rolls back so nothing is written.
+    and a system may not have two captions with one sample index ``n`` for one
+    item; anything else raises InputError, and the caller's transaction rolls
+    back so nothing is written. A system's new captions are numbered (line_no)
+    after its stored ones of the same sample, in item order: each sample counts
+    its own lines, so the annotated captions (n = 0) keep lines 0..N-1.
     """
     if project.image_root is not None:
         # Wherever a root is set, it must be a folder images may be read from (the pages never trust a root).
@@ -153,7 +157,8 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
 
     box_rows, ref_rows, cap_rows = [], [], []
     system_ids: dict[str, int] = {}
-    system_lines: dict[str, int] = {}
+    system_lines: dict[tuple[int, int], int] = {}  # (system id, n) -> next line
+    samples_seen: set[tuple[int, str, int]] = set()
     for n, item in enumerate(project.items, start=1):
         iid = key_to_id[item.key]
         where = f"item {item.key!r}"
@@ -177,23 +182,36 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
                 ref_rows.extend({"item_id": iid, "position": k, "text": r.text, "mentions": encode_mentions(r.mentions)}
                                 for k, r in enumerate(item.references))
         for cap in item.captions:
+            sample = cap.n
+            if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+                raise InputError(f"sample index n of system {cap.system!r} must be a non-negative integer, "
+                                 f"got {sample!r}", source, where)
+            if (iid, cap.system, sample) in samples_seen:
+                raise InputError(f"system {cap.system!r} has two captions with n = {sample} for this item",
+                                 source, where)
+            samples_seen.add((iid, cap.system, sample))
             if cap.system not in system_ids:
                 system_ids[cap.system] = system_id(conn, pid, cap.system, create=True)
-                system_lines[cap.system] = conn.execute(
-                    select(func.coalesce(func.max(captions.c.line_no) + 1, 0)).where(captions.c.system_id == system_ids[cap.system])).scalar()
-            line_no = system_lines[cap.system]
-            system_lines[cap.system] += 1
-            cap_rows.append({"item_id": iid, "system_id": system_ids[cap.system], "line_no": line_no,
-                             "text": cap.text, "mentions": encode_mentions(cap.mentions)})
+            cap_rows.append({"item_id": iid, "system_id": system_ids[cap.system], "line_no": None,
+                             "text": cap.text, "mentions": encode_mentions(cap.mentions), "n": sample})
+    name_of = {v: k for k, v in system_ids.items()}
+    for row in cap_rows:
+        sample = (row["system_id"], row["n"])
+        if sample not in system_lines:
+            system_lines[sample] = conn.execute(select(func.coalesce(func.max(captions.c.line_no) + 1, 0)).where(
+                captions.c.system_id == row["system_id"], captions.c.n == row["n"])).scalar()
+        row["line_no"] = system_lines[sample]
+        system_lines[sample] += 1
     _check_caption_mentions(conn, project, key_to_id, source)
     if cap_rows and existing:
         sids = list(system_ids.values())
-        taken = {(r.item_id, r.system_id) for r in conn.execute(select(captions.c.item_id, captions.c.system_id).where(captions.c.system_id.in_(sids)))}
-        name_of = {v: k for k, v in system_ids.items()}
+        taken = {(r.item_id, r.system_id, r.n) for r in conn.execute(
+            select(captions.c.item_id, captions.c.system_id, captions.c.n).where(captions.c.system_id.in_(sids)))}
         id_to_key = {v: k for k, v in key_to_id.items()}
         for row in cap_rows:
-            if (row["item_id"], row["system_id"]) in taken:
-                raise InputError(f"system {name_of[row['system_id']]!r} already has a caption for this item",
+            if (row["item_id"], row["system_id"], row["n"]) in taken:
+                sample = f" with n = {row['n']}" if row["n"] else ""
+                raise InputError(f"system {name_of[row['system_id']]!r} already has a caption{sample} for this item",
                                  source, f"item {id_to_key[row['item_id']]!r}")
     for table, rows in ((boxes, box_rows), (refs, ref_rows), (captions, cap_rows)):
         _bulk_insert(conn, table, rows)
@@ -236,8 +254,11 @@ def _chunks(rows, size: int = _CHUNK):
         yield rows[start:start + size]
 
 
-def load_project(store: Store, name: str, *, with_captions: bool = True) -> Project:
-    """Read a whole project back as domain objects (items in import order)."""
+def load_project(store: Store, name: str, *, with_captions: bool = True, all_samples: bool = False) -> Project:
+    """Read a whole project back as domain objects (items in import order).
+
+    Captions: each system's annotated one per item (:mod:`annotator.store.samples`); with ``all_samples``
+    every sample, in line order (exports)."""
     with store.read() as conn:
         pid = project_id(conn, name)
         root = project_image_root(conn, pid)
@@ -255,12 +276,14 @@ def load_project(store: Store, name: str, *, with_captions: bool = True) -> Proj
             by_id[r.item_id].references.append(Reference(r.text, decode_mentions(r.mentions)))
         if with_captions:
             q = (select(captions.c.id, captions.c.item_id, captions.c.text, captions.c.mentions, captions.c.line_no,
-                        systems.c.name)
+                        captions.c.n, systems.c.name)
                  .join(systems, captions.c.system_id == systems.c.id).where(systems.c.project_id == pid)
-                 .order_by(systems.c.id, captions.c.line_no))
+                 .order_by(systems.c.id, captions.c.n, captions.c.line_no))
+            if not all_samples:
+                q = q.where(annotated_sample())
             for c in conn.execute(q):
                 by_id[c.item_id].captions.append(Caption(c.name, c.text, decode_mentions(c.mentions), caption_id=c.id,
-                                                         line=c.line_no))
+                                                         line=c.line_no, n=c.n))
     return Project(name=name, image_root=root, items=out, trusted_image_root=trusted)
 
 
@@ -282,10 +305,11 @@ def project_summaries(store: Store) -> list[dict]:
 
 
 def captions_of_system(conn: Connection, pid: int, system: str) -> list:
-    """Rows (id, item_id, line_no, text) of one system's captions, in line order."""
+    """Rows (id, item_id, line_no, text) of one system's annotated captions (one per item,
+    :mod:`annotator.store.samples`), in line order."""
     sid = system_id(conn, pid, system)
     return conn.execute(select(captions.c.id, captions.c.item_id, captions.c.line_no, captions.c.text)
-                        .where(captions.c.system_id == sid).order_by(captions.c.line_no)).all()
+                        .where(captions.c.system_id == sid, annotated_sample()).order_by(captions.c.line_no)).all()
 
 
 def practice_marks(conn: Connection, pid: int) -> tuple[int, int]:

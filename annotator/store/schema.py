@@ -10,8 +10,8 @@ not have to group the history.
 from __future__ import annotations
 
 from sqlalchemy import (
-    BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
-    UniqueConstraint, false, true,
+    BigInteger, Boolean, CheckConstraint, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table,
+    Text, UniqueConstraint, false, true,
 )
 
 metadata = MetaData()
@@ -83,11 +83,17 @@ captions = Table(
     Column("id", Integer, primary_key=True),
     Column("item_id", Integer, ForeignKey("items.id", ondelete="CASCADE"), nullable=False),
     Column("system_id", Integer, ForeignKey("systems.id", ondelete="CASCADE"), nullable=False),
-    Column("line_no", Integer, nullable=False),  # 0-based line in the system's captions file
+    # 0-based line in the system's captions file (of its sample n: each sample counts its own lines)
+    Column("line_no", Integer, nullable=False),
     Column("text", Text, nullable=False),
     Column("mentions", Text),
-    UniqueConstraint("item_id", "system_id", name="uq_captions_item_system"),
-    UniqueConstraint("system_id", "line_no", name="uq_captions_system_line"),
+    # Added by migration 14: the sample (or beam) index of the caption among its system's descriptions of the
+    # item, 0 for the first; one caption per (item, system, n) and per (system, n, line). Annotation works on
+    # one of them (annotator.store.samples.annotated_sample), whose lines stay 0..N-1 whatever else is added.
+    Column("n", Integer, nullable=False, server_default="0"),
+    UniqueConstraint("item_id", "system_id", "n", name="uq_captions_item_system_n"),
+    UniqueConstraint("system_id", "n", "line_no", name="uq_captions_system_sample_line"),
+    CheckConstraint("n >= 0", name="ck_captions_n"),
 )
 
 users = Table(

@@ -56,7 +56,6 @@ def test_results_require_system(store):
 
 @pytest.mark.parametrize("mutate, fragments", [
     (lambda c, i, r: r.append({"image_id": 999, "caption": "x"}), ["results.json, record 3", "unknown image_id 999"]),
-    (lambda c, i, r: r.append({"image_id": 42, "caption": "again"}), ["record 3", "second caption", "record 1"]),
     (lambda c, i, r: r.append({"image_id": 42}), ["record 3", "missing field 'caption'"]),
     (lambda c, i, r: c["annotations"].append({"id": 9, "image_id": 5, "caption": "x"}), ["captions.json, annotations[5]", "unknown image_id 5"]),
     (lambda c, i, r: c["annotations"].append({"id": 1, "image_id": 42, "caption": "x"}), ["annotations[5]", "duplicate annotation id 1"]),
@@ -82,6 +81,28 @@ def test_bad_records_are_named_and_nothing_is_written(store, tmp_path, mutate, f
     mutate(c, i, r)
     paths = [_write(tmp_path, n, d) for n, d in (("captions.json", c), ("instances.json", i), ("results.json", r))]
     refused(store, lambda: import_coco(store, "c", paths[0], paths[1], results=paths[2], system="nic"), *fragments)
+
+
+def test_repeated_image_ids_become_samples_in_file_order(store, tmp_path):
+    """A results file that names an image again gives the system several descriptions of it: n = 0, 1, 2 in file
+    order; annotation keeps reading the first."""
+    records = json.loads(RES.read_text())
+    records += [{"image_id": 42, "caption": "a surfer on a wave"}, {"image_id": 73, "caption": "a red motorbike"},
+                {"image_id": 42, "caption": "a person surfing"}]
+    r = import_coco(store, "c", CAPS, INST, results=_write(tmp_path, "results.json", records), system="nic")
+    assert r.captions == 6
+    first = load_project(store, "c", all_samples=True).items[0]
+    assert [(c.n, c.text) for c in first.captions] == [(0, "a man riding a wave on a surfboard"),
+                                                       (1, "a surfer on a wave"), (2, "a person surfing")]
+    # Each sample counts its own lines, images in the order they first appear: n = 0 as a file without repeats
+    # (73, 42, 74), n = 1 of 73 then 42, n = 2 of 42.
+    assert [c.line for c in first.captions] == [1, 1, 0]
+    with store.read() as conn:
+        rows = captions_of_system(conn, project_id(conn, "c"), "nic")
+    assert [r.line_no for r in rows] == [0, 1, 2] and len(load_project(store, "c").items[0].captions) == 1
+    # The same file again: every (image, system, n) is taken, nothing is stored.
+    refused(store, lambda: import_coco(store, "c", CAPS, INST, results=_write(tmp_path, "results.json", records),
+                                       system="nic"), "results.json", "already has a caption for this item")
 
 
 def test_invalid_json_names_line(store, tmp_path):

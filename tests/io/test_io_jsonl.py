@@ -136,6 +136,12 @@ def _with(**changes):
     (_with(captions=[{"system": "s", "text": "a"}, {"system": "s", "text": "b"}]), ["caption 1", "two captions"]),
     (_with(captions=[{"system": "s"}]), ["caption 0", "must be an object {system, text"]),
     (_with(captions=[{"system": "s", "text": "a", "line": -1}]), ["caption 0", "non-negative integer"]),
+    (_with(captions=[{"system": "s", "text": "a", "n": -1}]), ["line 2, caption 0", "n (the sample index) must be a non-negative integer, got -1"]),
+    (_with(captions=[{"system": "s", "text": "a", "n": "1"}]), ["line 2, caption 0", "n (the sample index)"]),
+    (_with(captions=[{"system": "s", "text": "a", "n": 2}, {"system": "s", "text": "b", "n": 2}]),
+     ["line 2, caption 1", "system 's' has two captions with n = 2 for this item"]),
+    (_with(captions=[{"system": "s", "text": "a"}, {"system": "s", "text": "b", "n": 0}]),
+     ["line 2, caption 1", "two captions with n = 0"]),
 ])
 def test_bad_records(store, tmp_path, record, fragments):
     load_sample(store, with_judgements=False)
@@ -143,6 +149,33 @@ def test_bad_records(store, tmp_path, record, fragments):
     p.write_text(json.dumps(_with(key="first")) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
     e = refused(store, lambda: import_jsonl(store, "x", p), "bad.jsonl", *fragments)
     assert e.source.endswith("bad.jsonl")
+
+
+def test_captions_with_a_sample_index_are_stored_as_samples_and_exported_with_it(store, tmp_path):
+    p = tmp_path / "pool.jsonl"
+    items = [{"key": k, "references": [f"a photo of {k}"],
+              "captions": [{"system": "beam", "text": f"{k} sample {n}", "n": n} for n in (2, 0, 1)]
+              + [{"system": "greedy", "text": f"{k} greedy"}]} for k in ("a", "b")]
+    p.write_text("\n".join(json.dumps(i) for i in items) + "\n", encoding="utf-8")
+    assert import_jsonl(store, "pool", p).captions == 8
+    first = load_project(store, "pool", all_samples=True).items[0]
+    assert [(c.system, c.n, c.text) for c in first.captions] == [
+        ("beam", 0, "a sample 0"), ("beam", 1, "a sample 1"), ("beam", 2, "a sample 2"), ("greedy", 0, "a greedy")]
+    # Annotation reads n = 0 only, and its lines are 0, 1 as if the file held no other sample.
+    assert [(c.system, c.line) for c in load_project(store, "pool").items[1].captions] == [("beam", 1), ("greedy", 1)]
+    # The export carries n and reads back the same; a second import of it is refused (every sample is taken).
+    out = tmp_path / "out.jsonl"
+    with out.open("w", encoding="utf-8") as fh:
+        export_jsonl(store, "pool", fh)
+    records = list(iter_records(out))
+    assert [(c["system"], c["n"], c["line"]) for c in records[0]["captions"]] == [
+        ("beam", 0, 0), ("beam", 1, 0), ("beam", 2, 0), ("greedy", 0, 0)]
+    import_jsonl(store, "pool-copy", out)
+    again = load_project(store, "pool-copy", all_samples=True)
+    assert [[(c.system, c.n, c.text, c.line) for c in i.captions] for i in again.items] == \
+        [[(c.system, c.n, c.text, c.line) for c in i.captions] for i in load_project(store, "pool", all_samples=True).items]
+    refused(store, lambda: import_jsonl(store, "pool", p), "pool.jsonl", "item 'a'",
+            "system 'beam' already has a caption for this item")
 
 
 def test_file_level_errors(store, tmp_path):
@@ -222,7 +255,7 @@ def test_documented_example_item_is_valid():
     assert items
     for obj in items:
         item, lines = parse_item(obj, "formats.md", 1)
-        assert item.key == "astronaut.jpg" and lines == {"sat-attn": 0}
+        assert item.key == "astronaut.jpg" and lines == {("sat-attn", 0): 0}
         ref = item.references[0]
         assert ref.text.split()[ref.mentions[0].start:ref.mentions[0].end] == ["A", "smiling", "woman"]
 

@@ -119,3 +119,33 @@ def test_reader_does_not_touch_images_when_sizes_off(tmp_path):
     proj = read_lines_project("p", "s", CAPS_A, REFS, images=tmp_path / "images.txt", image_root=root, read_sizes=False)
     assert [i.width for i in proj.items] == [None, None, None]
     assert proj.systems == ["s"]
+
+
+def test_a_system_s_samples_come_as_one_captions_file_each(store, tmp_path):
+    import_lines(store, "p", "sys-a", CAPS_A, REFS)
+    n = len(read_lines(CAPS_A))
+    second = tmp_path / "captions_a_sample1.txt"
+    second.write_text("".join(f"another description {k}\n" for k in range(n)), encoding="utf-8")
+    r = import_lines(store, "p", "sys-a", second, REFS, sample=1)
+    assert (r.items_created, r.references, r.captions) == (0, 0, n)
+    first = load_project(store, "p", all_samples=True).items[0]
+    assert [(c.n, c.line) for c in first.captions] == [(0, 0), (1, 0)]  # each sample counts its own lines
+    assert first.captions[1].text == "another description 0"
+    with store.read() as conn:  # annotation, judgements and corrections read sample 0 only
+        assert [r.text for r in captions_of_system(conn, project_id(conn, "p"), "sys-a")] == read_lines(CAPS_A)
+    # The same sample again, and a negative one, are refused naming the file; nothing is stored.
+    refused(store, lambda: import_lines(store, "p", "sys-a", second, REFS, sample=1), "captions_a_sample1.txt",
+            "item 'line-000001'", "system 'sys-a' already has a caption with n = 1 for this item")
+    refused(store, lambda: import_lines(store, "p", "sys-a", second, REFS, sample=-1), "captions_a_sample1.txt",
+            "--sample (the sample index n of these captions) must be a whole number of 0 or more, got -1")
+
+
+def test_sample_flag_on_the_command_line(store, tmp_path, capsys):
+    from annotator.cli import main
+    second = tmp_path / "s2.txt"
+    second.write_text("".join(f"x {k}\n" for k in range(len(read_lines(CAPS_A)))), encoding="utf-8")
+    for path, extra in ((CAPS_A, []), (second, ["--sample", "2"])):
+        code = main(["--db", store.url, "import", "lines", "--project", "p", "--system", "s", "--captions", str(path),
+                     "--references", *map(str, REFS), *extra])
+        assert code == 0, capsys.readouterr()
+    assert {c.n for i in load_project(store, "p", all_samples=True).items for c in i.captions} == {0, 2}

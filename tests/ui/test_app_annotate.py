@@ -368,3 +368,25 @@ def test_two_tabs_keep_mine_saves_the_refused_panel_over_the_newer_judgement(dem
     assert [(j.revision, j.label, j.error_types) for j in _rows(store, caps[0])] == [
         (1, Label.ACCURATE, ()), (2, Label.INACCURATE, ("scene",))]
     assert "number 1" in _caption(tab_a)
+
+
+def test_a_system_with_several_samples_per_image_shows_annotators_the_first_only(sqlite_store, tmp_path):
+    """Samples n = 1, 2 of every image are stored beside n = 0; the page walks the three n = 0 captions."""
+    store = sqlite_store
+    caps = seed_project(store, "demo", n_items=3, image_root=str(tmp_path / "img"), with_images=True)
+    with store.transaction() as conn:
+        write_project(conn, Project("demo", items=[
+            Item(key=f"img{i}.jpg", captions=[Caption("sys-a", f"sample {n} of image {i}", n=n) for n in (1, 2)])
+            for i in range(3)]))
+    add_user(store, "ann1", "annotator")
+    assign(store, "demo", ["ann1"], double_fraction=0)
+    at = _open(store)
+    assert "0 of 3 judged" in " ".join(str(p.proto.text) for p in at.get("progress"))
+    shown = []
+    for _ in range(3):
+        shown.append(_caption(at))
+        at.radio(key="ann_label").set_value("accurate")
+        at.button(key="ann_save").click().run()
+    assert [("number 0" in shown[0]), ("number 1" in shown[1]), ("number 2" in shown[2])] == [True] * 3
+    assert not any("sample" in s for s in shown)
+    assert [len(_rows(store, c)) for c in caps] == [1, 1, 1]
