@@ -5,9 +5,8 @@ caller's job (annotator.annotation.Queue.save_draft); these functions only
 store. A judgement saved or skipped through :func:`annotator.store.judgements.insert_judgement`
 removes the user's draft of that caption in the same transaction.
 
-A draft's error spans live in its ``error_types`` text, after the space-separated type ids and a line break,
-as the compact JSON a judgement's spans are stored in (annotator.spans.encode_spans); a draft without spans
-keeps the plain list of ids. Type ids never hold whitespace, so the first line break is where the spans start.
+A draft's error spans live in its own ``spans`` column (migration 15), as the compact JSON a judgement's spans
+are stored in (annotator.spans.encode_spans); NULL for a draft without spans.
 """
 
 from __future__ import annotations
@@ -19,19 +18,6 @@ from sqlalchemy import Connection, delete, select
 from ..spans import decode_spans, encode_spans
 from .codec import decode_types, encode_types
 from .schema import drafts
-
-_SPANS_AFTER = "\n"
-
-
-def _encode(error_types, spans) -> str:
-    stored = encode_spans(spans)
-    return encode_types(error_types) + (_SPANS_AFTER + stored if stored else "")
-
-
-def _decode(raw: str | None) -> tuple[tuple[str, ...], tuple]:
-    types, _, spans = (raw or "").partition(_SPANS_AFTER)
-    return decode_types(types), decode_spans(spans or None)
-
 
 def put_draft(conn: Connection, caption_id: int, user_id: int, *, label: str | None, error_types=(), note: str = "",
               at: datetime | None = None, stamp=None, spans=()) -> datetime:
@@ -46,7 +32,7 @@ def put_draft(conn: Connection, caption_id: int, user_id: int, *, label: str | N
         from .stamps import check_caption_stamp
         check_caption_stamp(conn, stamp, caption_id)
     at = at or datetime.now(timezone.utc)
-    values = {"label": label, "error_types": _encode(error_types, spans), "note": note or "", "saved_at": at}
+    values = {"label": label, "error_types": encode_types(error_types), "spans": encode_spans(spans), "note": note or "", "saved_at": at}
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
@@ -60,15 +46,14 @@ def put_draft(conn: Connection, caption_id: int, user_id: int, *, label: str | N
 def get_draft(conn: Connection, caption_id: int, user_id: int):
     """The user's draft of a caption as a row (label, error_types as a tuple, note, saved_at in UTC, spans as a
     tuple of annotator.spans.Span), or None."""
-    r = conn.execute(select(drafts.c.label, drafts.c.error_types, drafts.c.note, drafts.c.saved_at)
+    r = conn.execute(select(drafts.c.label, drafts.c.error_types, drafts.c.spans, drafts.c.note, drafts.c.saved_at)
                      .where(drafts.c.user_id == user_id, drafts.c.caption_id == caption_id)).first()
     if r is None:
         return None
     saved = r.saved_at
     if saved is not None and saved.tzinfo is None:  # SQLite keeps no offset; every stored time is UTC
         saved = saved.replace(tzinfo=timezone.utc)
-    types, spans = _decode(r.error_types)
-    return r.label, types, r.note or "", saved, spans
+    return r.label, decode_types(r.error_types), r.note or "", saved, decode_spans(r.spans)
 
 
 def delete_draft(conn: Connection, caption_id: int, user_id: int) -> int:

@@ -183,6 +183,13 @@ def _m0014_caption_samples(conn: Connection) -> None:
         raise RuntimeError(f"migration 14 left rows whose foreign keys point nowhere: {broken[:3]}")
 
 
+def _m0015_draft_spans(conn: Connection) -> None:
+    """Drafts carry the error spans marked before Save draft, in a column of their own (JSON text; NULL: none)."""
+    from sqlalchemy import text
+    if "spans" not in {c["name"] for c in inspect(conn).get_columns("drafts")}:
+        conn.execute(text("ALTER TABLE drafts ADD COLUMN spans TEXT"))
+
+
 # Migrations that rebuild a table on SQLite: run with foreign keys off there (a dropped table would otherwise
 # take every row that refers to it along, by ON DELETE CASCADE).
 _SQLITE_REBUILDS = {14}
@@ -210,6 +217,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (14, "captions carry a sample index n: several descriptions per image and system, unique per (item, system, n) "
          "and (system, n, line)",
      _m0014_caption_samples),
+    (15, "drafts carry the error spans marked before Save draft", _m0015_draft_spans),
 ]
 
 

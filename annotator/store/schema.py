@@ -316,8 +316,8 @@ drafts = Table(
     Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
     Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), primary_key=True),
     Column("label", String(20)),  # None: no choice made yet
-    # space-separated ids, taxonomy order; with spans, a line break and their JSON after them (store/drafts.py)
-    Column("error_types", Text, nullable=False, default=""),
+    Column("error_types", Text, nullable=False, default=""),  # space-separated ids, taxonomy order
+    Column("spans", Text),  # the draft's error spans as JSON (annotator.spans.encode_spans); NULL: none
     Column("note", Text, nullable=False, default=""),
     Column("saved_at", DateTime(timezone=True), nullable=False),
 )

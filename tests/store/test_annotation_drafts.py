@@ -3,10 +3,11 @@ migration that adds them to a version-9 database (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import inspect, select
+from sqlalchemy import inspect, select, text
 
 from annotator.annotation import Queue, check_draft
 from annotator.assignment import assign
@@ -109,10 +110,15 @@ def test_a_draft_keeps_its_spans_and_their_fixes(queues):
     got = q1.load_draft(_task(q1, caps[0]))
     assert (got.label, got.error_types, got.note, got.spans) == (None, ("subject_wrong", "scene"), "half done",
                                                                  draft.spans)
-    # A draft without spans stores the plain list of type ids, as drafts always did, and reads back none.
+    # The spans sit in the drafts' own column; the type ids stay a plain list.
+    with store.read() as conn:
+        row = conn.execute(select(schema.drafts.c.error_types, schema.drafts.c.spans)).one()
+    assert row.error_types == "subject_wrong scene" and json.loads(row.spans)[0] == {
+        "start": 3, "end": 4, "type": "subject_wrong", "fix": "dog"}
+    # A draft without spans stores none (NULL) and reads back none.
     q1.save_draft(task, "inaccurate", ["age"], "")
     with store.read() as conn:
-        assert conn.execute(select(schema.drafts.c.error_types)).scalar_one() == "age"
+        assert tuple(conn.execute(select(schema.drafts.c.error_types, schema.drafts.c.spans)).one()) == ("age", None)
         assert get_draft(conn, caps[0], q1.user_id)[4] == ()
     assert q1.load_draft(task).spans == ()
     # The spans are the ones Save would store: the saved judgement has them.
@@ -166,7 +172,7 @@ def test_migration_adds_drafts_to_a_version_9_database(queues):
     with store.read() as conn:
         assert applied_versions(conn) == [v for v, _, _ in MIGRATIONS]
         assert {c["name"] for c in inspect(conn).get_columns("drafts")} == {
-            "user_id", "caption_id", "label", "error_types", "note", "saved_at"}
+            "user_id", "caption_id", "label", "error_types", "spans", "note", "saved_at"}
     q1.save_draft(_task(q1, caps[0]), "inaccurate", ["age"], "after the upgrade")
     with store.read() as conn:
         assert get_draft(conn, caps[0], q1.user_id)[:3] == ("inaccurate", ("age",), "after the upgrade")
@@ -185,3 +191,20 @@ def test_a_saved_note_follows_the_same_text_rule_as_a_draft(queues):
         assert len(conn.execute(select(schema.judgements.c.id)).all()) == 0
     q1.save(task, "inaccurate", ["other"], "line one\nline two\t.", 2.0)
     assert q1.task(task.position).current.note == "line one\nline two\t."
+
+
+def test_migration_15_gives_drafts_a_spans_column(queues):
+    store, q1, _, caps = queues
+    q1.save_draft(_task(q1, caps[0]), "inaccurate", ["age"], "before the upgrade")
+    with store.transaction() as conn:
+        conn.execute(text("ALTER TABLE drafts DROP COLUMN spans"))
+        conn.execute(schema.schema_migrations.delete().where(schema.schema_migrations.c.version == 15))
+    assert store.migrate() == [15]
+    with store.read() as conn:
+        assert "spans" in {c["name"] for c in inspect(conn).get_columns("drafts")}
+        # The draft stored before keeps its values and has no spans.
+        assert get_draft(conn, caps[0], q1.user_id)[:3] + get_draft(conn, caps[0], q1.user_id)[4:] == (
+            "inaccurate", ("age",), "before the upgrade", ())
+    q1.save_draft(_task(q1, caps[0]), "inaccurate", ["scene"], "", spans=[Span(7, 9, "scene")])
+    assert q1.load_draft(_task(q1, caps[0])).spans == (Span(7, 9, "scene"),)
+    assert store.migrate() == []
