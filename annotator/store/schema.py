@@ -141,7 +141,7 @@ judgements = Table(
     Column("note", Text, nullable=False, default=""),
     Column("seconds", Float, nullable=False, default=0.0),
     Column("created_at", DateTime(timezone=True), nullable=False),
-    # Added by migration 12: the revision's error spans as JSON (annotator.spans.encode_spans), None without.
+    # Added by migration 13: the revision's error spans as JSON (annotator.spans.encode_spans), None without.
     Column("spans", Text),
     UniqueConstraint("caption_id", "user_id", "kind", "revision", name="uq_judgements_revision"),
 )
