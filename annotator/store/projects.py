@@ -127,8 +127,37 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
     if project.image_root is not None and project.trusted_image_root is not None:
         set_setting(conn, pid, TRUSTED_IMAGE_ROOT, project.trusted_image_root)
     existing = {r.key: (r.id, r.position) for r in conn.execute(select(items.c.key, items.c.id, items.c.position).where(items.c.project_id == pid)).all()}
-    next_pos = max((p for _, p in existing.values()), default=-1) + 1
+    new_items, key_to_id = _insert_new_items(conn, pid, project, existing, source)
+    old_boxes, old_refs = _stored_boxes_and_references(
+        conn, [key_to_id[i.key] for i in project.items if i.key in existing and (i.boxes or i.references)])
 
+    box_rows, ref_rows, cap_rows = [], [], []
+    system_ids: dict[str, int] = {}
+    samples_seen: set[tuple[int, str, int]] = set()
+    for item in project.items:
+        iid = key_to_id[item.key]
+        where = f"item {item.key!r}"
+        box_rows.extend(_new_box_rows(item, iid, old_boxes.get(iid, []), source, where))
+        ref_rows.extend(_new_reference_rows(item, iid, old_refs.get(iid, []), source, where))
+        for cap in item.captions:
+            _check_sample(cap, (iid, cap.system), samples_seen, source, where)
+            if cap.system not in system_ids:
+                system_ids[cap.system] = system_id(conn, pid, cap.system, create=True)
+            cap_rows.append({"item_id": iid, "system_id": system_ids[cap.system], "line_no": None,
+                             "text": cap.text, "mentions": encode_mentions(cap.mentions), "n": cap.n})
+    _number_caption_lines(conn, cap_rows)
+    _check_caption_mentions(conn, project, key_to_id, source)
+    if cap_rows and existing:
+        _refuse_taken_samples(conn, cap_rows, system_ids, key_to_id, source)
+    for table, rows in ((boxes, box_rows), (refs, ref_rows), (captions, cap_rows)):
+        _bulk_insert(conn, table, rows)
+    return ImportSummary(project.name, len(new_items), len(ref_rows), len(box_rows), len(cap_rows))
+
+
+def _insert_new_items(conn: Connection, pid: int, project: Project, existing: dict, source: str):
+    """Insert the project's items not stored yet, after the stored ones; return (new item rows, key → item id).
+    An item key given twice is refused."""
+    next_pos = max((p for _, p in existing.values()), default=-1) + 1
     new_items = []
     seen = set()
     for n, item in enumerate(project.items, start=1):
@@ -144,57 +173,64 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
         key_to_id = {r.key: r.id for r in conn.execute(select(items.c.key, items.c.id).where(items.c.project_id == pid))}
     else:
         key_to_id = {k: v[0] for k, v in existing.items()}
+    return new_items, key_to_id
 
-    # Stored boxes/references of items that existed already, to check merges against.
-    old_ids = [key_to_id[i.key] for i in project.items if i.key in existing and (i.boxes or i.references)]
+
+def _stored_boxes_and_references(conn: Connection, item_ids: list[int]) -> tuple[dict[int, list], dict[int, list]]:
+    """The stored boxes and references of items that existed already, to check a merge against."""
     old_boxes: dict[int, list] = {}
     old_refs: dict[int, list] = {}
-    for chunk in _chunks(old_ids):
+    for chunk in _chunks(item_ids):
         for r in conn.execute(select(boxes.c.item_id, boxes.c.box_key, boxes.c.label, boxes.c.x, boxes.c.y, boxes.c.w, boxes.c.h).where(boxes.c.item_id.in_(chunk))).all():
             old_boxes.setdefault(r.item_id, []).append((r.box_key, r.label, r.x, r.y, r.w, r.h))
         for r in conn.execute(select(refs.c.item_id, refs.c.text).where(refs.c.item_id.in_(chunk)).order_by(refs.c.item_id, refs.c.position)).all():
             old_refs.setdefault(r.item_id, []).append(r.text)
+    return old_boxes, old_refs
 
-    box_rows, ref_rows, cap_rows = [], [], []
-    system_ids: dict[str, int] = {}
+
+def _new_box_rows(item, iid: int, stored: list, source: str, where: str) -> list[dict]:
+    """The item's gold boxes to insert: none when the same ones are stored; other stored ones are refused."""
+    if not item.boxes:
+        return []
+    incoming = sorted((b.box_id, b.label, b.x, b.y, b.w, b.h) for b in item.boxes)
+    stored = sorted(stored)
+    if stored and stored != incoming:
+        raise InputError("gold boxes differ from the ones already stored for this item", source, where)
+    if stored:
+        return []
+    ids = [b.box_id for b in item.boxes]
+    if len(ids) != len(set(ids)):
+        raise InputError("duplicate box id", source, where)
+    return [{"item_id": iid, "box_key": b.box_id, "label": b.label, "synset": b.synset,
+             "x": b.x, "y": b.y, "w": b.w, "h": b.h} for b in item.boxes]
+
+
+def _new_reference_rows(item, iid: int, stored: list, source: str, where: str) -> list[dict]:
+    """The item's references to insert: none when the same ones are stored; other stored ones are refused."""
+    if not item.references:
+        return []
+    if stored and stored != [r.text for r in item.references]:
+        raise InputError("references differ from the ones already stored for this item", source, where)
+    if stored:
+        return []
+    return [{"item_id": iid, "position": k, "text": r.text, "mentions": encode_mentions(r.mentions)}
+            for k, r in enumerate(item.references)]
+
+
+def _check_sample(cap, item_system: tuple[int, str], seen: set, source: str, where: str) -> None:
+    """A caption's sample index is a non-negative integer, once per item and system in the input."""
+    sample = cap.n
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        raise InputError(f"sample index n of system {cap.system!r} must be a non-negative integer, "
+                         f"got {sample!r}", source, where)
+    if (*item_system, sample) in seen:
+        raise InputError(f"system {cap.system!r} has two captions with n = {sample} for this item", source, where)
+    seen.add((*item_system, sample))
+
+
+def _number_caption_lines(conn: Connection, cap_rows: list[dict]) -> None:
+    """Give each new caption its line: after the stored lines of its system and sample, in item order."""
     system_lines: dict[tuple[int, int], int] = {}  # (system id, n) -> next line
-    samples_seen: set[tuple[int, str, int]] = set()
-    for n, item in enumerate(project.items, start=1):
-        iid = key_to_id[item.key]
-        where = f"item {item.key!r}"
-        if item.boxes:
-            incoming = sorted((b.box_id, b.label, b.x, b.y, b.w, b.h) for b in item.boxes)
-            stored = sorted(old_boxes.get(iid, []))
-            if stored and stored != incoming:
-                raise InputError("gold boxes differ from the ones already stored for this item", source, where)
-            if not stored:
-                ids = [b.box_id for b in item.boxes]
-                if len(ids) != len(set(ids)):
-                    raise InputError("duplicate box id", source, where)
-                box_rows.extend({"item_id": iid, "box_key": b.box_id, "label": b.label, "synset": b.synset,
-                                 "x": b.x, "y": b.y, "w": b.w, "h": b.h} for b in item.boxes)
-        if item.references:
-            stored_refs = old_refs.get(iid, [])
-            incoming_refs = [r.text for r in item.references]
-            if stored_refs and stored_refs != incoming_refs:
-                raise InputError("references differ from the ones already stored for this item", source, where)
-            if not stored_refs:
-                ref_rows.extend({"item_id": iid, "position": k, "text": r.text, "mentions": encode_mentions(r.mentions)}
-                                for k, r in enumerate(item.references))
-        for cap in item.captions:
-            sample = cap.n
-            if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
-                raise InputError(f"sample index n of system {cap.system!r} must be a non-negative integer, "
-                                 f"got {sample!r}", source, where)
-            if (iid, cap.system, sample) in samples_seen:
-                raise InputError(f"system {cap.system!r} has two captions with n = {sample} for this item",
-                                 source, where)
-            samples_seen.add((iid, cap.system, sample))
-            if cap.system not in system_ids:
-                system_ids[cap.system] = system_id(conn, pid, cap.system, create=True)
-            cap_rows.append({"item_id": iid, "system_id": system_ids[cap.system], "line_no": None,
-                             "text": cap.text, "mentions": encode_mentions(cap.mentions), "n": sample})
-    name_of = {v: k for k, v in system_ids.items()}
     for row in cap_rows:
         sample = (row["system_id"], row["n"])
         if sample not in system_lines:
@@ -202,20 +238,20 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
                 captions.c.system_id == row["system_id"], captions.c.n == row["n"])).scalar()
         row["line_no"] = system_lines[sample]
         system_lines[sample] += 1
-    _check_caption_mentions(conn, project, key_to_id, source)
-    if cap_rows and existing:
-        sids = list(system_ids.values())
-        taken = {(r.item_id, r.system_id, r.n) for r in conn.execute(
-            select(captions.c.item_id, captions.c.system_id, captions.c.n).where(captions.c.system_id.in_(sids)))}
-        id_to_key = {v: k for k, v in key_to_id.items()}
-        for row in cap_rows:
-            if (row["item_id"], row["system_id"], row["n"]) in taken:
-                sample = f" with n = {row['n']}" if row["n"] else ""
-                raise InputError(f"system {name_of[row['system_id']]!r} already has a caption{sample} for this item",
-                                 source, f"item {id_to_key[row['item_id']]!r}")
-    for table, rows in ((boxes, box_rows), (refs, ref_rows), (captions, cap_rows)):
-        _bulk_insert(conn, table, rows)
-    return ImportSummary(project.name, len(new_items), len(ref_rows), len(box_rows), len(cap_rows))
+
+
+def _refuse_taken_samples(conn: Connection, cap_rows: list[dict], system_ids: dict[str, int],
+                          key_to_id: dict[str, int], source: str) -> None:
+    """Refuse a new caption whose (item, system, n) the store holds already, naming the item."""
+    name_of = {v: k for k, v in system_ids.items()}
+    taken = {(r.item_id, r.system_id, r.n) for r in conn.execute(
+        select(captions.c.item_id, captions.c.system_id, captions.c.n).where(captions.c.system_id.in_(list(system_ids.values()))))}
+    id_to_key = {v: k for k, v in key_to_id.items()}
+    for row in cap_rows:
+        if (row["item_id"], row["system_id"], row["n"]) in taken:
+            sample = f" with n = {row['n']}" if row["n"] else ""
+            raise InputError(f"system {name_of[row['system_id']]!r} already has a caption{sample} for this item",
+                             source, f"item {id_to_key[row['item_id']]!r}")
 
 
 def _check_caption_mentions(conn: Connection, project: Project, key_to_id: dict[str, int], source: str) -> None:
