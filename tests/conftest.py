@@ -44,6 +44,9 @@ hypothesis_settings.register_profile("deep", max_examples=10 * BASE_EXAMPLES)
 # A lead's log-in starts METEOR's processes in the background (one pool per server process); the suite's many app
 # servers and AppTests leave that off, and tests/core/test_metric_warm_up_at_start.py checks it with it on.
 os.environ.setdefault("ANNOTATOR_WARM_METRICS", "0")
+# One METEOR process per test process (each start loads its tables for several seconds, and two per worker would
+# hold 2.4 GB): started on first use and kept warm for the whole run. Tests of the pool's split set their own size.
+os.environ.setdefault("ANNOTATOR_METEOR_PROCESSES", "1")
 os.environ.setdefault("ANNOTATOR_IMAGE_ROOTS", os.pathsep.join([tempfile.gettempdir(), str(ROOT / "data")]))
 
 PG_URL = os.environ.get("ANNOTATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
