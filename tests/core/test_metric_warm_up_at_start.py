@@ -10,7 +10,8 @@ from annotator.metrics import meteor
 from annotator.ui import start_metric_warm_up
 from tests.apptest_helpers import app_test
 
-pytestmark = pytest.mark.skipif(not meteor.meteor_available(), reason="METEOR needs Java and its jar")
+# slow: each test starts METEOR's JVM from cold (make check leaves them out)
+pytestmark = [pytest.mark.skipif(not meteor.meteor_available(), reason="METEOR needs Java and its jar"), pytest.mark.slow]
 
 
 @pytest.fixture

@@ -116,7 +116,7 @@ def test_make_test_and_make_check_time_themselves():
     test = plan("test")
     assert "scripts/timed.sh" in test and "--dist loadgroup" in test and "--durations=15" in test and " -n " in test
     check = plan("check")
-    assert '-m "not browser and not serial and not postgresql"' in check
+    assert '-m "not browser and not serial and not postgresql and not slow"' in check
     assert "tests/core tests/store tests/io tests/ui" in check
     assert "tests/browser" not in check and "tests/reliability" not in check and "tests/fidelity" not in check
     done = subprocess.run(["bash", str(ROOT / "scripts" / "timed.sh"), "the label", "sh", "-c", "echo hi; exit 3"],
