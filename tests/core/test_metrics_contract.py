@@ -178,6 +178,7 @@ def test_samples_give_the_numbers_of_reference_lists(key):
     assert m.corpus_score(samples).values == m.corpus_score(hyps, refs).values
 
 
+@pytest.mark.java  # every available text metric: METEOR too
 def test_rescore_takes_samples():
     hyps, refs = edge_corpus(5, 50)
     samples = [Sample(h, r) for h, r in zip(hyps, refs)]
