@@ -2,7 +2,7 @@
 #   make run   install the app's dependencies and start it on the sample project
 #   make test  install everything (Python packages, Chromium, Java check, PostgreSQL up) and run the whole suite
 #   make check the inner loop before every commit: core, store on SQLite, io, AppTest pages (no browser, no
-#              PostgreSQL, no process kills)
+#              PostgreSQL, no process kills, no tests marked slow)
 # They are idempotent; re-running skips what is already installed.
 # Both install the exact versions in requirements.lock (pip constraints); `make lock` re-resolves it from
 # requirements.txt + requirements-dev.txt (the loose lists people edit) in a fresh venv.
@@ -64,7 +64,7 @@ test: install-dev system-deps postgres
 
 check: install-dev
 	@ANNOTATOR_TEST_SKIP_PG=1 $(TIMED) "make check" $(PY) -m pytest -q -n $(WORKERS) --dist loadgroup --durations=15 \
-		-m "not browser and not serial and not postgresql" tests/core tests/store tests/io tests/ui $(PYTEST_ARGS)
+		-m "not browser and not serial and not postgresql and not slow" tests/core tests/store tests/io tests/ui $(PYTEST_ARGS)
 
 bench: install-dev
 	@for b in bench/*_bench.py; do echo "== $$b"; $(PY) $$b || exit 1; done

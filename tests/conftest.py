@@ -46,6 +46,9 @@ hypothesis_settings.register_profile("deep", max_examples=10 * BASE_EXAMPLES)
 os.environ.setdefault("ANNOTATOR_WARM_METRICS", "0")
 # Likewise the imports a server makes in the background at start (tests/ui/test_preload.py checks them).
 os.environ.setdefault("ANNOTATOR_PRELOAD", "0")
+# One METEOR process per test process (each start loads its tables for several seconds, and two per worker would
+# hold 2.4 GB): started on first use and kept warm for the whole run. Tests of the pool's split set their own size.
+os.environ.setdefault("ANNOTATOR_METEOR_PROCESSES", "1")
 os.environ.setdefault("ANNOTATOR_IMAGE_ROOTS", os.pathsep.join([tempfile.gettempdir(), str(ROOT / "data")]))
 
 PG_URL = os.environ.get("ANNOTATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

@@ -1,4 +1,5 @@
-"""The one xdist group of the suite: browser tests and ``serial`` tests run one at a time, on one worker.
+"""The xdist groups of the suite: browser tests and ``serial`` tests run one at a time, on one worker; tests
+that score through Java run on one worker too.
 
 ``make test`` runs pytest-xdist with ``--dist loadgroup``; tests/conftest.py calls :func:`group_serial_tests` from
 its collection hook. Kept apart from the conftest (no store, no app imports) so a test can load it alone.
@@ -8,16 +9,22 @@ from __future__ import annotations
 
 #: The pytest-xdist group of the tests that run one at a time (``make test`` runs with ``--dist loadgroup``).
 SERIAL_GROUP = "serial"
+#: The group of the tests that score through Java (METEOR, PTB tokenisation): one worker runs them all, so METEOR's
+#: processes (ours and pycocoevalcap's, several seconds to start each) start once instead of once per worker.
+JAVA_GROUP = "java"
 
 
 def group_serial_tests(config, items) -> None:
     """Browser tests (a server and Chromium each) and ``serial`` tests (they kill processes or start many at once)
-    share one xdist group: one worker runs them one after another while the others run everything else."""
+    share one xdist group: one worker runs them one after another while the others run everything else. Tests
+    marked ``java`` share another group."""
     if not getattr(config.option, "loadgroup", False):  # set in pytest-xdist workers under --dist loadgroup
         return
     for item in items:
         if item.get_closest_marker("browser") or item.get_closest_marker("serial"):
             _join_xdist_group(item, SERIAL_GROUP)
+        elif item.get_closest_marker("java"):
+            _join_xdist_group(item, JAVA_GROUP)
 
 
 def _join_xdist_group(item, group: str) -> None:

@@ -1,4 +1,4 @@
-"""Fixtures only the core tests use: ``refuses`` (a data file that must be refused) and ``one_meteor_process``."""
+"""Fixtures only the core tests use: ``refuses`` (a data file that must be refused) and ``reference_scorers``."""
 
 from __future__ import annotations
 
@@ -19,10 +19,17 @@ def refuses(tmp_path):
     return check
 
 
-@pytest.fixture(scope="module")
-def one_meteor_process():
-    """One warm METEOR process for the module (each start loads its tables for several seconds)."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ANNOTATOR_METEOR_PROCESSES", "1")
-    yield
-    mp.undo()
+@pytest.fixture(scope="session")
+def reference_scorers():
+    """``reference_scorers(key)``: the reference implementation's scorer of a registered metric, one per metric
+    for the whole run (pycocoevalcap's METEOR starts a JVM and loads its tables for several seconds; its answers
+    do not depend on what it scored before)."""
+    from metric_helpers import reference_scorer
+    made: dict = {}
+
+    def get(key):
+        if key not in made:
+            made[key] = reference_scorer(key)
+        return made[key]
+    yield get
+    made.clear()

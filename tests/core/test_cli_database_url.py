@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from annotator.cli import main
 from annotator.errors import StoreUnavailable
 from annotator.store import Store, open_store
 from tests.apptest_helpers import seed_project
@@ -25,8 +26,20 @@ UNSAVED = "unsaved change"
 
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``python -m annotator *args`` as a separate process."""
     return subprocess.run([sys.executable, "-m", "annotator", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=120, env={**os.environ, **(env or {})})
+
+
+def _in_process(capsys, *args: str) -> subprocess.CompletedProcess:
+    """The same command line called in this process (the messages are the point, not the process boundary, which
+    the tests below that use :func:`_cli` cross)."""
+    try:
+        code = main(list(args))
+    except SystemExit as stop:
+        code = stop.code
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(["annotator", *args], code, out.out, out.err)
 
 
 def _one_line_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:
@@ -41,8 +54,8 @@ def _one_line_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:
     ("postgres://reader@db.example/annot", "postgresql://"),
     ("postgresql+psycopg2://reader@db.example/annot", "driver 'postgresql+psycopg2' is not available"),
 ])
-def test_a_url_annotator_cannot_open_is_one_line(url, words):
-    msg = _one_line_error(_cli("--db", url, "projects"))
+def test_a_url_annotator_cannot_open_is_one_line(url, words, capsys):
+    msg = _one_line_error(_in_process(capsys, "--db", url, "projects"))
     assert msg.startswith("annotator: error: --db: ") and words in msg and "sqlite:///" in msg
     assert "Secr3tPw" not in msg
 
@@ -65,9 +78,9 @@ READ_ONLY = [
 
 
 @pytest.mark.parametrize("args", READ_ONLY, ids=[" ".join(a) for a in READ_ONLY])
-def test_read_only_commands_create_nothing_where_there_is_no_database(tmp_path, args):
+def test_read_only_commands_create_nothing_where_there_is_no_database(tmp_path, args, capsys):
     target = tmp_path / "nonexistent" / "deeper" / "x.db"
-    msg = _one_line_error(_cli("--db", f"sqlite:///{target}", *args))
+    msg = _one_line_error(_in_process(capsys, "--db", f"sqlite:///{target}", *args))
     assert f"there is no database at {target}" in msg and UNSAVED not in msg
     assert not (tmp_path / "nonexistent").exists()
 

@@ -66,23 +66,32 @@ def hostile_store(sqlite_store):
 
 
 def test_projects_and_users_list_show_escapes_not_raw_controls(hostile_store):
+    shown = {}
     for args in (["projects"], ["users", "list"], ["disagreements", "--project", "plain"]):
         proc = _cli(hostile_store.url, *args)
         assert proc.returncode == 0, proc.stderr
         assert _unsafe(proc.stdout) == [], (args, proc.stdout)
         assert "\\x1b" in proc.stdout or "\\u202e" in proc.stdout, proc.stdout
-    listed = _cli(hostile_store.url, "projects").stdout
+        shown[args[0]] = proc.stdout
+    listed = shown["projects"]
     assert printable(HOSTILE_PROJECT) in listed and "proj\\x1b[31mRED\\x1b]0;owned\\x07\\u202eevil\\u200b" in listed
-    users = _cli(hostile_store.url, "users", "list").stdout
+    users = shown["users"]
     assert "ann\\x1b[2J\\rroot\\x9b1m\\x7f\\u2028x" in users
-    queue = _cli(hostile_store.url, "disagreements", "--project", "plain").stdout
+    queue = shown["disagreements"]
     assert "\t" in queue and "a dog\\x1b[8m hidden \\u2066and\\u2069 \\u202eparked" in queue  # tabs still separate fields
 
 
-def test_json_output_is_terminal_safe_and_parses_to_the_stored_strings(hostile_store):
-    projects = _cli(hostile_store.url, "projects", "--json")
-    users = _cli(hostile_store.url, "users", "list", "--json")
-    queue = _cli(hostile_store.url, "disagreements", "--project", "plain", "--json")
+def _in_process(capsys, url: str, *args: str) -> subprocess.CompletedProcess:
+    """The command line called in this process (JSON through a real process: test_one_json_sweep_...)."""
+    code = main(["--db", url, *args])
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(["annotator", *args], code, out.out, out.err)
+
+
+def test_json_output_is_terminal_safe_and_parses_to_the_stored_strings(hostile_store, capsys):
+    projects = _in_process(capsys, hostile_store.url, "projects", "--json")
+    users = _in_process(capsys, hostile_store.url, "users", "list", "--json")
+    queue = _in_process(capsys, hostile_store.url, "disagreements", "--project", "plain", "--json")
     for proc in (projects, users, queue):
         assert proc.returncode == 0, proc.stderr
         assert _unsafe(proc.stdout) == []

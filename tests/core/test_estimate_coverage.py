@@ -130,6 +130,7 @@ def rare_coverage(n: int, share: float, miss: float, seed: int) -> dict:
             "flagged": float(np.mean([getattr(e, "sparse", False) for e in est]))}
 
 
+@pytest.mark.slow  # Monte Carlo coverage: make check leaves it out
 @pytest.mark.parametrize("n", [100, 300, 1000])
 def test_rare_types_with_nearly_exact_detectors_keep_the_level(n):
     """Shares 0.5-5 %, detectors missing 0-5 % of the errors (0.2 % false alarms): in every setting both the

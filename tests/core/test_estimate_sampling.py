@@ -219,6 +219,7 @@ def simulate_design(design: str, pilot: bool, seed: int, answered: float = 1.0):
     return {t: c / REPEATS for t, c in covered.items()}, widths, aimed
 
 
+@pytest.mark.slow  # Monte Carlo coverage: make check leaves it out
 @pytest.mark.parametrize("pilot", [False, True], ids=["from scratch", "after a uniform pilot"])
 def test_active_draws_cover_the_truth_and_are_narrower_than_uniform_draws(pilot):
     active, active_width, aimed = simulate_design("active", pilot, seed=11)
@@ -233,6 +234,7 @@ def test_active_draws_cover_the_truth_and_are_narrower_than_uniform_draws(pilot)
         assert ratio < (0.985 if t in aimed else 1.01), (t, ratio, active_width, uniform_width)
 
 
+@pytest.mark.slow  # Monte Carlo coverage: make check leaves it out
 def test_coverage_holds_when_a_fifth_of_the_draw_is_not_labelled_yet():
     covered, _, _ = simulate_design("active", True, seed=12, answered=0.8)
     for t in NAMES:

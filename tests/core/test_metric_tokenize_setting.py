@@ -86,6 +86,7 @@ def test_raw_mode_is_what_it_was(project, capsys):
 
 
 @needs_java
+@pytest.mark.java
 def test_tokenised_mode_equals_pycocoevalcap_with_its_ptb_tokenizer(project, capsys):
     store, hyps, refs = project
     want = ptb_coco(hyps, refs)

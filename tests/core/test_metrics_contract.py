@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from metric_helpers import edge_corpus, reference_scorer, reference_scores, samples_of
+from metric_helpers import edge_corpus, reference_scores, samples_of
 
 import annotator.metrics
 from annotator.cli import build_parser, main
@@ -44,31 +44,20 @@ SIGNATURES = {
 
 
 def _param(cls):
-    # metrics run by another process (METEOR's JVM) are the slow ones
-    return pytest.param(cls.key, id=cls.key, marks=() if cls.in_process else pytest.mark.slow)
+    # metrics run by another process (METEOR's JVM) are the slow ones; they share the Java tests' worker
+    return pytest.param(cls.key, id=cls.key, marks=() if cls.in_process else (pytest.mark.slow, pytest.mark.java))
 
 
 ALL = [_param(cls) for cls in REGISTRY]
+DECLARED = [cls.key for cls in REGISTRY]  # for the tests that read declarations only (no process is started)
 WITH_REFERENCE = [_param(cls) for cls in REGISTRY if cls.reference]
 TEXT_ONLY = [_param(cls) for cls in REGISTRY if cls.requires == {"references"}]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_process(one_meteor_process):
-    yield
-
-
-@pytest.fixture(scope="module")
-def scorers():
-    """One reference-implementation scorer per metric for the module (pycocoevalcap's METEOR starts a JVM)."""
-    made: dict = {}
-
-    def get(key):
-        if key not in made:
-            made[key] = reference_scorer(key)
-        return made[key]
-    yield get
-    made.clear()
+@pytest.fixture
+def scorers(reference_scorers):
+    """The reference implementation's scorer of each metric (one per run: pycocoevalcap's METEOR starts a JVM)."""
+    return reference_scorers
 
 
 def metric(key: str, **kw) -> Metric:
@@ -96,6 +85,7 @@ def test_equals_reference_implementation(key, seed, scorers):
 
 
 @needs_java
+@pytest.mark.java
 @pytest.mark.parametrize("key", WITH_REFERENCE)
 def test_equals_reference_implementation_after_ptb_tokenisation(key, scorers):
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
@@ -188,6 +178,7 @@ def test_samples_give_the_numbers_of_reference_lists(key):
     assert m.corpus_score(samples).values == m.corpus_score(hyps, refs).values
 
 
+@pytest.mark.java  # every available text metric: METEOR too
 def test_rescore_takes_samples():
     hyps, refs = edge_corpus(5, 50)
     samples = [Sample(h, r) for h, r in zip(hyps, refs)]
@@ -238,7 +229,7 @@ def test_a_metric_that_requires_images_is_handed_the_samples():
 
 # --------------------------------------------------------------------------- signature, names, registry
 
-@pytest.mark.parametrize("key", ALL)
+@pytest.mark.parametrize("key", DECLARED)
 def test_signature_records_every_setting(key):
     cls = REGISTRY.get(key)
     for tok in TOKENIZERS:
@@ -252,7 +243,7 @@ def test_signature_records_every_setting(key):
         assert cls().signature == SIGNATURES[key]
 
 
-@pytest.mark.parametrize("key", ALL)
+@pytest.mark.parametrize("key", DECLARED)
 def test_names_and_score_keys(key):
     cls = REGISTRY.get(key)
     for name in (key, key.upper(), f" {key} ", *cls.aliases, *(a.upper() for a in cls.aliases), cls.label):

@@ -17,21 +17,15 @@ from metric_helpers import edge_corpus, reference_scores
 
 from annotator.metrics import REGISTRY, Meteor, MetricUnavailable, meteor
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="METEOR needs Java (no `java` on PATH)")
+pytestmark = [pytest.mark.skipif(shutil.which("java") is None, reason="METEOR needs Java (no `java` on PATH)"),
+              pytest.mark.java]
 
 pcc_meteor = pytest.importorskip("pycocoevalcap.meteor.meteor")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_process(one_meteor_process):
-    yield
-
-
-@pytest.fixture(scope="module")
-def coco_meteor():
-    m = pcc_meteor.Meteor()
-    yield m
-    del m
+@pytest.fixture
+def coco_meteor(reference_scorers):
+    return reference_scorers("meteor")
 
 
 def corpus(seed=0, n=200):

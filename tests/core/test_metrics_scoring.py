@@ -18,11 +18,6 @@ needs_java = pytest.mark.skipif(not HAS_JAVA, reason="METEOR and PTB tokenisatio
 ALL_KEYS = ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_process(one_meteor_process):
-    yield
-
-
 def data(n=150, seed=0):
     hyps, refs = synthetic_corpus(n, 5, seed, odd_rate=0.15)
     hyps[0], hyps[-1] = "", "dog"
@@ -41,6 +36,7 @@ def test_rescore_equals_pycocoevalcap():
 
 @needs_java
 @pytest.mark.slow
+@pytest.mark.java
 def test_rescore_all_four_with_meteor():
     hyps, refs = data(120, 1)
     got = rescore(hyps, refs, per_segment=True)
@@ -52,6 +48,7 @@ def test_rescore_all_four_with_meteor():
 
 
 @needs_java
+@pytest.mark.java
 def test_rescore_with_ptb_tokenisation():
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
     hyps, refs = data(100, 2)
@@ -64,6 +61,7 @@ def test_rescore_with_ptb_tokenisation():
     assert got["tokenize"] == "ptb" and all("tok=ptb" in s for s in got["signatures"].values())
 
 
+@pytest.mark.java
 def test_incremental_equals_full_rescore_after_edits():
     hyps, refs = data(150, 3)
     metrics = ["bleu", "meteor", "rouge", "cider"] if HAS_JAVA else ["bleu", "rouge", "cider"]

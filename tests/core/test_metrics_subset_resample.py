@@ -10,7 +10,9 @@ from test_diversity_helpers import HUMAN_CAPTIONS, SPARSE_A, SPARSE_B
 from annotator.metrics import REGISTRY
 
 
-@pytest.mark.parametrize("key", REGISTRY.keys())
+# metrics run by another process (METEOR's JVM) share the Java tests' worker
+@pytest.mark.parametrize("key", [pytest.param(cls.key, marks=() if cls.in_process else pytest.mark.java)
+                                 for cls in REGISTRY])
 def test_subset_weights_score_the_subset(key):
     if key in REGISTRY.unavailable([key]):
         pytest.skip(REGISTRY.unavailable([key])[key])

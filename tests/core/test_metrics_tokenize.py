@@ -12,7 +12,8 @@ from annotator.metrics import MetricInputError
 from annotator.tokenize import ptb as tokenize
 from annotator.metrics.synthetic import synthetic_corpus
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="PTB tokenisation needs Java (no `java` on PATH)")
+pytestmark = [pytest.mark.skipif(shutil.which("java") is None, reason="PTB tokenisation needs Java (no `java` on PATH)"),
+              pytest.mark.java]
 
 TRICKY = [
     'A man\'s hat (red) -- "quoted" ... ok?',

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 
 import pytest
@@ -166,23 +165,19 @@ def test_without_java_meteor_is_left_out_with_a_note(sqlite_store, monkeypatch, 
 
 
 @pytest.mark.slow
-def test_by_type_with_meteor(sqlite_store):
+@pytest.mark.java
+def test_by_type_with_meteor(sqlite_store, reference_scorers):
     """METEOR through Java, compared with pycocoevalcap's Meteor wrapper."""
     from annotator.metrics import meteor_available
     if not meteor_available():
         pytest.skip("no Java here")
-    from pycocoevalcap.meteor.meteor import Meteor as CocoMeteor
     ids = build_demo(sqlite_store)
     correct_caption(sqlite_store, ids[1], "gender", "alice", GEN)
     out = rescoring.by_type_table(sqlite_store, "demo", "sys", resamples=100)
     assert list(out["baseline"]) == list(REGISTRY.score_keys(REGISTRY.defaults())) and out["meta"]["unavailable"] is None
-    m = CocoMeteor()
-    try:
-        base, _ = m.compute_score({i: r for i, r in enumerate(REFS)}, {i: [h] for i, h in enumerate(CAPTIONS)})
-        fixed, _ = m.compute_score({i: r for i, r in enumerate(REFS)}, {i: [h] for i, h in enumerate(_with({1: GEN}))})
-    finally:
-        with contextlib.suppress(Exception):
-            m.close()
+    m = reference_scorers("meteor")
+    base, _ = m.compute_score({i: r for i, r in enumerate(REFS)}, {i: [h] for i, h in enumerate(CAPTIONS)})
+    fixed, _ = m.compute_score({i: r for i, r in enumerate(REFS)}, {i: [h] for i, h in enumerate(_with({1: GEN}))})
     assert out["baseline"]["METEOR"] == pytest.approx(base, abs=1e-9)
     assert out["types"]["gender"]["delta"]["METEOR"] == pytest.approx(fixed - base, abs=1e-9)
 
@@ -306,6 +301,7 @@ def test_run_by_type_hook(sqlite_store, capsys):
     assert "METEOR" not in out["baseline"] and len(out["baseline"]) == 6
 
 
+@pytest.mark.java  # the default metrics: METEOR too
 def test_corrections_delta_cli(sqlite_store, capsys):
     ids = build_demo(sqlite_store)
     correct_caption(sqlite_store, ids[3], "activity", "alice", ACT)

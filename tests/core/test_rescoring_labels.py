@@ -52,6 +52,7 @@ def test_frame_text_and_exports_label_the_row(corrected):
     assert "\\caption{Rescoring. All corrections (tool's addition): not a row" in latex
 
 
+@pytest.mark.java  # corrections delta scores with the default metrics: METEOR too
 def test_rescore_by_type_cli_shows_the_label(corrected, capsys):
     base = ["--db", corrected.url, "rescore", "--project", "demo", "--system", "sys", "--by-type", "--resamples", "20",
             "--metrics", "bleu,cider"]

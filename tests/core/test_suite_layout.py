@@ -55,7 +55,8 @@ def test_the_deep_profile_runs_ten_times_the_stated_examples():
 
 
 def test_browser_and_serial_tests_run_one_after_another_on_one_worker(tmp_path):
-    """Two workers: the marked tests all report the same worker and do not overlap in time; the others spread."""
+    """Two workers: the marked tests all report the same worker and do not overlap in time; the others spread.
+    Tests marked ``java`` all run on one worker too."""
     log = tmp_path / "log"
     (tmp_path / "test_group.py").write_text(f'''
 import os, time
@@ -78,6 +79,10 @@ def test_s2(): _run("group")
 
 @pytest.mark.parametrize("n", range(4))
 def test_free(n): _run("free")
+
+@pytest.mark.java
+@pytest.mark.parametrize("n", range(3))
+def test_java(n): _run("java")
 ''')
     # The suite's grouping, as tests/conftest.py calls it.
     (tmp_path / "conftest.py").write_text(f'''
@@ -89,7 +94,7 @@ spec.loader.exec_module(groups)
 def pytest_collection_modifyitems(config, items):
     groups.group_serial_tests(config, items)
 ''')
-    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser\n    serial\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser\n    serial\n    java\n")
     # Only pytest-xdist among the installed plugins: two workers start in a second or two.
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "xdist.plugin", "-p", "no:cacheprovider",
@@ -101,6 +106,7 @@ def pytest_collection_modifyitems(config, items):
     assert len(group) == 3 and len({w for _, _, w in group}) == 1, group
     assert all(group[i][1] <= group[i + 1][0] for i in range(2)), f"the group's tests overlapped: {group}"
     assert {w for tag, w, _, _ in rows if tag == "free"} == {"gw0", "gw1"}
+    assert len({w for tag, w, _, _ in rows if tag == "java"}) == 1, rows  # Java's processes start on one worker
 
 
 def test_make_test_and_make_check_time_themselves():
@@ -110,7 +116,7 @@ def test_make_test_and_make_check_time_themselves():
     test = plan("test")
     assert "scripts/timed.sh" in test and "--dist loadgroup" in test and "--durations=15" in test and " -n " in test
     check = plan("check")
-    assert '-m "not browser and not serial and not postgresql"' in check
+    assert '-m "not browser and not serial and not postgresql and not slow"' in check
     assert "tests/core tests/store tests/io tests/ui" in check
     assert "tests/browser" not in check and "tests/reliability" not in check and "tests/fidelity" not in check
     done = subprocess.run(["bash", str(ROOT / "scripts" / "timed.sh"), "the label", "sh", "-c", "echo hi; exit 3"],

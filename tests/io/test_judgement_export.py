@@ -25,6 +25,7 @@ from annotator.store import open_store
 from annotator.store.judgements import insert_judgement
 from annotator.store.projects import table_counts
 from annotator.store.users import user_id
+from tests.cli_helpers import run_cli
 from tests.store_helpers import refused
 from tests.store.test_agreement_store import JUDGEMENTS, PROJECT, build_project
 
@@ -246,12 +247,15 @@ def test_csv_and_xlsx_are_the_same_table_for_people(store):
     assert export_judgements(store, PROJECT, history=True).file_name("jsonl") == "study-judgements-history.jsonl"
 
 
-def _cli(db: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+def _cli(db: str, *args: str) -> subprocess.CompletedProcess:
+    """``python -m annotator --db db *args`` as a separate process."""
     return subprocess.run([sys.executable, "-m", "annotator", "--db", db, *args], capture_output=True, text=True,
-                          cwd=ROOT, input=stdin, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
-def test_command_line_export_and_import_round_trip(sqlite_store, tmp_path):
+def test_command_line_export_and_import_round_trip(sqlite_store, tmp_path, capsys):
+    # the export and the final export to a pipe run as real processes (the entry point, the bytes written to
+    # standard output); the steps between call the command line in this process
     build(sqlite_store)
     out = tmp_path / "j.jsonl"
     proc = _cli(sqlite_store.url, "judgements", "export", "--project", PROJECT, "--history", "--format", "jsonl",
@@ -260,19 +264,19 @@ def test_command_line_export_and_import_round_trip(sqlite_store, tmp_path):
     summary = json.loads(proc.stdout)
     assert summary["rows"] == len(export_judgements(sqlite_store, PROJECT, history=True)) and summary["history"]
     target = f"sqlite:///{tmp_path / 'target.db'}"
-    assert _cli(sqlite_store.url, "export", "--project", PROJECT, "--format", "jsonl", "--output",
-                str(tmp_path / "p.jsonl")).returncode == 0
-    assert _cli(target, "import", "jsonl", "--project", PROJECT, str(tmp_path / "p.jsonl")).returncode == 0
-    proc = _cli(target, "import", "jsonl", "--project", PROJECT, str(out))
-    assert proc.returncode == 0 and "judgement revisions stored" in proc.stdout, proc.stderr
+    assert run_cli(capsys, "--db", sqlite_store.url, "export", "--project", PROJECT, "--format", "jsonl", "--output",
+                   str(tmp_path / "p.jsonl"))[0] == 0
+    assert run_cli(capsys, "--db", target, "import", "jsonl", "--project", PROJECT, str(tmp_path / "p.jsonl"))[0] == 0
+    code, stdout, stderr = run_cli(capsys, "--db", target, "import", "jsonl", "--project", PROJECT, str(out))
+    assert code == 0 and "judgement revisions stored" in stdout, stderr
     proc = _cli(target, "judgements", "export", "--project", PROJECT, "--history", "--format", "jsonl")
     assert proc.returncode == 0 and proc.stdout == out.read_text(encoding="utf-8")
-    csv = _cli(sqlite_store.url, "judgements", "export", "--project", PROJECT, "--annotator", "ann3", "ann2",
-               "--system", "sysB", "--format", "csv")
-    assert csv.returncode == 0 and set(pd.read_csv(io.StringIO(csv.stdout))["annotator"]) == {"ann2"}
-    bad = _cli(sqlite_store.url, "judgements", "export", "--project", PROJECT, "--layer", "annotator:", "--format",
-               "csv")
-    assert bad.returncode == 2 and "names no annotator" in bad.stderr
+    code, csv, _ = run_cli(capsys, "--db", sqlite_store.url, "judgements", "export", "--project", PROJECT,
+                           "--annotator", "ann3", "ann2", "--system", "sysB", "--format", "csv")
+    assert code == 0 and set(pd.read_csv(io.StringIO(csv))["annotator"]) == {"ann2"}
+    code, _, stderr = run_cli(capsys, "--db", sqlite_store.url, "judgements", "export", "--project", PROJECT,
+                              "--layer", "annotator:", "--format", "csv")
+    assert code == 2 and "names no annotator" in stderr
 
 
 def test_data_page_prepares_the_judgements_download(sqlite_store):

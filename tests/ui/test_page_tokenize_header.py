@@ -35,6 +35,7 @@ def test_raw_text_is_named_above_the_tables(sqlite_store, monkeypatch, tmp_path)
 
 
 @pytest.mark.skipif(shutil.which("java") is None, reason="PTB tokenisation needs Java")
+@pytest.mark.java
 def test_a_project_set_to_ptb_is_scored_and_labelled_so(sqlite_store):
     build_demo(sqlite_store)
     raw = _rescore(sqlite_store).dataframe[0].value["BLEU-4"].iloc[0]
