@@ -33,7 +33,7 @@ N_IMAGES = 64
 
 def build(url: str) -> None:
     """The 128-caption project, judged by two annotators, assigned, and the admin's account."""
-    from annotator.auth import add_user
+    from annotator.accounts.auth import add_user
     from annotator.model import Box, Caption, Item, Mention, Project, Reference
     from annotator.store import open_store
     from annotator.store.assignments import project_captions, replace_assignments
@@ -135,7 +135,7 @@ def main() -> None:
     from conftest import CHROMIUM, CHROMIUM_ARGS, start_server, wait_until_settled  # noqa: E402
     from playwright.sync_api import sync_playwright
 
-    from annotator.access import pages_for
+    from annotator.accounts.access import pages_for
     from annotator.model import Role
 
     with tempfile.TemporaryDirectory(prefix="page-bench-") as tmp:

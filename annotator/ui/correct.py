@@ -162,7 +162,7 @@ def render(ctx: ui.PageContext) -> None:
 
 def _header(ctx: ui.PageContext):
     """One row: the page's name with the project, and a slot for the progress bar. Stops without a project."""
-    from ..access import PAGES
+    from ..accounts.access import PAGES
     title = next(spec.title for spec in PAGES if spec.page_id == ctx.page_id)
     with st.container(key="correct_head"):
         head, bar = st.columns([3, 2], vertical_alignment="center")

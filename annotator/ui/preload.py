@@ -22,7 +22,7 @@ SLOW_IMPORTS = ("streamlit.emojis", "altair", "scipy.stats", "annotator.estimate
 def preload(modules=SLOW_IMPORTS, *, dictionary: bool = True) -> None:
     """Import ``modules`` and every page's module (a missing or failing one is logged and skipped), then, with
     ``dictionary``, read the pronouncing dictionary (textstat keeps it for the process)."""
-    from ..access import PAGES
+    from ..accounts.access import PAGES
     try:  # behind any page run for the CPU (Linux sets a thread's niceness by its id)
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     except (AttributeError, OSError):

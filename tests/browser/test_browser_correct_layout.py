@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.correction import caption_corrections
 from annotator.model import Box, Caption, Item, Project, Reference, Role
 from annotator.store.judgements import save_judgement

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from tests.browser.conftest import login, wait_for_app
 
 pytestmark = pytest.mark.browser

