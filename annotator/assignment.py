@@ -507,3 +507,23 @@ def mark_practice(store, project: str, item_keys, practice: bool = True, *, acto
     if not keys:
         raise InputError("give at least one item key")
     return set_practice(store, project, keys, practice)
+
+
+def annotated_sample_index(store, project: str) -> int:
+    """The sample index ``n`` whose captions the project's annotation works on (0, the first, unless chosen)."""
+    from .store.projects import project_id
+    from .store.samples import annotated_index
+    with store.read() as conn:
+        return annotated_index(conn, project_id(conn, project))
+
+
+def set_annotated_sample_index(store, project: str, index: int, *, actor_role: Role | str = Role.ADMIN) -> int:
+    """Choose which sample index ``n`` of each system's captions the project annotates (lead/admin only).
+
+    Refused while the project holds judgements, corrections, human scores or human-sample draws, and for an
+    index no caption of the project has (:func:`annotator.store.samples.set_annotated_index`)."""
+    from .store.projects import project_id
+    from .store.samples import set_annotated_index
+    require_role(actor_role, LEADS, "choosing the annotated sample")
+    with store.transaction() as conn:
+        return set_annotated_index(conn, project_id(conn, project), project, index)

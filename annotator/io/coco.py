@@ -16,7 +16,7 @@ References keep the order of the captions file. The system's captions are
 numbered (line 0, 1, …) in the order of the results file. An image id that
 comes back in the results file gives the system several descriptions of that
 image (samples or beams): its records get n = 0, 1, 2, … in file order, and
-annotation works on the first (n = 0).
+annotation works on the first (n = 0) unless the project chose another index.
 """
 
 from __future__ import annotations

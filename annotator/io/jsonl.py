@@ -16,7 +16,7 @@ directory. ``line`` orders a system's captions (the 0-based caption index that
 judgement files refer to); when given for one caption of a system it must be
 given for all of them, and the captions are stored in that order. ``n`` (optional,
 default 0) is the caption's sample or beam index: a system may give several
-captions of one item, each with its own ``n`` (annotation works on ``n`` = 0);
+captions of one item, each with its own ``n`` (annotation works on ``n`` = 0 unless the project chose another index);
 each sample of a system counts its own lines.
 """
 

@@ -12,7 +12,7 @@ them to the same items.
 
 Several descriptions per image of one system (samples or beams) come as one
 captions file per sample, each imported with its sample index (``--sample``
-0, 1, …; default 0, the caption annotation works on) under the same system
+0, 1, …; default 0, the caption annotation works on unless the project chose another index) under the same system
 name, the same references and the same image list.
 """
 

@@ -28,10 +28,11 @@ def caption_text(conn: Connection, caption_id: int) -> str:
 def system_captions(conn: Connection, pid: int, system: str) -> list:
     """Rows (id, item_id, line_no, text) of one system's annotated captions (:mod:`annotator.store.samples`) in
     line order (NotFound for an unknown system)."""
-    from .samples import annotated_sample
+    from .samples import annotated_index, annotated_sample
     sid = system_id(conn, pid, system)
     return conn.execute(select(captions.c.id, captions.c.item_id, captions.c.line_no, captions.c.text)
-                        .where(captions.c.system_id == sid, annotated_sample()).order_by(captions.c.line_no)).all()
+                        .where(captions.c.system_id == sid, annotated_sample(annotated_index(conn, pid)))
+                        .order_by(captions.c.line_no)).all()
 
 
 def system_corrections(conn: Connection, pid: int, system: str, *, only_users: list[str] | None = None,

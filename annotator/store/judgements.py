@@ -205,13 +205,14 @@ def current_frame(store: Store, project: str, *, kind: str | None = "annotation"
 
 def caption_id_for_line(conn: Connection, pid: int, system: str, line_no: int, *, source: str | None = None) -> int:
     """Caption id of 0-based ``line_no`` of a system's annotated captions (:mod:`.samples`); InputError if out of range."""
-    from .samples import annotated_sample
+    from .samples import annotated_index, annotated_sample
     sid = system_id(conn, pid, system)
+    annotated = annotated_sample(annotated_index(conn, pid))
     cid = conn.execute(select(captions.c.id).where(captions.c.system_id == sid, captions.c.line_no == line_no,
-                                                   annotated_sample())).scalar()
+                                                   annotated)).scalar()
     if cid is None:
         n = conn.execute(select(func.count()).select_from(captions)
-                         .where(captions.c.system_id == sid, annotated_sample())).scalar()
+                         .where(captions.c.system_id == sid, annotated)).scalar()
         raise InputError(f"caption index {line_no} is out of range: system {system!r} has {n} captions (0..{n - 1})", source, f"key {line_no!r}")
     return cid
 

@@ -14,7 +14,7 @@ from . import Store
 from .codec import decode_mentions, encode_mentions
 from .project_settings import get_setting, set_setting
 from .rows import insert_if_absent, lock_key
-from .samples import annotated_sample
+from .samples import annotated_index, annotated_sample
 from .schema import boxes, captions, current_judgements, items, judgements, projects, refs, systems
 
 _CHUNK = 5000
@@ -114,7 +114,7 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
     item; anything else raises InputError, and the caller's transaction rolls
     back so nothing is written. A system's new captions are numbered (line_no)
     after its stored ones of the same sample, in item order: each sample counts
-    its own lines, so the annotated captions (n = 0) keep lines 0..N-1.
+    its own lines, so the annotated captions (whichever n) keep lines 0..N-1.
     """
     if project.image_root is not None:
         # Wherever a root is set, it must be a folder images may be read from (the pages never trust a root).
@@ -316,7 +316,7 @@ def load_project(store: Store, name: str, *, with_captions: bool = True, all_sam
                  .join(systems, captions.c.system_id == systems.c.id).where(systems.c.project_id == pid)
                  .order_by(systems.c.id, captions.c.n, captions.c.line_no))
             if not all_samples:
-                q = q.where(annotated_sample())
+                q = q.where(annotated_sample(annotated_index(conn, pid)))
             for c in conn.execute(q):
                 by_id[c.item_id].captions.append(Caption(c.name, c.text, decode_mentions(c.mentions), caption_id=c.id,
                                                          line=c.line_no, n=c.n))
@@ -345,7 +345,8 @@ def captions_of_system(conn: Connection, pid: int, system: str) -> list:
     :mod:`annotator.store.samples`), in line order."""
     sid = system_id(conn, pid, system)
     return conn.execute(select(captions.c.id, captions.c.item_id, captions.c.line_no, captions.c.text)
-                        .where(captions.c.system_id == sid, annotated_sample()).order_by(captions.c.line_no)).all()
+                        .where(captions.c.system_id == sid, annotated_sample(annotated_index(conn, pid)))
+                        .order_by(captions.c.line_no)).all()
 
 
 def practice_marks(conn: Connection, pid: int) -> tuple[int, int]:
