@@ -55,11 +55,10 @@ from typing import Sequence
 from .accounts.access import LEADS, require_role
 from .errors import Conflict, InputError, NotFound
 from .model import Role
+from .store.project_settings import DEFAULT_SECOND_PASS, SECOND_PASS_KEY  # noqa: F401 - named here by commands and the queue
 
 SPLITS = ("blocks", "round-robin")
 SECOND_PASS_MODES = ("staged", "full")
-SECOND_PASS_KEY = "second_pass"
-DEFAULT_SECOND_PASS = "staged"
 DEFAULT_DOUBLE_FRACTION = 0.1
 
 

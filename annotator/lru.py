@@ -1,4 +1,5 @@
-"""A least-recently-used cache that is safe across threads, bounded by the total weight of what it holds."""
+"""Caches that are safe across threads: a least-recently-used one bounded by the total weight of what it holds,
+and a batch cache for answers that are cheaper asked for many keys at once."""
 
 from __future__ import annotations
 
@@ -49,3 +50,35 @@ class LRUCache:
         with self._lock:
             self._data.clear()
             self._size = 0
+
+
+class BatchCache:
+    """Answers kept per key for work done in batches (a Java process asked for many lines at once).
+
+    :meth:`missing` names the keys still to compute; :meth:`answers` keeps the fresh answers and returns every
+    key's. When a batch would take it past ``limit`` entries it starts afresh: a cheap bound, no LRU order.
+    """
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._data: dict = {}
+        self._lock = threading.Lock()
+
+    def missing(self, keys) -> list:
+        """The keys not held, each once, in their first order."""
+        with self._lock:
+            return list(dict.fromkeys(k for k in keys if k not in self._data))
+
+    def answers(self, keys, fresh: dict) -> list:
+        """Keep the ``fresh`` answers, then the answer of each of ``keys`` (a fresh one straight from ``fresh``)."""
+        if fresh:
+            with self._lock:
+                if len(self._data) + len(fresh) > self.limit:
+                    self._data.clear()
+                self._data.update(fresh)
+        with self._lock:
+            return [fresh[k] if k in fresh else self._data[k] for k in keys]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()

@@ -6,7 +6,11 @@ from dataclasses import dataclass
 
 from ..errors import NotFound
 from ..model import Role
+from ..store.assignments import work_left as queue_work_left
+from ..store.projects import project_id, project_names
+from ..store.users import user_id as user_id_of
 from .access import PAGES_BY_ID
+from .sessions import recall
 
 #: Keys of the places remembered per user (annotator.accounts.sessions.remember).
 LAST_PROJECT = "last_project"
@@ -25,14 +29,13 @@ class Landing:
     page: str | None
 
 
-def work_left(store, user: str, role: Role | str, project: str) -> int:
+def work_left(store, user: str, project: str) -> int:
     """Captions of ``user``'s queue in ``project`` still to do (fine passes waiting count as to do)."""
-    from ..annotation import Queue
-    try:
-        progress = Queue.open(store, user, role, project).progress()
-    except NotFound:
-        return 0
-    return progress.assigned - progress.done
+    with store.read() as conn:
+        try:
+            return queue_work_left(conn, user_id_of(conn, user), project_id(conn, project))
+        except NotFound:
+            return 0
 
 
 def landing(store, user_id: int, user: str, role: Role | str) -> Landing:
@@ -43,8 +46,6 @@ def landing(store, user_id: int, user: str, role: Role | str) -> Landing:
     page and project they used last (a page their role may no longer open is left out); without one, their
     role's own page (:data:`ROLE_PAGE`: leads and admins Team, analysts Error analysis), not Annotate.
     """
-    from .sessions import recall
-    from ..store.projects import project_names
     role = Role(role)
     remembered = recall(store, user_id, [LAST_PROJECT, LAST_PAGE])
     names = project_names(store)
@@ -52,7 +53,7 @@ def landing(store, user_id: int, user: str, role: Role | str) -> Landing:
     last = last if last in names else None
     if role is Role.ANNOTATOR:
         for name in ([last] if last else []) + [n for n in names if n != last]:
-            if work_left(store, user, role, name) > 0:
+            if work_left(store, user, name) > 0:
                 return Landing(name, "annotate")
         return Landing(last, "annotate")
     page = remembered.get(LAST_PAGE)

@@ -115,9 +115,8 @@ class Queue:
         ``create_user`` makes a password-less account row for a user that has
         none yet (the local user of single-user mode).
         """
-        from ..assignment import DEFAULT_SECOND_PASS, SECOND_PASS_KEY
         from ..store.assignments import has_second_assignments
-        from ..store.project_settings import get_setting
+        from ..store.project_settings import DEFAULT_SECOND_PASS, SECOND_PASS_KEY, get_setting
         from ..store.projects import project_id
         from ..store.users import user_id
         role = Role(role)
@@ -141,11 +140,10 @@ class Queue:
 
     def progress(self) -> Progress:
         """Done / assigned for this queue."""
-        from ..store.assignments import fine_pass_ready, queue_counts
+        from ..store.assignments import queue_progress
         with self.store.read() as conn:
-            assigned, labelled, _ = queue_counts(conn, self.user_id, self.project_id)
-            waiting = len(fine_pass_ready(conn, self.user_id, self.project_id)) if self.staged else 0
-        return Progress(labelled - waiting, assigned, waiting)
+            assigned, done, waiting = queue_progress(conn, self.user_id, self.project_id, self.staged)
+        return Progress(done, assigned, waiting)
 
     def size(self) -> int:
         """Number of captions in the queue."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import add_json_flag
+from . import json_command
 from .tables import add_raw_csv_flag
 
 
@@ -18,88 +18,28 @@ def register(sub) -> None:
                        description="Corrections fix one error type of a caption with as few changes as possible; "
                                    "they are stored beside the original caption, with their history.")
     csub = p.add_subparsers(dest="corrections_command", metavar="ACTION")
-
-    q = csub.add_parser("list", help="current corrections of a project (with word diff and override reasons)")
-    _scope(q)
-    add_json_flag(q)
-    q.set_defaults(func=_list)
-
-    q = csub.add_parser("export", help="write the current corrections to a table file")
-    _scope(q)
-    q.add_argument("--out", required=True, type=Path, help="output file")
-    q.add_argument("--format", default=None, help="csv, xlsx, latex, md or json (default: from the file extension)")
-    add_raw_csv_flag(q)
-    add_json_flag(q)
-    q.set_defaults(func=_export)
-
-    q = csub.add_parser("queue", help="captions whose judgement in a layer carries an error type")
-    q.add_argument("--project", required=True)
-    q.add_argument("--system", required=True)
-    q.add_argument("--type", required=True, dest="error_type", help="error type id")
-    q.add_argument("--layer", required=True, help="'adjudicated', 'consensus' or 'annotator:NAME'")
-    q.add_argument("--user", default=None, help="show this user's existing corrections")
-    add_json_flag(q)
-    q.set_defaults(func=_queue)
-
-    q = csub.add_parser("save", help="store a correction of one caption for one error type (guards applied)")
-    _one(q)
-    q.add_argument("--text", required=True, help="the corrected caption")
-    q.add_argument("--override-reason", default=None, help="store despite a guard violation, for this reason")
-    q.add_argument("--max-changed-words", type=int, default=None, help="cap on changed words for the types without a word-class rule (activity, scene, number …); off by default")
-    add_json_flag(q)
-    q.set_defaults(func=_save)
-
-    q = csub.add_parser("untouched", help="record the decision to leave a caption as it is for one error type")
-    _one(q)
-    add_json_flag(q)
-    q.set_defaults(func=_untouched)
-
-    q = csub.add_parser("check", help="check a correction against the guard of a type without storing it")
-    q.add_argument("--type", required=True, dest="error_type")
-    q.add_argument("--original", required=True)
-    q.add_argument("--corrected", required=True)
-    q.add_argument("--max-changed-words", type=int, default=None)
-    add_json_flag(q)
-    q.set_defaults(func=_check)
-
-    q = csub.add_parser("history", help="every stored revision of one caption's corrections")
-    q.add_argument("--project", required=True)
-    q.add_argument("--system", required=True)
-    q.add_argument("--line", required=True, type=int, help="0-based line of the caption in the system's file")
-    q.add_argument("--type", default=None, dest="error_type")
-    add_json_flag(q)
-    q.set_defaults(func=_history)
-
-    q = csub.add_parser("delta", help="rescoring table: baseline, one row per corrected type, all corrections (the tool's addition)")
-    q.add_argument("--project", required=True)
-    q.add_argument("--system", required=True)
-    q.add_argument("--layer", default=None, help="count only corrections whose type the layer still gives the caption")
-    q.add_argument("--corrector", action="append", dest="correctors", metavar="USER",
-                   help="use only this user's corrections (repeatable)")
-    q.add_argument("--resamples", type=int, default=1000, help="paired bootstrap resamples (default: %(default)s)")
-    q.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
-    add_json_flag(q)
-    q.set_defaults(func=_delta)
-
-    q = csub.add_parser("plan", help="the default correction plan: the most frequent error types of the error "
-                                     "tables, Generally unrelated left out (the study corrected five)")
-    q.add_argument("--project", required=True)
-    q.add_argument("--system", default=None, help="count one system's captions (default: every system)")
-    q.add_argument("--layer", default=None, help="whose judgements count (default: as rescore --by-type)")
-    q.add_argument("--size", type=int, default=5, help="how many types (default: %(default)s)")
-    add_json_flag(q)
-    q.set_defaults(func=_plan)
-
-    q = csub.add_parser("blind", help="show or switch blind correction for a project (references and live scores "
-                                      "hidden on the Correction page until a correction is saved; on by default)")
-    q.add_argument("--project", required=True)
-    q.add_argument("mode", nargs="?", choices=("on", "off"), help="switch it on or off (default: show the mode)")
-    q.add_argument("--views", choices=("open", "closed"), default=None,
-                   help="while blind correction is on, close the Annotate page's references and the Rescoring page's "
-                        "scores to correctors (analysts), or open them again (default: open; leads always see them)")
-    add_json_flag(q)
-    q.set_defaults(func=_blind)
-
+    json_command(csub, "list", _list, _scope,
+                 help="current corrections of a project (with word diff and override reasons)")
+    json_command(csub, "export", _export, _scope, _export_options, add_raw_csv_flag,
+                 help="write the current corrections to a table file")
+    json_command(csub, "queue", _queue, _queue_options,
+                 help="captions whose judgement in a layer carries an error type")
+    json_command(csub, "save", _save, _one, _save_options,
+                 help="store a correction of one caption for one error type (guards applied)")
+    json_command(csub, "untouched", _untouched, _one,
+                 help="record the decision to leave a caption as it is for one error type")
+    json_command(csub, "check", _check, _check_options,
+                 help="check a correction against the guard of a type without storing it")
+    json_command(csub, "history", _history, _history_options,
+                 help="every stored revision of one caption's corrections")
+    json_command(csub, "delta", _delta, _delta_options,
+                 help="rescoring table: baseline, one row per corrected type, all corrections (the tool's addition)")
+    json_command(csub, "plan", _plan, _plan_options,
+                 help="the default correction plan: the most frequent error types of the error tables, Generally "
+                      "unrelated left out (the study corrected five)")
+    json_command(csub, "blind", _blind, _blind_options,
+                 help="show or switch blind correction for a project (references and live scores hidden on the "
+                      "Correction page until a correction is saved; on by default)")
     p.set_defaults(func=lambda args, ctx: (p.print_help(), 1)[1])
 
 
@@ -115,6 +55,65 @@ def _one(q) -> None:
     q.add_argument("--line", required=True, type=int, help="0-based line of the caption in the system's file")
     q.add_argument("--type", required=True, dest="error_type", help="error type id")
     q.add_argument("--user", required=True, help="who made the correction (an existing user)")
+
+
+def _export_options(q) -> None:
+    q.add_argument("--out", required=True, type=Path, help="output file")
+    q.add_argument("--format", default=None, help="csv, xlsx, latex, md or json (default: from the file extension)")
+
+
+def _queue_options(q) -> None:
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", required=True)
+    q.add_argument("--type", required=True, dest="error_type", help="error type id")
+    q.add_argument("--layer", required=True, help="'adjudicated', 'consensus' or 'annotator:NAME'")
+    q.add_argument("--user", default=None, help="show this user's existing corrections")
+
+
+def _save_options(q) -> None:
+    q.add_argument("--text", required=True, help="the corrected caption")
+    q.add_argument("--override-reason", default=None, help="store despite a guard violation, for this reason")
+    q.add_argument("--max-changed-words", type=int, default=None, help="cap on changed words for the types without "
+                   "a word-class rule (activity, scene, number …); off by default")
+
+
+def _check_options(q) -> None:
+    q.add_argument("--type", required=True, dest="error_type")
+    q.add_argument("--original", required=True)
+    q.add_argument("--corrected", required=True)
+    q.add_argument("--max-changed-words", type=int, default=None)
+
+
+def _history_options(q) -> None:
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", required=True)
+    q.add_argument("--line", required=True, type=int, help="0-based line of the caption in the system's file")
+    q.add_argument("--type", default=None, dest="error_type")
+
+
+def _delta_options(q) -> None:
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", required=True)
+    q.add_argument("--layer", default=None, help="count only corrections whose type the layer still gives the caption")
+    q.add_argument("--corrector", action="append", dest="correctors", metavar="USER",
+                   help="use only this user's corrections (repeatable)")
+    q.add_argument("--resamples", type=int, default=1000, help="paired bootstrap resamples (default: %(default)s)")
+    q.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+
+
+def _plan_options(q) -> None:
+    q.add_argument("--project", required=True)
+    q.add_argument("--system", default=None, help="count one system's captions (default: every system)")
+    q.add_argument("--layer", default=None, help="whose judgements count (default: as rescore --by-type)")
+    q.add_argument("--size", type=int, default=5, help="how many types (default: %(default)s)")
+
+
+def _blind_options(q) -> None:
+    q.add_argument("--project", required=True)
+    q.add_argument("mode", nargs="?", choices=("on", "off"), help="switch it on or off (default: show the mode)")
+    q.add_argument("--views", choices=("open", "closed"), default=None,
+                   help="while blind correction is on, close the Annotate page's references and the Rescoring page's "
+                        "scores to correctors (analysts), or open them again (default: open; leads always see them)")
 
 
 def _caption_id(store, project: str, system: str, line: int) -> int:

@@ -17,20 +17,55 @@ from pathlib import Path
 
 from ..metrics.registry import REGISTRY
 from ..tokenize.ptb import TOKENIZERS
-from . import add_json_flag
+from . import json_command
 from .tables import add_raw_csv_flag
 
 _MTLD_CHOICES = ("lexicalrichness", "mccarthy-jarvis", "taaled-mean-length")
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "diversity", help="lexical diversity of references and systems, with ld and the lexical gap",
+    json_command(
+        sub, "diversity", _diversity, _project_arg, _diversity_options, _output_args,
+        help="lexical diversity of references and systems, with ld and the lexical gap",
         description="Tokenise a reference corpus cr (the project's references unless chosen with the options below) "
                     "and each system's captions once, compute TTR, root TTR, log TTR, HD-D, MTLD and MATTR, and each "
                     "system's lexical diversity ratio ld = L(system) / L(cr) and lexical gap "
                     "Lg = 1 / (1 + exp(-alpha (ld - mu))).")
+    json_command(
+        sub, "rich-sparse", _rich_sparse, _project_arg, _rich_sparse_options, _output_args,
+        help="standard metrics on human and machine descriptions, each as ground truth (Table 1)",
+        description="For every image, draw GROUND_TRUTH descriptions of one pool (human: the references; machine: the "
+                    "systems' captions) as ground truth and score the other descriptions of a pool against them; "
+                    "repeat DRAWS times (seeded) and report each metric's mean over the draws for human and machine "
+                    "candidates against human and machine ground truth.")
+
+    hs = sub.add_parser("human-scores", help="import, list or clear per-caption human judgement scores")
+    hsub = hs.add_subparsers(dest="action", metavar="ACTION", required=True)
+    from ..io import human_scores
+    from .io import add_format_command
+    add_format_command(hsub, human_scores.FORMAT, "import")  # the same command as `import human-scores`
+    json_command(hsub, "list", _hs_list, _project_arg,
+                 help="the stored human scores of a project (summary per name and system)")
+    json_command(hsub, "clear", _hs_clear, _project_arg, _hs_clear_options, help="delete stored human scores")
+
+    json_command(
+        sub, "correlate", _correlate, _project_arg, _correlate_options, _output_args,
+        help="correlate metrics, M·ld, M·Lg, ld and Lg with human scores",
+        description="Spearman, Pearson and Kendall correlations (with p-values) of per-caption metric scores, the "
+                    "metrics weighted by the lexical diversity ratio and by the lexical gap, and ld and Lg "
+                    "themselves, with human scores: overall, over system means, and per system.")
+
+
+def _project_arg(p) -> None:
     p.add_argument("--project", required=True)
+
+
+def _tokenize_arg(p) -> None:
+    p.add_argument("--tokenize", choices=TOKENIZERS, default=None,
+                   help="metric tokenisation (default: the project's setting, see annotator settings)")
+
+
+def _diversity_options(p) -> None:
     p.add_argument("--system", action="append", default=[], metavar="S", help="only this system (repeatable; default: all)")
     _gap_args(p)
     _reference_args(p)
@@ -49,17 +84,9 @@ def register(sub) -> None:
                    help="sub-corpora: one per image (default), or random groups of N descriptions")
     g.add_argument("--mu-method", choices=("gaussian", "empirical"), default="gaussian",
                    help="crossing of normal fits (default) or the best observed split")
-    _output_args(p)
-    add_json_flag(p)
-    p.set_defaults(func=_diversity)
 
-    p = sub.add_parser(
-        "rich-sparse", help="standard metrics on human and machine descriptions, each as ground truth (Table 1)",
-        description="For every image, draw GROUND_TRUTH descriptions of one pool (human: the references; machine: the "
-                    "systems' captions) as ground truth and score the other descriptions of a pool against them; "
-                    "repeat DRAWS times (seeded) and report each metric's mean over the draws for human and machine "
-                    "candidates against human and machine ground truth.")
-    p.add_argument("--project", required=True)
+
+def _rich_sparse_options(p) -> None:
     p.add_argument("--system", action="append", default=[], metavar="S", help="machine descriptions only from this "
                                                                               "system (repeatable; default: all)")
     p.add_argument("--draws", type=int, default=1000, help="evaluations per cell (default 1000)")
@@ -67,32 +94,14 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
     p.add_argument("--metric", action="append", default=[], metavar="M", choices=REGISTRY.names(),
                    help=f"metric: {REGISTRY.choices_text()} (repeatable; default {', '.join(REGISTRY.defaults())})")
-    p.add_argument("--tokenize", choices=TOKENIZERS, default=None, help="metric tokenisation (default: the project's setting, see annotator settings)")
-    _output_args(p)
-    add_json_flag(p)
-    p.set_defaults(func=_rich_sparse)
+    _tokenize_arg(p)
 
-    hs = sub.add_parser("human-scores", help="import, list or clear per-caption human judgement scores")
-    hsub = hs.add_subparsers(dest="action", metavar="ACTION", required=True)
-    from ..io import human_scores
-    from .io import add_format_command
-    add_format_command(hsub, human_scores.FORMAT, "import")  # the same command as `import human-scores`
-    p = hsub.add_parser("list", help="the stored human scores of a project (summary per name and system)")
-    p.add_argument("--project", required=True)
-    add_json_flag(p)
-    p.set_defaults(func=_hs_list)
-    p = hsub.add_parser("clear", help="delete stored human scores")
-    p.add_argument("--project", required=True)
+
+def _hs_clear_options(p) -> None:
     p.add_argument("--name", action="append", default=[], help="only scores with this name (repeatable)")
-    add_json_flag(p)
-    p.set_defaults(func=_hs_clear)
 
-    p = sub.add_parser(
-        "correlate", help="correlate metrics, M·ld, M·Lg, ld and Lg with human scores",
-        description="Spearman, Pearson and Kendall correlations (with p-values) of per-caption metric scores, the "
-                    "metrics weighted by the lexical diversity ratio and by the lexical gap, and ld and Lg "
-                    "themselves, with human scores: overall, over system means, and per system.")
-    p.add_argument("--project", required=True)
+
+def _correlate_options(p) -> None:
     p.add_argument("--human", metavar="FILE", help="import this human-score file first (same forms as human-scores import)")
     _human_file_args(p)
     p.add_argument("--score", action="append", default=[], metavar="NAME", help="correlate only this human score (repeatable)")
@@ -102,14 +111,11 @@ def register(sub) -> None:
                          f"{', '.join(REGISTRY.defaults(in_process_only=True))})")
     mg.add_argument("--metric-scores", metavar="FILE", help="per-caption metric values from a CSV keyed like human scores")
     mg.add_argument("--no-metrics", action="store_true", help="only ld and Lg")
-    p.add_argument("--tokenize", choices=TOKENIZERS, default=None, help="metric tokenisation (default: the project's setting, see annotator settings)")
+    _tokenize_arg(p)
     _gap_args(p)
     _reference_args(p)
     _measure_args(p)
     p.add_argument("--overall-only", action="store_true", help="only the pooled correlations (no system means, no per-system rows)")
-    _output_args(p)
-    add_json_flag(p)
-    p.set_defaults(func=_correlate)
 
 
 def _gap_args(p) -> None:

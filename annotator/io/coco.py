@@ -52,6 +52,17 @@ def _list(data, key: str, source: str) -> list:
     return data[key]
 
 
+def _captioned_image(rec, known, known_as: str, src: str, where: str) -> int:
+    """The image id of a record that holds an ``image_id`` among ``known`` (``known_as`` names that list in
+    the error) and a caption's text; InputError where either is missing or wrong."""
+    _require(rec, ["image_id", "caption"], src, where)
+    iid = _int_id(rec["image_id"], src, where, "image_id")
+    if iid not in known:
+        raise InputError(f"unknown image_id {iid} (not in {known_as})", src, where)
+    check_text(rec["caption"], "caption", src, where)
+    return iid
+
+
 def _int_id(value, source: str, where: str, field: str = "id") -> int:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise InputError(f"{field} must be an integer, got {shorten(repr(value))}", source, where)
@@ -104,11 +115,7 @@ def read_coco_project(project: str, captions_json: Path | str, instances_json: P
     seen_ann: set[int] = set()
     for n, rec in enumerate(_list(cap_data, "annotations", cap_src)):
         where = f"annotations[{n}]"
-        _require(rec, ["image_id", "caption"], cap_src, where)
-        iid = _int_id(rec["image_id"], cap_src, where, "image_id")
-        if iid not in images:
-            raise InputError(f"unknown image_id {iid} (not in the images list)", cap_src, where)
-        check_text(rec["caption"], "caption", cap_src, where)
+        iid = _captioned_image(rec, images, "the images list", cap_src, where)
         if "id" in rec:
             aid = _int_id(rec["id"], cap_src, where)
             if aid in seen_ann:
@@ -200,11 +207,7 @@ def read_coco_results(project: str, system: str, results_json: Path | str, keys_
     first_record: list[str] = []
     for n, rec in enumerate(data):
         where = f"record {n}"
-        _require(rec, ["image_id", "caption"], src, where)
-        iid = _int_id(rec["image_id"], src, where, "image_id")
-        if iid not in keys_by_image_id:
-            raise InputError(f"unknown image_id {iid} (not in the captions file's images)", src, where)
-        check_text(rec["caption"], "caption", src, where)
+        iid = _captioned_image(rec, keys_by_image_id, "the captions file's images", src, where)
         text, mentions = rec["caption"].strip(), ()
         if inline_mentions:
             text, mentions = parse_markup(text, source=src, location=where)

@@ -47,6 +47,7 @@ import numpy as np
 from .base import Metric, Prepared, Score, Setting
 from ..errors import MetricUnavailable
 from ..java import JavaProcess, java_available, java_executable, meteor_jar
+from ..lru import BatchCache
 
 WIDTH = 23
 _CHUNKS = 20
@@ -249,9 +250,8 @@ def score_line(hyp: str, refs) -> str:
     return " ||| ".join(("SCORE", " ||| ".join(_line_safe(r) for r in refs), hyp))
 
 
-_CACHE_LIMIT = 200_000
-_cache: dict[str, list[float]] = {}
-_cache_lock = threading.Lock()
+#: Statistics rows by SCORE line.
+_cache = BatchCache(200_000)
 
 
 def score_many(lines: list[str]) -> list[list[float]]:
@@ -260,24 +260,14 @@ def score_many(lines: list[str]) -> list[list[float]]:
     The cache is keyed by the full SCORE line (caption and references), so a
     hit is exactly what METEOR would answer.
     """
-    with _cache_lock:
-        missing = list(dict.fromkeys(x for x in lines if x not in _cache))
-    if missing:
-        got = {x: _parse_stats(out) for x, out in zip(missing, POOL.score_lines(missing))}
-        with _cache_lock:
-            if len(_cache) + len(got) > _CACHE_LIMIT:
-                _cache.clear()
-            _cache.update(got)
-    else:
-        got = {}
-    with _cache_lock:
-        return [list(got[x]) if x in got else list(_cache[x]) for x in lines]
+    missing = _cache.missing(lines)
+    got = {x: _parse_stats(out) for x, out in zip(missing, POOL.score_lines(missing))} if missing else {}
+    return [list(row) for row in _cache.answers(lines, got)]
 
 
 def clear_cache() -> None:
     """Forget cached segment statistics (benchmarks use this to time real work)."""
-    with _cache_lock:
-        _cache.clear()
+    _cache.clear()
 
 
 def _parse_stats(line: str) -> list[float]:

@@ -13,6 +13,7 @@ import secrets
 from sqlalchemy import Connection, Integer, and_, case, delete, false, func, select, true
 from sqlalchemy.orm import aliased
 
+from .project_settings import DEFAULT_SECOND_PASS, SECOND_PASS_KEY, get_setting, set_setting
 from .schema import (assignments, captions, current_judgements, items, judgements, sample_draw_captions, sample_draws,
                      systems, users)
 
@@ -30,7 +31,6 @@ def stamp_assignments(conn: Connection, pid: int) -> str:
 
     Every function here that writes assignment rows calls it. A random token rather than a counter, so two
     histories that part (a backup restored, then changed again) never carry the same stamp."""
-    from .project_settings import set_setting
     token = secrets.token_hex(16)
     set_setting(conn, pid, ASSIGNMENT_STAMP, token)
     return token
@@ -140,6 +140,26 @@ def queue_counts(conn: Connection, uid: int, pid: int) -> tuple[int, int, int]:
          .where(assignments.c.user_id == uid, assignments.c.project_id == pid))
     n, done, second = conn.execute(q).one()
     return int(n), int(done), int(second)
+
+
+def queue_progress(conn: Connection, uid: int, pid: int, staged: bool) -> tuple[int, int, int]:
+    """(assigned, done, waiting for the fine pass) of one user's queue; ``staged``: the user's second-annotator
+    captions run a staged second pass, so those both annotators call inaccurate wait for their error types."""
+    assigned, labelled, _ = queue_counts(conn, uid, pid)
+    waiting = len(fine_pass_ready(conn, uid, pid)) if staged else 0
+    return assigned, labelled - waiting, waiting
+
+
+def staged_second_pass(conn: Connection, uid: int, pid: int) -> bool:
+    """True when the user has second-annotator captions in a project whose second pass is staged."""
+    return (has_second_assignments(conn, uid, pid)
+            and get_setting(conn, pid, SECOND_PASS_KEY, DEFAULT_SECOND_PASS) == "staged")
+
+
+def work_left(conn: Connection, uid: int, pid: int) -> int:
+    """Captions of one user's queue still to do (fine passes waiting count as to do)."""
+    assigned, done, _ = queue_progress(conn, uid, pid, staged_second_pass(conn, uid, pid))
+    return assigned - done
 
 
 def queue_size(conn: Connection, uid: int, pid: int) -> int:

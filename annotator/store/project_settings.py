@@ -8,6 +8,11 @@ from sqlalchemy import Connection, select
 from .rows import upsert
 from .schema import project_settings
 
+#: The setting that says how a project's second pass runs ("staged": coarse label first, error types once both
+#: annotators call a caption inaccurate; "full": everything at once), and its value where none is stored.
+SECOND_PASS_KEY = "second_pass"
+DEFAULT_SECOND_PASS = "staged"
+
 
 def get_setting(conn: Connection, pid: int, key: str, default: str | None = None) -> str | None:
     """The value of setting ``key`` of project ``pid``, or ``default``."""

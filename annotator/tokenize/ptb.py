@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
-import threading
 from pathlib import Path
 from typing import Sequence
 
 from ..errors import MetricInputError, MetricUnavailable
 from ..java import JavaProcess, corenlp_jar, java_executable
+from ..lru import BatchCache
 from .base import Tokenizer
 
 TOKENIZERS = ("none", "ptb")
@@ -40,9 +40,8 @@ TOKENIZERS = ("none", "ptb")
 PUNCTUATIONS = frozenset(["''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "-RCB-",
                           ".", "?", "!", ",", ":", "-", "--", "...", ";"])
 
-_CACHE_LIMIT = 500_000
-_cache: dict[str, str] = {}
-_cache_lock = threading.Lock()
+#: Tokenised lines by text.
+_cache = BatchCache(500_000)
 
 _JAVA_SRC = Path(__file__).with_name("javasrc") / "PtbLines.java"
 
@@ -82,8 +81,7 @@ def ptb_tokenize(texts: Sequence[str], *, mode: str = "auto") -> list[str]:
     Raises MetricUnavailable without Java.
     """
     texts = list(texts)
-    with _cache_lock:
-        todo = list(dict.fromkeys(t for t in texts if t not in _cache))
+    todo = _cache.missing(texts)
     if todo:
         cleaned = [_clean(t) for t in todo]
         raw = None
@@ -96,14 +94,9 @@ def ptb_tokenize(texts: Sequence[str], *, mode: str = "auto") -> list[str]:
         if raw is None:
             raw = _cli_tokenize(cleaned)
         done = {t: _postprocess(r) for t, r in zip(todo, raw)}
-        with _cache_lock:
-            if len(_cache) + len(done) > _CACHE_LIMIT:
-                _cache.clear()
-            _cache.update(done)
     else:
         done = {}
-    with _cache_lock:
-        return [done[t] if t in done else _cache[t] for t in texts]
+    return _cache.answers(texts, done)
 
 
 class PtbTokenizer(Tokenizer):
@@ -117,8 +110,7 @@ class PtbTokenizer(Tokenizer):
 
 def clear_cache() -> None:
     """Forget cached tokenisations (tests use this to force a fresh run)."""
-    with _cache_lock:
-        _cache.clear()
+    _cache.clear()
 
 
 def _server_cmd() -> list[str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -155,9 +156,23 @@ def _ticked() -> list[str]:
     return [t.id for t in taxonomy().types if st.session_state.get(type_key(t.id))]
 
 
-def _panel() -> tuple[Queue, Task, str | None, list[str]] | None:
-    """The queue, the task shown, and the choice and ticked types the panel sent (for a save or a draft);
-    None when no caption is shown."""
+class _Sent(NamedTuple):
+    """What the panel sent for a save or a draft: the queue, the task shown, the choice, the ticked types and
+    the note."""
+
+    q: Queue
+    task: Task
+    label: str | None
+    types: list[str]
+    note: str
+
+    def judgement(self) -> tuple:
+        """The task and the judgement fields, in the order Queue.save and Queue.save_draft take them."""
+        return self.task, self.label, self.types, self.note
+
+
+def _panel() -> _Sent | None:
+    """What the panel sent (for a save or a draft); None when no caption is shown."""
     task: Task | None = st.session_state.get(K_TASK)
     if task is None:
         return None
@@ -167,7 +182,12 @@ def _panel() -> tuple[Queue, Task, str | None, list[str]] | None:
         # Ticking a type means inaccurate (the panel shows it so at once; a judgement sent before it did
         # still means it).
         label = Label.INACCURATE.value
-    return st.session_state[K_QUEUE], task, label, types
+    return _Sent(st.session_state[K_QUEUE], task, label, types, st.session_state.get(K_NOTE, ""))
+
+
+def _spans():
+    """The error spans the panel sent (InputError where the field cannot be read)."""
+    return annotate_spans.read_field(st.session_state.get(annotate_spans.K_SPANS))
 
 
 def _seconds() -> float:
@@ -190,29 +210,44 @@ def _reporting(callback):
 
 @signed_in
 def _on_save(ctx: PageContext) -> None:
-    panel = _panel()
-    if panel is None:
+    sent = _panel()
+    if sent is None:
         return
-    q, task, label, types = panel
+    q, task = sent.q, sent.task
     # Whatever else the panel sent goes to the core as it is: validate() refuses what breaks a rule
     # (an accurate caption with types, say) and says why.
-    try:
-        spans = annotate_spans.read_field(st.session_state.get(annotate_spans.K_SPANS))
-        result = q.save(task, label, types, st.session_state.get(K_NOTE, ""), _seconds(),
-                        base_revision=task.shown_revision, spans=spans)
-    except InputError as exc:
-        st.session_state[K_ERR] = exc.detail[:1].upper() + exc.detail[1:] + "."
-        return
-    except JudgementChanged as exc:
-        _refused_as_stale(task, exc)
-        return
-    except AnnotatorError as exc:
-        st.session_state[K_ERR] = refusal_text(exc)
+    result = _stored(task, lambda: q.save(*sent.judgement(), _seconds(), base_revision=task.shown_revision,
+                                          spans=_spans()), _save_refusal)
+    if result is _REFUSED:
         return
     names = ", ".join(taxonomy().get(t).name for t in result.error_types)
     st.session_state[K_MSG] = (f"Saved item {task.item.key}: {LABEL_TEXT[result.label]}"
                                + (f" ({names})" if names else "") + f" — revision {result.revision}.")
     _move_on_after_storing(q, task, lambda: _update_progress(ctx, q, counted_before=result.was_done))
+
+
+#: What :func:`_stored` answers when the store refused the judgement.
+_REFUSED = object()
+
+
+def _stored(task: Task, action, error_text=str):
+    """Run ``action``, which stores a judgement of ``task``, and return its answer; when the store refuses it,
+    say why on the page (``error_text`` of the error; another tab's newer judgement: the stale notice) and
+    return :data:`_REFUSED`."""
+    try:
+        return action()
+    except JudgementChanged as exc:
+        _refused_as_stale(task, exc)
+    except AnnotatorError as exc:
+        st.session_state[K_ERR] = error_text(exc)
+    return _REFUSED
+
+
+def _save_refusal(exc: AnnotatorError) -> str:
+    """A refused save as the page says it: a bad field as one sentence, any other error as the judging pages do."""
+    if isinstance(exc, InputError):
+        return exc.detail[:1].upper() + exc.detail[1:] + "."
+    return refusal_text(exc)
 
 
 def _refused_as_stale(task: Task, exc: JudgementChanged) -> None:
@@ -277,13 +312,8 @@ def _on_skip(ctx: PageContext) -> None:
     task: Task | None = st.session_state.get(K_TASK)
     if task is None:
         return
-    try:
-        stored = q.skip(task, st.session_state.get(K_NOTE, ""), _seconds())
-    except JudgementChanged as exc:
-        _refused_as_stale(task, exc)
-        return
-    except AnnotatorError as exc:
-        st.session_state[K_ERR] = str(exc)
+    stored = _stored(task, lambda: q.skip(task, st.session_state.get(K_NOTE, ""), _seconds()))
+    if stored is _REFUSED:
         return
     st.session_state[K_MSG] = (f"Skipped item {task.item.key}; it comes back at the end." if stored
                                else f"Item {task.item.key} is judged already; moved on without changing it.")
@@ -330,13 +360,11 @@ def _on_jump(position: int) -> None:
 @signed_in
 def _on_draft() -> None:
     # The form's values are in the session now; store them as the user's draft of this caption.
-    panel = _panel()
-    if panel is None:
+    sent = _panel()
+    if sent is None:
         return
-    q, task, label, types = panel
     try:
-        spans = annotate_spans.read_field(st.session_state.get(annotate_spans.K_SPANS))
-        draft = q.save_draft(task, label, types, st.session_state.get(K_NOTE, ""), spans=spans)
+        draft = sent.q.save_draft(*sent.judgement(), spans=_spans())
     except InputError as exc:
         st.session_state[K_ERR] = "The draft was not kept: " + exc.detail + "."
         return

@@ -1,4 +1,4 @@
-"""The least-recently-used cache behind the rendered images and the metrics' prepared references."""
+"""The caches behind the rendered images, the metrics' prepared references and the Java batches (METEOR, PTB)."""
 
 from __future__ import annotations
 
@@ -46,3 +46,17 @@ def test_threads_never_leave_it_over_its_bound():
     for t in threads:
         t.join()
     assert cache._size == sum(len(v) for v in cache._data.values()) <= 100
+
+
+def test_batch_cache_names_what_is_missing_and_starts_afresh_past_its_limit():
+    from annotator.lru import BatchCache
+    cache = BatchCache(limit=3)
+    assert cache.missing(["a", "b", "a"]) == ["a", "b"]
+    assert cache.answers(["a", "b", "a"], {"a": 1, "b": 2}) == [1, 2, 1]
+    assert cache.missing(["b", "c"]) == ["c"]
+    assert cache.answers(["c", "b"], {"c": 3}) == [3, 2]
+    # A fourth answer would pass the limit: the cache drops what it held and keeps the new batch.
+    assert cache.answers(["d"], {"d": 4}) == [4]
+    assert cache.missing(["a", "d"]) == ["a"]
+    cache.clear()
+    assert cache.missing(["d"]) == ["d"]
