@@ -78,7 +78,7 @@ def _encode(masks: np.ndarray) -> list[str]:
 
 def build(db_path: Path, n_captions: int, seed: int = 7) -> tuple[str, float]:
     """Create the benchmark store; return (url, seconds)."""
-    from annotator.store.assignments import stamp_assignments
+    from annotator.store.project_settings import stamp_assignments
     from annotator.store.codec import type_mask
     t0 = time.perf_counter()
     url = f"sqlite:///{db_path}"

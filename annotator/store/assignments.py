@@ -8,12 +8,10 @@ judgements up by the primary key of ``current_judgements``, so the cost of
 
 from __future__ import annotations
 
-import secrets
-
 from sqlalchemy import Connection, Integer, and_, case, delete, false, func, select, true
 from sqlalchemy.orm import aliased
 
-from .project_settings import DEFAULT_SECOND_PASS, SECOND_PASS_KEY, get_setting, set_setting
+from .project_settings import DEFAULT_SECOND_PASS, SECOND_PASS_KEY, get_setting, stamp_assignments
 from .schema import (assignments, captions, current_judgements, items, judgements, sample_draw_captions, sample_draws,
                      systems, users)
 
@@ -23,19 +21,6 @@ _CHUNK = 5000
 #: The project_settings key of a project's assignment stamp: a new random token with every change of its
 #: assignment rows, so a reader can tell in one look-up whether the assignments it holds are still current
 #: (annotator.store.team_queries.assignment_version) instead of summing every row.
-ASSIGNMENT_STAMP = "assignments_stamp"
-
-
-def stamp_assignments(conn: Connection, pid: int) -> str:
-    """Give project ``pid``'s assignments a new stamp inside the caller's write transaction; return it.
-
-    Every function here that writes assignment rows calls it. A random token rather than a counter, so two
-    histories that part (a backup restored, then changed again) never carry the same stamp."""
-    token = secrets.token_hex(16)
-    set_setting(conn, pid, ASSIGNMENT_STAMP, token)
-    return token
-
-
 def project_captions(conn: Connection, pid: int, system_names: list[str] | None = None) -> list:
     """Rows (caption_id, item_id, is_practice, system) of a project in item order, then system order: each
     system's annotated caption of an item only (:mod:`annotator.store.samples`)."""

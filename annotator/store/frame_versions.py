@@ -9,10 +9,9 @@ import json
 from sqlalchemy import Connection, case, func, select
 
 from . import Store
-from .assignments import ASSIGNMENT_STAMP
 from .judgements import newest_judgement_id
 from .migrations import applied_versions
-from .project_settings import get_setting
+from .project_settings import ASSIGNMENT_STAMP, get_setting
 from .projects import practice_marks, project_id
 from .schema import assignments, judgements, systems, users
 
@@ -41,8 +40,6 @@ def assignment_version(store: Store, project: str) -> tuple:
     written before stamps existed has none: then its place holds the count, newest id and sums of ids, caption
     ids, user ids and second marks of the rows, which change when any assignment is added, moved or removed,
     also when all are replaced by as many others (ids can start again from 1 after all were deleted)."""
-    from .assignments import ASSIGNMENT_STAMP
-    from .project_settings import get_setting
     a = assignments
     with store.read() as conn:
         pid = project_id(conn, project)

@@ -3,6 +3,8 @@ double annotation runs. The table arrives with migration 2."""
 
 from __future__ import annotations
 
+import secrets
+
 from sqlalchemy import Connection, select
 
 from .rows import upsert
@@ -24,3 +26,17 @@ def get_setting(conn: Connection, pid: int, key: str, default: str | None = None
 def set_setting(conn: Connection, pid: int, key: str, value: str) -> None:
     """Set ``key`` of project ``pid`` inside the caller's (write) transaction."""
     upsert(conn, project_settings, {"project_id": pid, "key": key, "value": str(value)}, ["project_id", "key"])
+
+
+#: The setting that changes with every write of a project's assignment rows (read by the dashboards' version checks).
+ASSIGNMENT_STAMP = "assignments_stamp"
+
+
+def stamp_assignments(conn: Connection, pid: int) -> str:
+    """Give project ``pid``'s assignments a new stamp inside the caller's write transaction; return it.
+
+    Every function that writes assignment rows (annotator.store.assignments, annotator.store.samples) calls it. A random token rather than a counter, so two
+    histories that part (a backup restored, then changed again) never carry the same stamp."""
+    token = secrets.token_hex(16)
+    set_setting(conn, pid, ASSIGNMENT_STAMP, token)
+    return token

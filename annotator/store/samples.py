@@ -69,7 +69,7 @@ def set_annotated_index(conn: Connection, pid: int, project: str, index: int) ->
     caption of the project has, and, when it differs from the current one, once the project holds human work on
     its captions (the message names the project and the counts). Assignments follow the change: each moves to
     its image and system's caption at the new index (refused when one has none)."""
-    from .assignments import stamp_assignments
+    from .project_settings import stamp_assignments
     from .project_settings import set_setting
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         raise InputError(f"the annotated sample index must be a non-negative integer, got {index!r}", "--annotated-sample")

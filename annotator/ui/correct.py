@@ -53,7 +53,7 @@ SAVED_KEY = "correct_saved"
 
 _STYLE = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 3rem; padding-bottom: 2rem; }
-.st-key-correct_head h3 { padding: 0.2rem 0; }
+.st-key-correct_head h1 { font-size: 1.5rem; line-height: 1.3; padding: 0.2rem 0; }
 .st-key-correct_body [data-testid="stVerticalBlock"] { gap: 0.45rem; }
 .st-key-correct_body [data-testid="stText"] { font-size: 1.05rem; }
 .st-key-correct_body [data-testid="stAlert"] [data-testid="stAlertContainer"] { padding: 0.45rem 0.8rem; }
@@ -166,7 +166,7 @@ def _header(ctx: ui.PageContext):
     title = next(spec.title for spec in PAGES if spec.page_id == ctx.page_id)
     with st.container(key="correct_head"):
         head, bar = st.columns([3, 2], vertical_alignment="center")
-        head.subheader(f"{title} · {esc(ctx.project)}" if ctx.project else title, anchor=False)
+        head.title(f"{title} · {esc(ctx.project)}" if ctx.project else title, anchor=False)  # the page's h1, set small
     project = ui.require_project(ctx, ui.page_texts()[ctx.page_id]["needs"])
     return project, bar.empty()
 

@@ -223,7 +223,8 @@ def test_every_assignment_write_gives_a_new_stamp_and_a_store_without_one_is_rea
     no stamp (written before stamps existed) gets a version made of its rows, which still tells a change."""
     from sqlalchemy import delete, func, select
 
-    from annotator.store.assignments import ASSIGNMENT_STAMP, replace_assignments
+    from annotator.store.assignments import replace_assignments
+    from annotator.store.project_settings import ASSIGNMENT_STAMP
     from annotator.store.schema import assignments, project_settings
     from annotator.store.frame_versions import assignment_version
 
