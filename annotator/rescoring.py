@@ -163,11 +163,12 @@ class ScoringData:
 
 def scoring_data(store, project: str, system: str) -> ScoringData:
     """References of every caption of ``system`` (line order)."""
-    from .store.correction_queries import project_references, system_captions
+    from .store.correction_queries import project_references
+    from .store.projects import captions_of_system
     from .store.projects import project_id
     with store.read() as conn:
         pid = project_id(conn, project)
-        caps = system_captions(conn, pid, system)
+        caps = captions_of_system(conn, pid, system)
         refs = project_references(conn, pid)
     data = ScoringData(project, system, [], [])
     for c in caps:
@@ -384,13 +385,14 @@ def rescore_lines(store, project: str, captions: list[str], *, system: str | Non
     from .metric_settings import resolve_tokenize
     from .metrics import delta_table, rescore
     tokenize = resolve_tokenize(store, project, tokenize)
-    from .store.correction_queries import project_items_in_order, project_references, system_captions
+    from .store.correction_queries import project_items_in_order, project_references
+    from .store.projects import captions_of_system
     from .store.projects import project_id
     with store.read() as conn:
         pid = project_id(conn, project)
         refs = project_references(conn, pid)
         if system is not None:
-            rows = system_captions(conn, pid, system)
+            rows = captions_of_system(conn, pid, system)
             slots = [(r.item_id, r.text) for r in rows]
             what = f"system {system!r} has {len(rows)} captions"
         else:

@@ -154,12 +154,13 @@ def correction_set(store, project: str, system: str, *, layer: Layer | str | Non
     """
     from ..layers import optional_layer
     from .queues import layer_types
-    from ..store.correction_queries import system_captions, system_corrections
+    from ..store.correction_queries import system_corrections
+    from ..store.projects import captions_of_system
     from ..store.projects import project_id
     layer = optional_layer(layer)
     with store.read() as conn:
         pid = project_id(conn, project)
-        caps = system_captions(conn, pid, system)
+        caps = captions_of_system(conn, pid, system)
         rows = system_corrections(conn, pid, system, only_users=correctors)
     carried = layer_types(store, project, system, layer) if layer is not None else None
     baseline = [c.text for c in caps]

@@ -24,10 +24,10 @@ _CHUNK = 5000
 def project_captions(conn: Connection, pid: int, system_names: list[str] | None = None) -> list:
     """Rows (caption_id, item_id, is_practice, system) of a project in item order, then system order: each
     system's annotated caption of an item only (:mod:`annotator.store.samples`)."""
-    from .samples import annotated_index, annotated_sample
+    from .samples import project_annotated_sample
     q = (select(captions.c.id.label("caption_id"), captions.c.item_id, items.c.is_practice, systems.c.name.label("system"))
          .select_from(captions.join(items, items.c.id == captions.c.item_id).join(systems, systems.c.id == captions.c.system_id))
-         .where(items.c.project_id == pid, annotated_sample(annotated_index(conn, pid))))
+         .where(items.c.project_id == pid, project_annotated_sample(conn, pid)))
     if system_names:
         q = q.where(systems.c.name.in_(list(system_names)))
     return conn.execute(q.order_by(items.c.position, systems.c.id)).all()

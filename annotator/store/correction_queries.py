@@ -25,16 +25,6 @@ def caption_text(conn: Connection, caption_id: int) -> str:
     return text
 
 
-def system_captions(conn: Connection, pid: int, system: str) -> list:
-    """Rows (id, item_id, line_no, text) of one system's annotated captions (:mod:`annotator.store.samples`) in
-    line order (NotFound for an unknown system)."""
-    from .samples import annotated_index, annotated_sample
-    sid = system_id(conn, pid, system)
-    return conn.execute(select(captions.c.id, captions.c.item_id, captions.c.line_no, captions.c.text)
-                        .where(captions.c.system_id == sid, annotated_sample(annotated_index(conn, pid)))
-                        .order_by(captions.c.line_no)).all()
-
-
 def system_corrections(conn: Connection, pid: int, system: str, *, only_users: list[str] | None = None,
                        error_type: str | None = None) -> list:
     """Current corrections of one system: rows (caption_id, line_no, error_type, user, original_text,

@@ -43,7 +43,7 @@ def caption_texts(store: Store, project: str, names: Sequence[str] | None = None
     all); ``annotated_only`` keeps the one caption per item that annotation and human scores are about
     (:mod:`annotator.store.samples`). Raises NotFound for a system name the project does not have.
     """
-    from .samples import annotated_index, annotated_sample
+    from .samples import project_annotated_sample
     with store.read() as conn:
         pid = project_id(conn, project)
         known = project_system_names(conn, pid)
@@ -61,7 +61,7 @@ def caption_texts(store: Store, project: str, names: Sequence[str] | None = None
              .where(systems.c.project_id == pid, systems.c.name.in_(wanted))
              .order_by(systems.c.id, captions.c.n, captions.c.line_no))
         if annotated_only:
-            q = q.where(annotated_sample(annotated_index(conn, pid)))
+            q = q.where(project_annotated_sample(conn, pid))
         for name, cid, key, line_no, text, n in conn.execute(q):
             out[name].append(CaptionText(cid, key, line_no, text, n))
         return out

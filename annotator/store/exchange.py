@@ -89,12 +89,12 @@ def judgement_records(conn: Connection, pid: int, *, history: bool = False, user
 def project_caption_index(conn: Connection, pid: int) -> dict[tuple[str, str], tuple[int, int, str]]:
     """(system name, item key) → (caption id, 0-based line, text) for each system's annotated caption of each
     item of a project (:mod:`annotator.store.samples`)."""
-    from .samples import annotated_index, annotated_sample
+    from .samples import project_annotated_sample
     from .schema import items
     q = (select(systems.c.name, items.c.key, captions.c.id, captions.c.line_no, captions.c.text)
          .select_from(captions.join(systems, systems.c.id == captions.c.system_id)
                       .join(items, items.c.id == captions.c.item_id))
-         .where(systems.c.project_id == pid, annotated_sample(annotated_index(conn, pid))))
+         .where(systems.c.project_id == pid, project_annotated_sample(conn, pid)))
     return {(r[0], r[1]): (r[2], r[3], r[4]) for r in conn.execute(q)}
 
 

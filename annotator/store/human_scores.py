@@ -35,11 +35,11 @@ class CaptionKeys:
 
 def caption_keys(conn: Connection, pid: int) -> CaptionKeys:
     """Every caption key of project ``pid`` (the annotated caption of each system and item, :mod:`.samples`)."""
-    from .samples import annotated_index, annotated_sample
+    from .samples import project_annotated_sample
     by_item_system, by_system_line, lines = {}, {}, {}
     q = (select(captions.c.id, items.c.key, systems.c.name, captions.c.line_no)
          .select_from(captions.join(systems, captions.c.system_id == systems.c.id).join(items, items.c.id == captions.c.item_id))
-         .where(systems.c.project_id == pid, annotated_sample(annotated_index(conn, pid))))
+         .where(systems.c.project_id == pid, project_annotated_sample(conn, pid)))
     for cid, key, system, line_no in conn.execute(q):
         by_item_system[(key, system)] = cid
         by_system_line[(system, line_no)] = cid

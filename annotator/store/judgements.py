@@ -205,9 +205,9 @@ def current_frame(store: Store, project: str, *, kind: str | None = "annotation"
 
 def caption_id_for_line(conn: Connection, pid: int, system: str, line_no: int, *, source: str | None = None) -> int:
     """Caption id of 0-based ``line_no`` of a system's annotated captions (:mod:`.samples`); InputError if out of range."""
-    from .samples import annotated_index, annotated_sample
+    from .samples import project_annotated_sample
     sid = system_id(conn, pid, system)
-    annotated = annotated_sample(annotated_index(conn, pid))
+    annotated = project_annotated_sample(conn, pid)
     cid = conn.execute(select(captions.c.id).where(captions.c.system_id == sid, captions.c.line_no == line_no,
                                                    annotated)).scalar()
     if cid is None:

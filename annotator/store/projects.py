@@ -14,7 +14,7 @@ from . import Store
 from .codec import decode_mentions, encode_mentions
 from .project_settings import get_setting, set_setting
 from .rows import insert_if_absent, lock_key
-from .samples import annotated_index, annotated_sample
+from .samples import project_annotated_sample
 from .schema import boxes, captions, current_judgements, items, judgements, projects, refs, systems
 
 _CHUNK = 5000
@@ -316,7 +316,7 @@ def load_project(store: Store, name: str, *, with_captions: bool = True, all_sam
                  .join(systems, captions.c.system_id == systems.c.id).where(systems.c.project_id == pid)
                  .order_by(systems.c.id, captions.c.n, captions.c.line_no))
             if not all_samples:
-                q = q.where(annotated_sample(annotated_index(conn, pid)))
+                q = q.where(project_annotated_sample(conn, pid))
             for c in conn.execute(q):
                 by_id[c.item_id].captions.append(Caption(c.name, c.text, decode_mentions(c.mentions), caption_id=c.id,
                                                          line=c.line_no, n=c.n))
@@ -345,7 +345,7 @@ def captions_of_system(conn: Connection, pid: int, system: str) -> list:
     :mod:`annotator.store.samples`), in line order."""
     sid = system_id(conn, pid, system)
     return conn.execute(select(captions.c.id, captions.c.item_id, captions.c.line_no, captions.c.text)
-                        .where(captions.c.system_id == sid, annotated_sample(annotated_index(conn, pid)))
+                        .where(captions.c.system_id == sid, project_annotated_sample(conn, pid))
                         .order_by(captions.c.line_no)).all()
 
 

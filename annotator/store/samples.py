@@ -6,7 +6,7 @@ correction, rescoring, human scores and every import or export keyed by (image, 
 system and image: the one :func:`annotated_sample` selects, the project's chosen sample index (the setting
 ``annotated_sample``, 0 = the first unless a lead chose another with :func:`set_annotated_index`). This is the
 one place that rule lives; every query that lists a project's or a system's captions for that work filters
-through it, with the index read once per query (:func:`annotated_index`).
+through :func:`project_annotated_sample`, which reads the index once per query (:func:`annotated_index`).
 
 The index can change only while the project holds no human work on its captions (judgements, corrections,
 imported human scores, drawn human samples): those belong to the caption annotators saw. Assignments made
@@ -36,6 +36,11 @@ def annotated_sample(index: int, table: Table = captions) -> ColumnElement[bool]
     """The SQL condition that keeps, of each system's descriptions of an image, the one annotators see:
     sample ``index``, the project's :func:`annotated_index`."""
     return table.c.n == int(index)
+
+
+def project_annotated_sample(conn: Connection, pid: int, table: Table = captions) -> ColumnElement[bool]:
+    """:func:`annotated_sample` of project ``pid``'s chosen index (one read of its setting)."""
+    return annotated_sample(annotated_index(conn, pid), table)
 
 
 def is_annotated(n: int, index: int) -> bool:

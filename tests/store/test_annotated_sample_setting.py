@@ -17,12 +17,11 @@ from annotator.errors import PermissionDenied
 from annotator.io import import_judgements
 from annotator.model import Caption, Item, Project
 from annotator.rescoring import rescore_lines
-from annotator.store.correction_queries import system_captions
 from annotator.store.diversity import caption_texts
 from annotator.store.exchange import project_caption_index
 from annotator.store.human_scores import caption_keys
 from annotator.store.judgements import caption_id_for_line, current_frame
-from annotator.store.projects import load_project, project_id, write_project
+from annotator.store.projects import captions_of_system, load_project, project_id, write_project
 from annotator.store.samples import annotated_sample, is_annotated
 from annotator.store.schema import captions
 from tests.apptest_helpers import seed_project
@@ -70,7 +69,7 @@ def test_the_chosen_index_is_what_annotation_assignment_rescoring_and_imports_re
     assert len(caption_texts(store, "demo")["sys-a"]) == 9
     with store.read() as conn:
         pid = project_id(conn, "demo")
-        assert [r.id for r in system_captions(conn, pid, "sys-a")] == by_n[1]
+        assert [r.id for r in captions_of_system(conn, pid, "sys-a")] == by_n[1]
         assert [caption_id_for_line(conn, pid, "sys-a", k) for k in range(3)] == by_n[1]
         assert sorted(cid for cid, _, _ in project_caption_index(conn, pid).values()) == by_n[1]
         assert sorted(caption_keys(conn, pid).by_item_system.values()) == by_n[1]
