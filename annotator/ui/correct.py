@@ -162,8 +162,7 @@ def render(ctx: ui.PageContext) -> None:
 
 def _header(ctx: ui.PageContext):
     """One row: the page's name with the project, and a slot for the progress bar. Stops without a project."""
-    from ..accounts.access import PAGES
-    title = next(spec.title for spec in PAGES if spec.page_id == ctx.page_id)
+    title = ui.page_title(ctx.page_id)
     with st.container(key="correct_head"):
         head, bar = st.columns([3, 2], vertical_alignment="center")
         head.title(f"{title} · {esc(ctx.project)}" if ctx.project else title, anchor=False)  # the page's h1, set small

@@ -132,12 +132,17 @@ def page_texts() -> dict[str, dict[str, str]]:
     return tomllib.loads((Path(__file__).parent / "pages.toml").read_text(encoding="utf-8"))
 
 
-def page_header(ctx: PageContext) -> str:
-    """The page's title (annotator.accounts.access.PAGES) and what it shows (pages.toml), then the selected project;
-    without one, say so and what to do first, and stop the page."""
+def page_title(page_id: str) -> str:
+    """The page's title as the menu names it (annotator.accounts.access.PAGES)."""
     from ..accounts.access import PAGES
+    return next(spec.title for spec in PAGES if spec.page_id == page_id)
+
+
+def page_header(ctx: PageContext) -> str:
+    """The page's title (:func:`page_title`) and what it shows (pages.toml), then the selected project;
+    without one, say so and what to do first, and stop the page."""
     text = page_texts()[ctx.page_id]
-    st.title(next(spec.title for spec in PAGES if spec.page_id == ctx.page_id))
+    st.title(page_title(ctx.page_id))
     st.caption(text["about"])
     return require_project(ctx, text["needs"])
 
