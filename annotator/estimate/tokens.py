@@ -274,7 +274,55 @@ def find_classes(tokens: Tokens, lex: Lexicon, memo: dict | None = None) -> Clas
 
     ``memo`` (word -> classes) carries the lookups over from one call to the next.
     """
-    memo = {} if memo is None else memo
+    words = _vocabulary_tables(tokens, lex, {} if memo is None else memo)
+    phrases = _phrases_in_vocabulary(tokens, lex)
+    start, length, which = _phrase_matches(tokens, phrases)
+    extra, consumed_pos = _phrase_marks(tokens, lex, phrases, start, length, which, words.activity_index)
+    tables = [words.noun, words.clothing, words.colour, words.gender, words.age, words.age_adj, words.stance,
+              words.activity, words.relation, words.counts, words.conj]
+    at = _ClassIndex(tokens, tables, consumed_pos)
+    noun_marks, plural = at.marks_with_flags(0, words.noun, extra["noun"], words.noun_plural)
+    return Classes(
+        noun=noun_marks, plural=plural,
+        clothing=at.marks(1, words.clothing, extra["clothing"]),
+        colour=at.marks(2, words.colour, extra["colour"]),
+        gender=at.marks(3, words.gender, None),
+        age=at.marks(4, words.age, None),
+        age_adjective=at.marks(5, words.age_adj, None),
+        stance=at.marks(6, words.stance, []),
+        activity=at.marks(7, words.activity, extra["activity"]),
+        relation=at.marks(8, words.relation, extra["relation"]),
+        count=at.marks(9, words.counts, None),
+        conjunction=at.marks(10, words.conj, None),
+        symbol=words.symbol_per_word[tokens.tok], activity_names=tuple(words.activity_index),
+        n_symbols=len(lex.concepts.names) + words.n_stems,
+    )
+
+
+@dataclass
+class _VocabularyTables:
+    """Per vocabulary word: the value of each word class (-1 where it does not apply) and its similarity symbol.
+    ``activity_index`` (activity name -> index) is still open: phrases add their activities to it."""
+
+    noun: np.ndarray
+    noun_plural: np.ndarray
+    clothing: np.ndarray
+    colour: np.ndarray
+    gender: np.ndarray
+    age: np.ndarray
+    age_adj: np.ndarray
+    relation: np.ndarray
+    counts: np.ndarray
+    conj: np.ndarray
+    stance: np.ndarray
+    activity: np.ndarray
+    activity_index: dict[str, int]
+    symbol_per_word: np.ndarray
+    n_stems: int
+
+
+def _vocabulary_tables(tokens: Tokens, lex: Lexicon, memo: dict) -> _VocabularyTables:
+    """The class tables of every distinct word, each word looked up once (through ``memo``)."""
     V = len(tokens.vocab)
     features = [memo[w] if w in memo else memo.setdefault(w, _word_features(w, lex)) for w in tokens.vocab]
     columns = list(zip(*features)) if features else [()] * 13
@@ -293,95 +341,96 @@ def find_classes(tokens: Tokens, lex: Lexicon, memo: dict | None = None) -> Clas
     # Similarity symbols: a noun counts as its concept, so "puppy" matches "dog"; other words as their stem.
     symbol_per_word = np.where(noun >= 0, noun, stem_id)
     symbol_per_word[(noun < 0) & (stem_id < 0)] = -1
+    return _VocabularyTables(noun, noun_plural, clothing, colour, gender, age, age_adj, relation, counts, conj,
+                             stance, activity, activity_index, symbol_per_word, len(stems))
 
-    # Phrases: a key per word pair finds candidate starts; each phrase then checks its other words on its
-    # candidates only, all at once. Overlapping matches keep the one that starts first (the longest of those).
+
+def _phrases_in_vocabulary(tokens: Tokens, lex: Lexicon) -> list[tuple[np.ndarray, list]]:
+    """The lexicon's phrases whose words all occur in the tokens: (word ids, entries) each."""
     index = {w: i for i, w in enumerate(tokens.vocab)}
-    phrases = []  # (word ids, entries)
+    phrases = []
     for words, entries in lex.phrases.items():
         ids = [index.get(w) for w in words]
         if all(i is not None for i in ids):
             phrases.append((np.array(ids, dtype=np.int64), entries))
+    return phrases
+
+
+def _phrase_matches(tokens: Tokens, phrases: list) -> tuple[list, list, list]:
+    """Where each phrase occurs: lists of start positions, lengths and phrase numbers, one array per phrase.
+
+    A key per word pair finds candidate starts; each phrase then checks its other words on its candidates only,
+    all at once. A phrase does not cross from one text into the next."""
+    V = len(tokens.vocab)
     tok = tokens.tok.astype(np.int64)
     found_start, found_len, found_phrase = [], [], []
-    if phrases and len(tok) > 1:
-        first_word = np.zeros(V, dtype=bool)
-        second_word = np.zeros(V, dtype=bool)
-        for ids, _ in phrases:
-            first_word[ids[0]] = second_word[ids[1]] = True
-        cand = np.flatnonzero(first_word[tokens.tok[:-1]] & second_word[tokens.tok[1:]])
-        cand = cand[tokens.text[cand] == tokens.text[cand + 1]]
-        cand_key = tok[cand] * V + tok[cand + 1]
-        keys = unique(np.array([ids[0] * V + ids[1] for ids, _ in phrases]))
-        hit = contains(keys, cand_key)
-        cand, cand_key = cand[hit], cand_key[hit]
-        order = np.argsort(cand_key, kind="stable")
-        sorted_keys = cand_key[order]
-        for k, (ids, _) in enumerate(phrases):
-            key = ids[0] * V + ids[1]
-            lo, hi = np.searchsorted(sorted_keys, [key, key + 1])
-            if lo == hi:
-                continue
-            p = np.sort(cand[order[lo:hi]])
-            n = len(ids)
-            ok = p + n <= len(tok)
-            p = p[ok]
-            ok = tokens.text[p + n - 1] == tokens.text[p]
-            for j in range(2, n):
-                ok &= tok[np.minimum(p + j, len(tok) - 1)] == ids[j]
-            p = p[ok]
-            found_start.append(p)
-            found_len.append(np.full(len(p), n))
-            found_phrase.append(np.full(len(p), k))
-    # per class: (positions, values, ends[, plural]) arrays of phrase marks
-    extra: dict[str, list[tuple]] = {k: [] for k in ("noun", "clothing", "colour", "relation", "activity")}
-    consumed_pos = np.zeros(0, dtype=np.int64)
-    if found_start and sum(len(f) for f in found_start):
-        start = np.concatenate(found_start)
-        length = np.concatenate(found_len)
-        which = np.concatenate(found_phrase)
-        order = np.lexsort((-length, start))
-        start, length, which = start[order], length[order], which[order]
-        first = np.concatenate([[True], start[1:] != start[:-1]])
-        start, length, which = start[first], length[first], which[first]
-        end = start + length
-        reach = np.maximum.accumulate(end)
-        keep = np.concatenate([[True], start[1:] >= reach[:-1]])
-        start, length, which, end = start[keep], length[keep], which[keep], end[keep]
-        consumed_pos = np.repeat(start, length) + (np.arange(length.sum()) - np.repeat(np.cumsum(length) - length,
-                                                                                         length))
-        for k in np.unique(which).tolist():
-            ids, entries = phrases[k]
-            at_k = which == k
-            s0, e0 = start[at_k], end[at_k]
-            for cls, value, anchor in entries:
-                if cls == "activity":
-                    value = activity_index.setdefault(value, len(activity_index))
-                anchor_pos = e0 - 1 if anchor == "last" else s0
-                values = np.full(len(s0), value, dtype=np.int64)
-                if cls == "noun":
-                    last = tokens.vocab[int(ids[-1])]
-                    plural = lex.nouns.get(last, (0, last.endswith("s")))[1]
-                    extra[cls].append((anchor_pos, values, e0, np.full(len(s0), plural)))
-                else:
-                    extra[cls].append((anchor_pos, values, e0))
+    if not phrases or len(tok) <= 1:
+        return found_start, found_len, found_phrase
+    first_word = np.zeros(V, dtype=bool)
+    second_word = np.zeros(V, dtype=bool)
+    for ids, _ in phrases:
+        first_word[ids[0]] = second_word[ids[1]] = True
+    cand = np.flatnonzero(first_word[tokens.tok[:-1]] & second_word[tokens.tok[1:]])
+    cand = cand[tokens.text[cand] == tokens.text[cand + 1]]
+    cand_key = tok[cand] * V + tok[cand + 1]
+    keys = unique(np.array([ids[0] * V + ids[1] for ids, _ in phrases]))
+    hit = contains(keys, cand_key)
+    cand, cand_key = cand[hit], cand_key[hit]
+    order = np.argsort(cand_key, kind="stable")
+    sorted_keys = cand_key[order]
+    for k, (ids, _) in enumerate(phrases):
+        key = ids[0] * V + ids[1]
+        lo, hi = np.searchsorted(sorted_keys, [key, key + 1])
+        if lo == hi:
+            continue
+        p = np.sort(cand[order[lo:hi]])
+        n = len(ids)
+        ok = p + n <= len(tok)
+        p = p[ok]
+        ok = tokens.text[p + n - 1] == tokens.text[p]
+        for j in range(2, n):
+            ok &= tok[np.minimum(p + j, len(tok) - 1)] == ids[j]
+        p = p[ok]
+        found_start.append(p)
+        found_len.append(np.full(len(p), n))
+        found_phrase.append(np.full(len(p), k))
+    return found_start, found_len, found_phrase
 
-    tables = [noun, clothing, colour, gender, age, age_adj, stance, activity, relation, counts, conj]
-    at = _ClassIndex(tokens, tables, consumed_pos)
-    noun_marks, plural = at.marks_with_flags(0, noun, extra["noun"], noun_plural)
-    n_symbols = len(lex.concepts.names) + len(stems)
-    symbol = symbol_per_word[tokens.tok]
-    return Classes(
-        noun=noun_marks, plural=plural,
-        clothing=at.marks(1, clothing, extra["clothing"]),
-        colour=at.marks(2, colour, extra["colour"]),
-        gender=at.marks(3, gender, None),
-        age=at.marks(4, age, None),
-        age_adjective=at.marks(5, age_adj, None),
-        stance=at.marks(6, stance, []),
-        activity=at.marks(7, activity, extra["activity"]),
-        relation=at.marks(8, relation, extra["relation"]),
-        count=at.marks(9, counts, None),
-        conjunction=at.marks(10, conj, None),
-        symbol=symbol, activity_names=tuple(activity_index), n_symbols=n_symbols,
-    )
+
+def _phrase_marks(tokens: Tokens, lex: Lexicon, phrases: list, found_start: list, found_len: list,
+                  found_phrase: list, activity_index: dict[str, int]) -> tuple[dict[str, list[tuple]], np.ndarray]:
+    """The phrases' marks per class ((positions, values, ends[, plural]) arrays) and the token positions they
+    consume. Overlapping matches keep the one that starts first (the longest of those); a phrase's activity
+    joins ``activity_index``."""
+    extra: dict[str, list[tuple]] = {k: [] for k in ("noun", "clothing", "colour", "relation", "activity")}
+    if not (found_start and sum(len(f) for f in found_start)):
+        return extra, np.zeros(0, dtype=np.int64)
+    start = np.concatenate(found_start)
+    length = np.concatenate(found_len)
+    which = np.concatenate(found_phrase)
+    order = np.lexsort((-length, start))
+    start, length, which = start[order], length[order], which[order]
+    first = np.concatenate([[True], start[1:] != start[:-1]])
+    start, length, which = start[first], length[first], which[first]
+    end = start + length
+    reach = np.maximum.accumulate(end)
+    keep = np.concatenate([[True], start[1:] >= reach[:-1]])
+    start, length, which, end = start[keep], length[keep], which[keep], end[keep]
+    consumed_pos = np.repeat(start, length) + (np.arange(length.sum()) - np.repeat(np.cumsum(length) - length,
+                                                                                     length))
+    for k in np.unique(which).tolist():
+        ids, entries = phrases[k]
+        at_k = which == k
+        s0, e0 = start[at_k], end[at_k]
+        for cls, value, anchor in entries:
+            if cls == "activity":
+                value = activity_index.setdefault(value, len(activity_index))
+            anchor_pos = e0 - 1 if anchor == "last" else s0
+            values = np.full(len(s0), value, dtype=np.int64)
+            if cls == "noun":
+                last = tokens.vocab[int(ids[-1])]
+                plural = lex.nouns.get(last, (0, last.endswith("s")))[1]
+                extra[cls].append((anchor_pos, values, e0, np.full(len(s0), plural)))
+            else:
+                extra[cls].append((anchor_pos, values, e0))
+    return extra, consumed_pos
