@@ -49,6 +49,10 @@ os.environ.setdefault("ANNOTATOR_PRELOAD", "0")
 # One METEOR process per test process (each start loads its tables for several seconds, and two per worker would
 # hold 2.4 GB): started on first use and kept warm for the whole run. Tests of the pool's split set their own size.
 os.environ.setdefault("ANNOTATOR_METEOR_PROCESSES", "1")
+# Passwords are hashed with Argon2id's smallest parameters (annotator.accounts.auth.FAST_HASHING_VARIABLE): the
+# suite creates and checks thousands of them, at 0.2 s of CPU each with the real ones. tests/core/test_auth.py checks
+# the real parameters.
+os.environ.setdefault("ANNOTATOR_PASSWORD_HASHING", "fast")
 os.environ.setdefault("ANNOTATOR_IMAGE_ROOTS", os.pathsep.join([tempfile.gettempdir(), str(ROOT / "data")]))
 
 PG_URL = os.environ.get("ANNOTATOR_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")

@@ -17,7 +17,9 @@ account a new one, which ends every session it has.
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -30,9 +32,28 @@ from .access import LEADS, require_role
 
 log = logging.getLogger(__name__)
 
-_HASHER = PasswordHasher()
-#: Verified against when the user does not exist, so both failures cost the same time.
-_DUMMY_HASH = _HASHER.hash("not a real password, only for constant-time failures")
+#: ``ANNOTATOR_PASSWORD_HASHING=fast`` turns the Argon2id parameters down to one pass over 1 MiB (about a
+#: millisecond) from argon2-cffi's default, RFC 9106's low-memory choice: three passes over 64 MiB, about 0.2 s of
+#: CPU per log-in. For test suites only, which create and check thousands of passwords; a hash made either way
+#: verifies either way, and a log-in under the default parameters rehashes a fast one.
+FAST_HASHING_VARIABLE = "ANNOTATOR_PASSWORD_HASHING"
+_FAST_PARAMETERS = {"time_cost": 1, "memory_cost": 1024, "parallelism": 1}
+
+
+@functools.cache
+def password_hasher() -> PasswordHasher:
+    """The Argon2id hasher of this process (its parameters are read once, from the environment)."""
+    if os.environ.get(FAST_HASHING_VARIABLE, "").strip().lower() == "fast":
+        log.warning("%s=fast: passwords are hashed with test-suite parameters", FAST_HASHING_VARIABLE)
+        return PasswordHasher(**_FAST_PARAMETERS)
+    return PasswordHasher()
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified against when the user does not exist, so both failures cost the same time. Made on first use:
+    a process that never checks a password (most commands) does not pay for it at start."""
+    return password_hasher().hash("not a real password, only for constant-time failures")
 
 #: The one message for a wrong name or a wrong password.
 FAILED_MESSAGE = "Unknown user name or wrong password."
@@ -73,20 +94,20 @@ def hash_password(password: str) -> str:
     """The Argon2id hash of ``password`` (InputError if it is too short)."""
     if password is None or len(password) < MIN_PASSWORD_LENGTH:
         raise InputError(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
-    return _HASHER.hash(password)
+    return password_hasher().hash(password)
 
 
 def verify_password(password_hash: str | None, password: str) -> bool:
     """True when ``password`` matches ``password_hash`` (False for a missing or broken hash)."""
     if not password_hash:
-        _safe_verify(_DUMMY_HASH, password)
+        _safe_verify(_dummy_hash(), password)
         return False
     return _safe_verify(password_hash, password)
 
 
 def _safe_verify(password_hash: str, password: str) -> bool:
     try:
-        return _HASHER.verify(password_hash, password or "")
+        return password_hasher().verify(password_hash, password or "")
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
 
@@ -148,8 +169,8 @@ def authenticate(store, name: str, password: str, *, now: datetime | None = None
     if ok:
         with store.transaction() as conn:
             clear_failures(conn, key)
-            if _HASHER.check_needs_rehash(row.password_hash):
-                update_user(conn, row.name, password_hash=_HASHER.hash(password))
+            if password_hasher().check_needs_rehash(row.password_hash):
+                update_user(conn, row.name, password_hash=password_hasher().hash(password))
         return User(name=row.name, role=Role(row.role), password_hash=None, user_id=row.id,
                     session_epoch=int(row.session_epoch), must_change_password=bool(row.must_change_password))
     # Log the fact, never the name typed (it may be a password typed in the wrong field).

@@ -30,6 +30,47 @@ def test_hash_is_argon2id_and_verifies():
     assert auth.hash_password(PW) != h
 
 
+@pytest.fixture
+def hashing(monkeypatch):
+    """Set ANNOTATOR_PASSWORD_HASHING for this test (``hashing(None)`` unsets it); the suite's own setting
+    (tests/conftest.py) is back afterwards."""
+    def use(value):
+        if value is None:
+            monkeypatch.delenv(auth.FAST_HASHING_VARIABLE, raising=False)
+        else:
+            monkeypatch.setenv(auth.FAST_HASHING_VARIABLE, value)
+        auth.password_hasher.cache_clear()
+        auth._dummy_hash.cache_clear()
+    yield use
+    monkeypatch.undo()
+    auth.password_hasher.cache_clear()
+    auth._dummy_hash.cache_clear()
+
+
+def test_a_real_deployment_hashes_with_rfc_9106_low_memory_parameters(hashing):
+    hashing(None)
+    h = auth.hash_password(PW)
+    # argon2id, 64 MiB, 3 passes, 4 lanes: RFC 9106's second recommended choice (argon2-cffi's default)
+    assert h.startswith("$argon2id$v=19$m=65536,t=3,p=4$"), h
+    assert auth.verify_password(h, PW)
+    hashing("something else")  # only the word "fast" turns the cost down
+    assert auth.hash_password(PW).startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+
+
+def test_fast_hashing_is_argon2id_too_and_a_real_log_in_upgrades_its_hashes(hashing, sqlite_store):
+    hashing("fast")
+    auth.add_user(sqlite_store, "alice", "annotator", PW)
+    with sqlite_store.read() as conn:
+        fast = get_user_row(conn, "alice").password_hash
+    assert fast.startswith("$argon2id$v=19$m=1024,t=1,p=1$"), fast
+    hashing(None)
+    assert auth.verify_password(fast, PW) and not auth.verify_password(fast, PW + "x")
+    auth.authenticate(sqlite_store, "alice", PW, now=T0)
+    with sqlite_store.read() as conn:
+        upgraded = get_user_row(conn, "alice").password_hash
+    assert upgraded.startswith("$argon2id$v=19$m=65536,t=3,p=4$") and auth.verify_password(upgraded, PW)
+
+
 def test_short_password_refused():
     with pytest.raises(InputError, match="at least 8"):
         auth.hash_password("short")
