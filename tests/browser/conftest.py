@@ -5,7 +5,8 @@ Fixtures
 ``app_server``   a factory: ``app_server(db_url, port=None, env=None)`` starts the app on a free port
                  against ``db_url`` and returns a :class:`Server` (``.url``, ``.port``, ``.stop()``,
                  ``.kill()``, ``.log()``); every server started is stopped after the test.
-``server``       one server on a fresh temporary SQLite file (``server.db_url``, ``server.store()``).
+``server``       one server on a fresh temporary SQLite file (``server.db_url``, ``server.store()``,
+                 ``server.seeded(build, *users)``).
 ``browser``      headless Debian Chromium through Playwright (one per test session).
 ``page``         a fresh browser context and page (1400x1000), closed after the test.
 
@@ -19,6 +20,7 @@ Tests here are marked ``@pytest.mark.browser``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -74,6 +76,20 @@ class Server:
         """A Store on the same database (for checking rows); dispose it when done."""
         from annotator.store import open_store
         return open_store(self.db_url)
+
+    @contextlib.contextmanager
+    def seeded(self, build, *users):
+        """This server's store with ``build(store)``'s data and ``users`` ((name, role, password) each) added;
+        yields (store, what ``build`` returned) and disposes the store afterwards."""
+        from annotator.accounts.auth import add_user
+        store = self.store()
+        try:
+            built = build(store)
+            for name, role, password in users:
+                add_user(store, name, role, password)
+            yield store, built
+        finally:
+            store.dispose()
 
     def log(self) -> str:
         """Everything the server printed so far."""

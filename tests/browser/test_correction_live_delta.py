@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotator.accounts.auth import add_user
 from annotator.correction import caption_corrections
 from annotator.correction.blind import set_project_blind
 from tests.browser.conftest import login, wait_for_app
@@ -16,14 +15,16 @@ pytestmark = pytest.mark.browser
 PW = "fix one thing at a time"
 
 
-@pytest.fixture
-def project(server):
-    store = server.store()
+def _demo_shown_live(store):
     ids = build_demo(store)
     set_project_blind(store, "demo", False)  # the live score change shows while editing
-    add_user(store, "carol", "lead", PW)
-    yield store, ids
-    store.dispose()
+    return ids
+
+
+@pytest.fixture
+def project(server):
+    with server.seeded(_demo_shown_live, ("carol", "lead", PW)) as seeded:
+        yield seeded
 
 
 def metric(page, label: str):

@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from annotator.accounts.auth import add_user
 from tests.browser.conftest import login, wait_for_app
 from tests.store.test_agreement_store import PROJECT, build_project
 
@@ -19,11 +18,8 @@ PW = "tables and more tables"
 
 @pytest.fixture
 def project(server):
-    store = server.store()
-    ids = build_project(store)
-    add_user(store, "viewer", "analyst", PW)
-    yield store, ids
-    store.dispose()
+    with server.seeded(build_project, ("viewer", "analyst", PW)) as seeded:
+        yield seeded
 
 
 def _download(page, label: str) -> bytes:
