@@ -25,13 +25,14 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from tests.browser.server_zygote import launch
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ANNOTATOR_CHROMIUM", "/usr/bin/chromium")
@@ -63,7 +64,7 @@ class Server:
 
     port: int
     db_url: str
-    proc: subprocess.Popen
+    proc: subprocess.Popen  # or a ForkedServer (tests/browser/server_zygote.py)
     log_path: Path
     env: dict = field(default_factory=dict)
 
@@ -119,11 +120,11 @@ def start_server(db_url: str, log_dir: Path, *, port: int | None = None, env: di
     full_env.update({"ANNOTATOR_DATABASE_URL": db_url, "ANNOTATOR_SAMPLE": "0", "PYTHONPATH": str(ROOT)})
     full_env.update(env or {})
     log_path = log_dir / f"streamlit-{port}-{int(time.time() * 1000)}.log"
-    out = open(log_path, "w")
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-           "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT)
+    args = ["run", str(ROOT / "serve.py"), "--server.port", str(port), "--server.address", "127.0.0.1",
+            "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    zygote_env = dict(os.environ)
+    zygote_env["PYTHONPATH"] = str(ROOT)
+    proc = launch(args, env=full_env, cwd=str(ROOT), log_path=str(log_path), zygote_env=zygote_env)
     server = Server(port, db_url, proc, log_path, env or {})
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while time.monotonic() < deadline:

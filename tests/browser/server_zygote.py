@@ -1,0 +1,169 @@
+"""Start the browser tests' app servers by forking one process that has already imported Streamlit and the heavy
+libraries, instead of starting a fresh interpreter for each.
+
+Each server is still Streamlit's own command line, ``streamlit run serve.py …``, in a process of its own with its own
+environment, working directory, log file and signals; only the imports of Streamlit, pandas, NumPy, Altair,
+SQLAlchemy and Pillow are made once per test process instead of once per server (about 1.5 s of CPU each, on a
+suite that starts about a hundred servers on 2 cores). annotator's own modules are not imported before the fork:
+some read their settings from the environment, which differs from server to server.
+
+Run as a script, this file is the zygote: it reads one JSON request a line on standard input and answers one JSON
+line on standard output. ``{"op": "start", "args": [...], "env": {...}, "cwd": "...", "log": "..."}`` forks a
+server and answers its pid; ``{"op": "wait", "pid": N, "timeout": seconds}`` answers its exit code (negative for
+a signal, as subprocess does) or null while it runs. Tests use :func:`launch`, which gives a Popen-like handle.
+``ANNOTATOR_TEST_FORK_SERVERS=0`` starts every server as a fresh ``python -m streamlit`` process instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+#: What every server imports before it answers its first page, and does not depend on the server's settings.
+PRELOADED = ("streamlit.web.cli", "streamlit.web.bootstrap", "streamlit.runtime.scriptrunner", "streamlit.elements",
+             "pandas", "numpy", "altair", "sqlalchemy", "PIL.Image", "pyarrow")
+
+
+# --- the zygote (this file run as a script) ---------------------------------------------------------------------
+
+def _serve() -> None:
+    import importlib
+    for name in PRELOADED:
+        importlib.import_module(name)
+    # A fork copies only the thread that forks: a helper thread started by an import would be missing in every
+    # server, holding whatever lock it held.
+    assert threading.active_count() == 1, [t.name for t in threading.enumerate()]
+    answer = sys.stdout
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["op"] == "start":
+            pid = os.fork()
+            if pid == 0:
+                _run_server(request)  # never returns
+            reply = {"pid": pid}
+        else:
+            reply = {"code": _wait(request["pid"], request["timeout"])}
+        answer.write(json.dumps(reply) + "\n")
+        answer.flush()
+
+
+def _run_server(request: dict) -> None:
+    code = 1
+    try:
+        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.close(log)
+        os.close(null)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.argv = ["streamlit", *request["args"]]
+        from streamlit.web import cli
+        cli.main(prog_name="streamlit")
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _wait(pid: int, timeout: float) -> int | None:
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.05)
+
+
+# --- the test process's side -------------------------------------------------------------------------------------
+
+class _Zygote:
+    """The zygote of this test process, started on first use."""
+
+    def __init__(self, env: dict):
+        self.proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env=env, text=True, bufsize=1)
+        self.lock = threading.Lock()
+
+    def ask(self, request: dict) -> dict:
+        with self.lock:
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the server zygote exited with {self.proc.wait()}")
+        return json.loads(line)
+
+
+_zygote: _Zygote | None = None
+
+
+class ForkedServer:
+    """The part of :class:`subprocess.Popen` the browser tests use, for a server forked by the zygote."""
+
+    def __init__(self, zygote: _Zygote, pid: int, args: list[str]):
+        self._zygote, self.pid, self.args, self.returncode = zygote, pid, args, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self._zygote.ask({"op": "wait", "pid": self.pid, "timeout": 0})["code"]
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            self.returncode = self._zygote.ask({"op": "wait", "pid": self.pid,
+                                                "timeout": 3600 if timeout is None else timeout})["code"]
+        if self.returncode is None:
+            raise subprocess.TimeoutExpired(self.args, timeout)
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, sig)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def forking() -> bool:
+    """Whether servers are forked from the zygote (``ANNOTATOR_TEST_FORK_SERVERS``, on unless ``0``)."""
+    return os.environ.get("ANNOTATOR_TEST_FORK_SERVERS", "1") != "0" and hasattr(os, "fork")
+
+
+def launch(args: list[str], *, env: dict, cwd: str, log_path: str, zygote_env: dict):
+    """Start ``streamlit *args`` with ``env`` in ``cwd``, writing to ``log_path``: forked from this test process's
+    zygote (started with ``zygote_env`` on first use), or as a fresh process when forking is off."""
+    global _zygote
+    if not forking():
+        out = open(log_path, "w")
+        return subprocess.Popen([sys.executable, "-m", "streamlit", *args], cwd=cwd, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
+    if _zygote is None or _zygote.proc.poll() is not None:
+        _zygote = _Zygote(zygote_env)
+    pid = _zygote.ask({"op": "start", "args": args, "env": env, "cwd": cwd, "log": log_path})["pid"]
+    return ForkedServer(_zygote, pid, args)
+
+
+if __name__ == "__main__":
+    _serve()
