@@ -82,12 +82,19 @@ def _run_server(request: dict) -> None:
             os._exit(code)
 
 
+#: Exit codes of the servers already reaped: a second question about one gets the same answer.
+_EXITED: dict[int, int] = {}
+
+
 def _wait(pid: int, timeout: float) -> int | None:
     deadline = time.monotonic() + timeout
     while True:
+        if pid in _EXITED:
+            return _EXITED[pid]
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
-            return os.waitstatus_to_exitcode(status)
+            _EXITED[pid] = os.waitstatus_to_exitcode(status)
+            return _EXITED[pid]
         if time.monotonic() >= deadline:
             return None
         time.sleep(0.05)
@@ -121,19 +128,22 @@ class ForkedServer:
 
     def __init__(self, zygote: _Zygote, pid: int, args: list[str]):
         self._zygote, self.pid, self.args, self.returncode = zygote, pid, args, None
+        self._lock = threading.Lock()  # tests kill a server from a timer thread while the test thread polls it
 
     def poll(self) -> int | None:
-        if self.returncode is None:
-            self.returncode = self._zygote.ask({"op": "wait", "pid": self.pid, "timeout": 0})["code"]
-        return self.returncode
+        return self._wait_for(0)
 
     def wait(self, timeout: float | None = None) -> int:
-        if self.returncode is None:
-            self.returncode = self._zygote.ask({"op": "wait", "pid": self.pid,
-                                                "timeout": 3600 if timeout is None else timeout})["code"]
-        if self.returncode is None:
+        code = self._wait_for(3600 if timeout is None else timeout)
+        if code is None:
             raise subprocess.TimeoutExpired(self.args, timeout)
-        return self.returncode
+        return code
+
+    def _wait_for(self, timeout: float) -> int | None:
+        with self._lock:
+            if self.returncode is None:
+                self.returncode = self._zygote.ask({"op": "wait", "pid": self.pid, "timeout": timeout})["code"]
+            return self.returncode
 
     def send_signal(self, sig: int) -> None:
         if self.poll() is None:
