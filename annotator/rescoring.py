@@ -164,8 +164,7 @@ class ScoringData:
 def scoring_data(store, project: str, system: str) -> ScoringData:
     """References of every caption of ``system`` (line order)."""
     from .store.correction_queries import project_references
-    from .store.projects import captions_of_system
-    from .store.projects import project_id
+    from .store.projects import captions_of_system, project_id
     with store.read() as conn:
         pid = project_id(conn, project)
         caps = captions_of_system(conn, pid, system)
@@ -386,8 +385,7 @@ def rescore_lines(store, project: str, captions: list[str], *, system: str | Non
     from .metrics import delta_table, rescore
     tokenize = resolve_tokenize(store, project, tokenize)
     from .store.correction_queries import project_items_in_order, project_references
-    from .store.projects import captions_of_system
-    from .store.projects import project_id
+    from .store.projects import captions_of_system, project_id
     with store.read() as conn:
         pid = project_id(conn, project)
         refs = project_references(conn, pid)

@@ -155,8 +155,7 @@ def correction_set(store, project: str, system: str, *, layer: Layer | str | Non
     from ..layers import optional_layer
     from .queues import layer_types
     from ..store.correction_queries import system_corrections
-    from ..store.projects import captions_of_system
-    from ..store.projects import project_id
+    from ..store.projects import captions_of_system, project_id
     layer = optional_layer(layer)
     with store.read() as conn:
         pid = project_id(conn, project)

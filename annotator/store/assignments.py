@@ -18,9 +18,7 @@ from .schema import (assignments, captions, current_judgements, items, judgement
 _ANN = "annotation"
 _CHUNK = 5000
 
-#: The project_settings key of a project's assignment stamp: a new random token with every change of its
-#: assignment rows, so a reader can tell in one look-up whether the assignments it holds are still current
-#: (annotator.store.team_queries.assignment_version) instead of summing every row.
+
 def project_captions(conn: Connection, pid: int, system_names: list[str] | None = None) -> list:
     """Rows (caption_id, item_id, is_practice, system) of a project in item order, then system order: each
     system's annotated caption of an item only (:mod:`annotator.store.samples`)."""

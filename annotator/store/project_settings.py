@@ -28,15 +28,18 @@ def set_setting(conn: Connection, pid: int, key: str, value: str) -> None:
     upsert(conn, project_settings, {"project_id": pid, "key": key, "value": str(value)}, ["project_id", "key"])
 
 
-#: The setting that changes with every write of a project's assignment rows (read by the dashboards' version checks).
+#: The setting of a project's assignment stamp: a new random token with every change of its assignment rows, so a
+#: reader can tell in one look-up whether the assignments it holds are still current
+#: (annotator.store.frame_versions.assignment_version) instead of summing every row.
 ASSIGNMENT_STAMP = "assignments_stamp"
 
 
 def stamp_assignments(conn: Connection, pid: int) -> str:
     """Give project ``pid``'s assignments a new stamp inside the caller's write transaction; return it.
 
-    Every function that writes assignment rows (annotator.store.assignments, annotator.store.samples) calls it. A random token rather than a counter, so two
-    histories that part (a backup restored, then changed again) never carry the same stamp."""
+    Every function that writes assignment rows (annotator.store.assignments, annotator.store.samples) calls it.
+    A random token rather than a counter, so two histories that part (a backup restored, then changed again)
+    never carry the same stamp."""
     token = secrets.token_hex(16)
     set_setting(conn, pid, ASSIGNMENT_STAMP, token)
     return token

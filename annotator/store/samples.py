@@ -15,20 +15,22 @@ before any of that are moved to the same image and system's caption at the new i
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, Connection, Table, func, select, update
+from sqlalchemy import ColumnElement, Connection, Table, bindparam, func, select, update
 
 from ..errors import InputError
+from .project_settings import get_setting, set_setting, stamp_assignments
 from .schema import (assignments, captions, current_corrections, current_judgements, human_scores, sample_draws,
                      systems)
 
 #: The project setting that holds the chosen sample index, and its value when none was chosen.
 SAMPLE_SETTING = "annotated_sample"
 ANNOTATED_SAMPLE = 0
+#: Captions with their systems, to keep one project's.
+_OF_PROJECT = captions.join(systems, systems.c.id == captions.c.system_id)
 
 
 def annotated_index(conn: Connection, pid: int) -> int:
     """The sample index project ``pid`` annotates (0 unless a lead chose another)."""
-    from .project_settings import get_setting
     return int(get_setting(conn, pid, SAMPLE_SETTING, str(ANNOTATED_SAMPLE)))
 
 
@@ -50,11 +52,9 @@ def is_annotated(n: int, index: int) -> bool:
 
 def _human_work(conn: Connection, pid: int) -> dict[str, int]:
     """How many judgements, corrections, human scores and human-sample draws project ``pid`` holds."""
-    of_project = captions.join(systems, systems.c.id == captions.c.system_id)
-
     def count(table) -> int:
         return int(conn.execute(select(func.count()).select_from(
-            table.join(of_project, captions.c.id == table.c.caption_id)).where(systems.c.project_id == pid)).scalar())
+            table.join(_OF_PROJECT, captions.c.id == table.c.caption_id)).where(systems.c.project_id == pid)).scalar())
 
     draws = int(conn.execute(select(func.count()).select_from(sample_draws)
                              .where(sample_draws.c.project_id == pid)).scalar())
@@ -74,13 +74,10 @@ def set_annotated_index(conn: Connection, pid: int, project: str, index: int) ->
     caption of the project has, and, when it differs from the current one, once the project holds human work on
     its captions (the message names the project and the counts). Assignments follow the change: each moves to
     its image and system's caption at the new index (refused when one has none)."""
-    from .project_settings import stamp_assignments
-    from .project_settings import set_setting
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         raise InputError(f"the annotated sample index must be a non-negative integer, got {index!r}", "--annotated-sample")
     current = annotated_index(conn, pid)
-    of_project = captions.join(systems, systems.c.id == captions.c.system_id)
-    present = sorted(r[0] for r in conn.execute(select(captions.c.n).distinct().select_from(of_project)
+    present = sorted(r[0] for r in conn.execute(select(captions.c.n).distinct().select_from(_OF_PROJECT)
                                                  .where(systems.c.project_id == pid)))
     if index not in present:
         held = ", ".join(str(n) for n in present) if present else "none: it has no captions yet"
@@ -94,15 +91,16 @@ def set_annotated_index(conn: Connection, pid: int, project: str, index: int) ->
         raise InputError(f"project {project!r} already holds {listed} on its captions of sample n = {current}; "
                          f"they belong to the captions annotators saw, so the annotated sample index stays {current}",
                          "--annotated-sample")
-    _move_assignments(conn, pid, project, index)
+    moved = _move_assignments(conn, pid, project, index)
     set_setting(conn, pid, SAMPLE_SETTING, str(index))
-    if conn.execute(select(func.count()).select_from(assignments).where(assignments.c.project_id == pid)).scalar():
+    if moved:
         stamp_assignments(conn, pid)
     return index
 
 
-def _move_assignments(conn: Connection, pid: int, project: str, index: int) -> None:
-    """Point project ``pid``'s assignments at the same item and system's caption with sample ``index``."""
+def _move_assignments(conn: Connection, pid: int, project: str, index: int) -> int:
+    """Point project ``pid``'s assignments at the same item and system's caption with sample ``index``; return
+    how many there are."""
     old = captions.alias("old")
     new = captions.alias("new")
     rows = conn.execute(
@@ -116,5 +114,8 @@ def _move_assignments(conn: Connection, pid: int, project: str, index: int) -> N
         raise InputError(f"project {project!r} has {_plural(missing, 'assigned caption')} with no caption of "
                          f"sample n = {index} for the same image and system; the annotated sample index is unchanged",
                          "--annotated-sample")
-    for aid, cid in rows:
-        conn.execute(update(assignments).where(assignments.c.id == aid).values(caption_id=cid))
+    if rows:  # one statement for all of them
+        conn.execute(update(assignments).where(assignments.c.id == bindparam("assignment"))
+                     .values(caption_id=bindparam("caption")),
+                     [{"assignment": aid, "caption": cid} for aid, cid in rows])
+    return len(rows)
