@@ -1,10 +1,10 @@
 """Shared fixtures.
 
 ``store``: a fresh, migrated store, once on SQLite (a temp file) and once on
-PostgreSQL (a fresh schema in database ``test`` on 127.0.0.1:5432, dropped
-afterwards). Set ANNOTATOR_TEST_PG_URL to point elsewhere; if the server is
-not reachable the PostgreSQL variants fail loudly (CI must exercise both) unless
-ANNOTATOR_TEST_SKIP_PG=1.
+PostgreSQL (a schema of database ``test`` on 127.0.0.1:5432, emptied for the
+next test or dropped afterwards: tests/pg_schemas.py). Set ANNOTATOR_TEST_PG_URL
+to point elsewhere; if the server is not reachable the PostgreSQL variants fail
+loudly (CI must exercise both) unless ANNOTATOR_TEST_SKIP_PG=1.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ sys.modules["tests"] = _tests_package
 from hypothesis import settings as hypothesis_settings  # noqa: E402
 
 from annotator.store import Store, open_store  # noqa: E402
+from tests.pg_schemas import SchemaPool, schema_url  # noqa: E402
 from tests.property_helpers import BASE_EXAMPLES  # noqa: E402
 from tests.xdist_groups import group_serial_tests  # noqa: E402
 
@@ -59,17 +60,20 @@ PG_URL = os.environ.get("ANNOTATOR_TEST_PG_URL", "postgresql+psycopg://postgres@
 SKIP_PG = os.environ.get("ANNOTATOR_TEST_SKIP_PG") == "1"
 
 
+_PG_SCHEMAS = SchemaPool(PG_URL)
+
+
 def _pg_schema_store(url: str = PG_URL):
-    """A store on a brand-new PostgreSQL schema; returns (store, schema name, its URL)."""
+    """A store on a brand-new PostgreSQL schema of its own (not from the pool of reused ones); returns (store,
+    schema name, its URL). :func:`_drop_pg_schema` drops it."""
     from sqlalchemy import create_engine, text
     schema = f"t_{uuid.uuid4().hex[:12]}"
     admin = create_engine(url)
     with admin.begin() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     admin.dispose()
-    sep = "&" if "?" in url else "?"
-    schema_url = f"{url}{sep}options=-csearch_path%3D{schema}"
-    return open_store(schema_url), schema, schema_url
+    own_url = schema_url(url, schema)
+    return open_store(own_url), schema, own_url
 
 
 def _drop_pg_schema(schema: str, url: str = PG_URL) -> None:
@@ -91,11 +95,11 @@ def _fresh_sqlite_store(folder: Path):
 def _fresh_pg_store():
     if SKIP_PG:
         pytest.skip("ANNOTATOR_TEST_SKIP_PG=1")
-    store, schema, _ = _pg_schema_store()
+    store, schema = _PG_SCHEMAS.take(open_store)
     yield store
     join_background_readers()
     store.dispose()
-    _drop_pg_schema(schema)
+    _PG_SCHEMAS.give_back(schema)
 
 
 def join_background_readers(timeout: float = 30.0) -> None:

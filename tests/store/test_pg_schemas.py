@@ -1,0 +1,80 @@
+"""The PostgreSQL test stores (tests/pg_schemas.py): a schema handed to a second test is a fresh store's equal,
+and one a test changed is dropped instead."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from annotator.accounts.auth import add_user
+from annotator.store import open_store
+from annotator.store.projects import table_counts
+from tests.apptest_helpers import seed_project
+from tests.conftest import PG_URL, SKIP_PG
+from tests.pg_schemas import SchemaPool
+
+pytestmark = [pytest.mark.postgresql,
+              pytest.mark.skipif(SKIP_PG, reason="ANNOTATOR_TEST_SKIP_PG=1")]
+
+
+@pytest.fixture
+def pool():
+    own = SchemaPool(PG_URL)
+    yield own
+    own.close()
+
+
+def _exists(pool, schema: str) -> bool:
+    with pool.admin().connect() as conn:
+        return conn.execute(text("SELECT count(*) FROM pg_namespace WHERE nspname = :s"), {"s": schema}).scalar() == 1
+
+
+def _first_ids(store) -> tuple[int, int]:
+    seed_project(store, "p", n_items=2)
+    add_user(store, "ann1", "annotator")
+    with store.read() as conn:
+        return (conn.execute(text("SELECT min(id) FROM projects")).scalar(),
+                conn.execute(text("SELECT min(id) FROM users")).scalar())
+
+
+def test_a_reused_schema_is_empty_restarts_its_ids_and_has_a_fresh_stores_shape(pool):
+    first, schema = pool.take(open_store)
+    fresh_counts = table_counts(first)
+    fresh_ids = _first_ids(first)
+    assert any(table_counts(first)[t] for t in ("projects", "items", "captions", "users"))
+    first.dispose()
+    assert pool.give_back(schema)
+
+    again, same = pool.take(open_store)
+    assert same == schema and pool.reused == 1 and pool.made == 1
+    assert table_counts(again) == fresh_counts
+    assert _first_ids(again) == fresh_ids  # the sequences start over, as in a new store
+    again.dispose()
+
+    other, new = pool.take(open_store)  # the pool is empty now: a new schema, migrated from nothing
+    assert new != schema and pool.made == 2
+    with pool.admin().begin() as conn:
+        assert pool.shape(conn, new) == pool.shape(conn, schema)
+    other.dispose()
+    pool.drop(new)
+    pool.drop(schema)
+
+
+@pytest.mark.parametrize("change", [
+    "ALTER TABLE users ADD COLUMN planted INTEGER",
+    "ALTER TABLE users ALTER COLUMN name DROP NOT NULL",
+    "CREATE INDEX planted ON captions (text)",
+    "DROP TABLE human_scores",
+    "DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)",
+])
+def test_a_schema_whose_shape_a_test_changed_is_dropped_not_reused(pool, change):
+    store, schema = pool.take(open_store)
+    with store.transaction() as conn:
+        conn.execute(text(change))
+    store.dispose()
+    assert not pool.give_back(schema)
+    assert not _exists(pool, schema) and pool.dropped == 1
+    replacement, new = pool.take(open_store)
+    assert new != schema
+    replacement.dispose()
+    assert pool.give_back(new)
