@@ -23,11 +23,18 @@ app's local mode is not affected) and log the user in through session state.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
 
+from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
+
+# Each AppTest's first run looks for Streamlit components in the metadata of every installed distribution (0.12 s
+# of CPU; make check alone runs it over 200 times, about a tenth of its CPU). Nothing is installed while the suite
+# runs, so one look per test process answers them all.
+manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"

@@ -1,10 +1,11 @@
 """Shared fixtures.
 
-``store``: a fresh, migrated store, once on SQLite (a temp file) and once on
-PostgreSQL (a schema of database ``test`` on 127.0.0.1:5432, emptied for the
-next test or dropped afterwards: tests/pg_schemas.py). Set ANNOTATOR_TEST_PG_URL
-to point elsewhere; if the server is not reachable the PostgreSQL variants fail
-loudly (CI must exercise both) unless ANNOTATOR_TEST_SKIP_PG=1.
+``store``: a fresh, migrated store, once on SQLite (a copy of a migrated file)
+and once on PostgreSQL (a schema of database ``test`` on 127.0.0.1:5432,
+emptied for the next test or dropped afterwards): tests/fresh_stores.py.
+Set ANNOTATOR_TEST_PG_URL to point elsewhere; if the server is not reachable
+the PostgreSQL variants fail loudly (CI must exercise both) unless
+ANNOTATOR_TEST_SKIP_PG=1.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ sys.modules["tests"] = _tests_package
 from hypothesis import settings as hypothesis_settings  # noqa: E402
 
 from annotator.store import Store, open_store  # noqa: E402
-from tests.pg_schemas import SchemaPool, schema_url  # noqa: E402
+from tests.fresh_stores import SchemaPool, SqliteTemplate, schema_url  # noqa: E402
 from tests.property_helpers import BASE_EXAMPLES  # noqa: E402
 from tests.xdist_groups import group_serial_tests  # noqa: E402
 
@@ -61,6 +62,7 @@ SKIP_PG = os.environ.get("ANNOTATOR_TEST_SKIP_PG") == "1"
 
 
 _PG_SCHEMAS = SchemaPool(PG_URL)
+_SQLITE_TEMPLATE = SqliteTemplate()
 
 
 def _pg_schema_store(url: str = PG_URL):
@@ -86,7 +88,7 @@ def _drop_pg_schema(schema: str, url: str = PG_URL) -> None:
 
 @contextlib.contextmanager
 def _fresh_sqlite_store(folder: Path):
-    store = open_store(f"sqlite:///{folder / 'annotator.db'}")
+    store = _SQLITE_TEMPLATE.copy_to(folder / "annotator.db", open_store)
     yield store
     store.dispose()
 

@@ -1,7 +1,9 @@
-"""The PostgreSQL test stores (tests/pg_schemas.py): a schema handed to a second test is a fresh store's equal,
-and one a test changed is dropped instead."""
+"""The tests' fresh stores (tests/fresh_stores.py): a copy of the SQLite template and a PostgreSQL schema handed
+to a second test are each a freshly migrated store's equal, and a schema a test changed is dropped instead."""
 
 from __future__ import annotations
+
+import sqlite3
 
 import pytest
 from sqlalchemy import text
@@ -11,14 +13,44 @@ from annotator.store import open_store
 from annotator.store.projects import table_counts
 from tests.apptest_helpers import seed_project
 from tests.conftest import PG_URL, SKIP_PG
-from tests.pg_schemas import SchemaPool
+from tests.fresh_stores import SchemaPool, SqliteTemplate
 
-pytestmark = [pytest.mark.postgresql,
-              pytest.mark.skipif(SKIP_PG, reason="ANNOTATOR_TEST_SKIP_PG=1")]
+
+
+def on_postgresql(test):
+    """Mark a test as a PostgreSQL one (make check leaves it out)."""
+    return pytest.mark.postgresql(pytest.mark.skipif(SKIP_PG, reason="ANNOTATOR_TEST_SKIP_PG=1")(test))
+
+
+def _sqlite_picture(path) -> dict:
+    with sqlite3.connect(path) as conn:
+        return {"objects": sorted(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master")),
+                "migrations": conn.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall(),
+                "pragmas": [conn.execute(f"PRAGMA {p}").fetchone() for p in ("journal_mode", "user_version",
+                                                                            "page_size", "auto_vacuum", "encoding")]}
+
+
+def test_a_copy_of_the_sqlite_template_is_a_freshly_migrated_store(tmp_path):
+    fresh = open_store(f"sqlite:///{tmp_path / 'fresh.db'}")
+    template = SqliteTemplate()
+    copy = template.copy_to(tmp_path / "copy.db", open_store)
+    fresh_counts = table_counts(fresh)
+    assert table_counts(copy) == fresh_counts
+    ids = _first_ids(copy)
+    assert ids == _first_ids(fresh)
+    fresh.dispose()
+    copy.dispose()
+    assert _sqlite_picture(tmp_path / "copy.db") == _sqlite_picture(tmp_path / "fresh.db")
+    second = template.copy_to(tmp_path / "second.db", open_store)  # what the first copy's test wrote stays there
+    assert table_counts(second) == fresh_counts
+    assert _first_ids(second) == ids
+    second.dispose()
 
 
 @pytest.fixture
 def pool():
+    if SKIP_PG:
+        pytest.skip("ANNOTATOR_TEST_SKIP_PG=1")
     own = SchemaPool(PG_URL)
     yield own
     own.close()
@@ -37,6 +69,7 @@ def _first_ids(store) -> tuple[int, int]:
                 conn.execute(text("SELECT min(id) FROM users")).scalar())
 
 
+@on_postgresql
 def test_a_reused_schema_is_empty_restarts_its_ids_and_has_a_fresh_stores_shape(pool):
     first, schema = pool.take(open_store)
     fresh_counts = table_counts(first)
@@ -60,6 +93,7 @@ def test_a_reused_schema_is_empty_restarts_its_ids_and_has_a_fresh_stores_shape(
     pool.drop(schema)
 
 
+@on_postgresql
 @pytest.mark.parametrize("change", [
     "ALTER TABLE users ADD COLUMN planted INTEGER",
     "ALTER TABLE users ALTER COLUMN name DROP NOT NULL",
