@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.server_zygote import launch
+from tests.zygote import launch
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("ANNOTATOR_CHROMIUM", "/usr/bin/chromium")
@@ -64,7 +64,7 @@ class Server:
 
     port: int
     db_url: str
-    proc: subprocess.Popen  # or a ForkedServer (tests/browser/server_zygote.py)
+    proc: subprocess.Popen  # or a ForkedServer (tests/zygote.py)
     log_path: Path
     env: dict = field(default_factory=dict)
 

@@ -1,4 +1,4 @@
-"""The browser tests' servers, forked from one process per test worker (tests/browser/server_zygote.py), behave
+"""The browser tests' servers, forked from one process per test worker (tests/zygote.py), behave
 as the processes they stand for: their own environment, and one exit code however many threads ask for it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from tests.browser import server_zygote
+from tests import zygote as server_zygote
 from tests.browser.conftest import start_server
 
 pytestmark = pytest.mark.browser

@@ -20,15 +20,15 @@ from annotator.cli import main
 from annotator.errors import StoreUnavailable
 from annotator.store import Store, open_store
 from tests.apptest_helpers import seed_project
+from tests.zygote import run_annotator
 
 ROOT = Path(__file__).resolve().parents[2]
 UNSAVED = "unsaved change"
 
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """``python -m annotator *args`` as a separate process."""
-    return subprocess.run([sys.executable, "-m", "annotator", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, **(env or {})})
+    """``python -m annotator *args`` as a separate process (forked: tests/zygote.py)."""
+    return run_annotator(list(args), cwd=ROOT, env={**os.environ, **(env or {})})
 
 
 def _in_process(capsys, *args: str) -> subprocess.CompletedProcess:
@@ -150,7 +150,6 @@ def test_a_plain_path_is_a_sqlite_file_relative_to_the_working_directory(tmp_pat
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("ANNOTATOR_DATABASE_URL", None)
     for args, extra in ((["--db", "my.db"], {}), ([], {"ANNOTATOR_DATABASE_URL": "my.db"})):
-        proc = subprocess.run([sys.executable, "-m", "annotator", *args, "projects"], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=120, env={**env, **extra})
+        proc = run_annotator([*args, "projects"], cwd=tmp_path, env={**env, **extra})
         assert proc.returncode == 0, proc.stderr
         assert "plain" in proc.stdout, proc.stdout

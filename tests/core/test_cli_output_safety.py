@@ -23,6 +23,7 @@ from annotator.store import open_store, schema
 from annotator.store.judgements import save_judgement
 from annotator.store.users import user_name_key
 from tests.apptest_helpers import seed_project
+from tests.zygote import run_annotator
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,9 +45,13 @@ def _strict_loads(text: str):
     return json.loads(text, parse_constant=refuse)
 
 
-def _cli(url: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "annotator", "--db", url, *args], cwd=ROOT, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120)
+def _cli(url: str, *args: str, piped: bool = False) -> subprocess.CompletedProcess:
+    """``python -m annotator --db url *args`` as a process of its own (forked: tests/zygote.py); ``piped``: a fresh
+    interpreter whose standard streams are pipes."""
+    if piped:
+        return subprocess.run([sys.executable, "-m", "annotator", "--db", url, *args], cwd=ROOT, capture_output=True,
+                              text=True, encoding="utf-8", timeout=120)
+    return run_annotator(["--db", url, *args], cwd=ROOT)
 
 
 @pytest.fixture
@@ -113,7 +118,7 @@ def test_table_text_on_standard_output_is_exact_when_piped(hostile_store, tmp_pa
     """Data formats keep the stored text byte for byte when standard output is a file or a pipe."""
     proc = _cli(hostile_store.url, "disagreements", "--project", "plain", "--format", "csv")
     assert proc.returncode == 0 and HOSTILE_CAPTION in proc.stdout
-    exported = _cli(hostile_store.url, "export", "--project", "plain", "--format", "jsonl")
+    exported = _cli(hostile_store.url, "export", "--project", "plain", "--format", "jsonl", piped=True)
     assert _unsafe(exported.stdout) == []  # JSON lines: escaped, and the same values
     assert HOSTILE_CAPTION in {s for line in exported.stdout.splitlines() for s in _strings(_strict_loads(line))}
 

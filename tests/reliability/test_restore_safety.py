@@ -24,6 +24,7 @@ from annotator import backup as B
 from annotator.store import open_store
 from annotator.store import backup as files
 from annotator.store.judgements import save_judgement
+from tests.zygote import run_annotator
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(300)
@@ -54,8 +55,8 @@ def _fingerprint(store) -> tuple[bytes, bytes]:
 
 
 def _cli(url: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "annotator", "--db", url, *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    """``python -m annotator --db url *args`` as a process of its own (forked: tests/zygote.py)."""
+    return run_annotator(["--db", url, *args], cwd=ROOT)
 
 
 def _variant(good: Path, name: str, *statements: str) -> Path:
