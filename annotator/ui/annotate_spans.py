@@ -19,6 +19,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..spans import parse_spans, spans_json
 from ..taxonomy import Taxonomy, group_colours, taxonomy
+from .keys import FRAMES_JS
 
 K_SPANS = "ann_spans"
 #: Captions longer than this (characters) are set smaller, so a model's paragraph fits beside the picture.
@@ -84,7 +85,7 @@ def script(tax: Taxonomy | None = None, *, prefix: str = "ann", caption_testid: 
                          "keyToType": {t.key: t.id for t in tax.types}, "accurateKey": tax.accurate_key,
                          "field": f"{prefix}_spans", "prefix": prefix, "caption": caption_testid,
                          "keyState": key_state, "commit": commit})
-    return "<script>\n" + _JS.replace(_CONFIG_SLOT, config) + "</script>"
+    return "<script>\n" + FRAMES_JS + _JS.replace(_CONFIG_SLOT, config) + "</script>"
 
 
 def marked_caption_html(text: str, spans, tax: Taxonomy | None = None) -> str:

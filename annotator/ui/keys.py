@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+#: The page scripts' frame loop (window.annotatorOnFrames), put before each script that uses it.
+FRAMES_JS = (Path(__file__).parent / "static" / "page_frames.js").read_text(encoding="utf-8")
 #: The script; its config goes where _CONFIG_SLOT stands.
 _KEYBOARD_JS = (Path(__file__).parent / "static" / "judge_keys.js").read_text(encoding="utf-8")
 _CONFIG_SLOT = "__ANNOTATOR_KEYS_CONFIG__"
@@ -32,7 +34,7 @@ def keyboard_script(*, prefix: str, caption_testid: str, keys: dict[str, str], t
     config = json.dumps({"keys": keys, "labels": labels, "types": types, "prefix": prefix,
                          "captionTestId": caption_testid, "stateName": state_name,
                          "configName": f"__{prefix}KeyConfig", "typeKeysSet": type_keys_set})
-    return "<script>\n" + _KEYBOARD_JS.replace(_CONFIG_SLOT, config) + "</script>"
+    return "<script>\n" + FRAMES_JS + _KEYBOARD_JS.replace(_CONFIG_SLOT, config) + "</script>"
 
 
 def panel_state_html(prefix: str, label_key: str, type_keys) -> str:

@@ -77,7 +77,7 @@
     S.drawn = (S.drawn || 0) + 1;
   }
   // Each frame: a new caption element (a run of the page) or a new field value (the server's) is drawn again.
-  (function watch() {
+  window.annotatorOnFrames(function watch() {  // static/page_frames.js: every frame while the page changes
     const el = captionEl(), f = field();
     const value = f ? f.value : null;
     if (el !== S.el || value !== S.value) {
@@ -86,8 +86,7 @@
       S.el = el; S.value = value;
       if (el) draw();
     }
-    requestAnimationFrame(watch);
-  })();
+  });
   // Streamlit applies the values a run gave the widgets a render or two after drawing them, overwriting what
   // was clicked or written before; and a save on its way shows another caption soon. So what changes the spans
   // or the ticks waits, in order, until the page's key handler (judge_keys.js) has nothing in flight and the

@@ -65,12 +65,12 @@
     }
     return true;
   }
-  // Every frame: how long the panel of the newest run has shown that run's values (st.settle), and the
+  // Each frame: how long the panel of the newest run has shown that run's values (st.settle), and the
   // newest run whose panel has shown them for two frames in a row (st.seenRun). Until then a click on the
   // panel would be overwritten when Streamlit applies those values, so keys wait for it (SETTLE_MS at most,
   // should a coupling of the page keep the widgets from ever matching the marker).
   const SETTLE_MS = 3000;
-  (function trackPanel() {
+  window.annotatorOnFrames(function trackPanel() {  // static/page_frames.js: every frame while the page changes
     const m = marker();
     const run = m ? m.getAttribute('data-run') : null;
     if (!st.settle || st.settle.run !== run) st.settle = { run: run, since: Date.now(), frames: 0 };
@@ -78,8 +78,7 @@
       st.settle.frames += 1;
       if (st.settle.frames >= 2) st.seenRun = run;
     } else st.settle.frames = 0;
-    requestAnimationFrame(trackPanel);
-  })();
+  });
   function panelSettled() {
     const m = marker();
     if (!m) return true;
