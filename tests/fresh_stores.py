@@ -7,8 +7,9 @@ PostgreSQL (:class:`SchemaPool`): one schema of database ``test`` per test, reus
 alone. Making a store from nothing (a schema, then every migration) and dropping it afterwards costs about 0.3 s of CPU,
 half of it in the server; the suite makes hundreds. So a test process keeps the schemas its tests are done with:
 one whose tables, columns, defaults, indexes, constraints and recorded migrations are still exactly those of a
-freshly migrated store is emptied (one ``TRUNCATE … RESTART IDENTITY``, which also restarts the id sequences) and
-handed to the next test; any other (a test changed the schema, or a connection still holds a lock) is dropped, and
+freshly migrated store is emptied (one ``TRUNCATE … RESTART IDENTITY``, which also restarts the id sequences),
+renamed (so that no cache keyed by a store's URL can answer the next test with an earlier one's data) and handed
+to the next test; any other (a test changed the schema, or a connection still holds a lock) is dropped, and
 the next test gets a new one.
 
 tests/store/test_fresh_stores.py checks that both give a fresh store's equal.
@@ -138,10 +139,16 @@ class SchemaPool:
                 tables = conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = :schema "
                                            "AND tablename <> 'schema_migrations'"), {"schema": schema}).scalars()
                 conn.execute(text("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " RESTART IDENTITY CASCADE"))
+                # A new name, so the next test's store has a URL no earlier test used: the app's caches (and
+                # Streamlit's, which outlive an AppTest) are keyed by it.
+                renamed = f"t_{uuid.uuid4().hex[:12]}"
+                conn.execute(text(f'ALTER SCHEMA "{schema}" RENAME TO "{renamed}"'))
         except Exception:  # changed shape, a lock held past the timeout, or the server gone: start anew
             self.drop(schema)
             return False
-        self._free.append(schema)
+        self._made.discard(schema)
+        self._made.add(renamed)
+        self._free.append(renamed)
         return True
 
     def drop(self, schema: str) -> None:
