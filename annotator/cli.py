@@ -17,6 +17,7 @@ only those registered with ``creates_store=True`` create or migrate it.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import pkgutil
 import sys
@@ -103,6 +104,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parser_inputs() -> tuple:
+    """What the parser is built from besides the code: the command modules, the import catalog and the metrics
+    (a plug-in registered while the process runs changes it, and with it the parser)."""
+    from .io.catalog import formats
+    from .metrics.registry import REGISTRY
+    return (tuple(m.name for m in pkgutil.iter_modules(commands.__path__)), tuple(map(id, formats())),
+            REGISTRY.names())
+
+
+@functools.lru_cache(maxsize=2)
+def _parser(inputs: tuple) -> argparse.ArgumentParser:
+    # Building the parser (over 170 subcommands) takes tens of milliseconds; parsing leaves it unchanged, so a
+    # process that runs many commands (the app's command runs, a test session) builds it once per set of inputs.
+    return build_parser()
+
+
 #: The exit code of a command whose output pipe closed early (``annotator … | head``): 128 + SIGPIPE, as a
 #: shell reports a program that the signal ended.
 PIPE_CLOSED_EXIT = 141
@@ -129,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
-    parser = build_parser()
+    parser = _parser(_parser_inputs())
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -230,6 +230,10 @@ def applied_versions(conn: Connection) -> list[int]:
 
 def migrate(engine) -> list[int]:
     """Apply pending migrations; return the versions applied now."""
+    with engine.connect() as conn:
+        # Every open of a store lands here: an up-to-date one costs one look, not a transaction per migration.
+        if set(applied_versions(conn)) >= {version for version, _, _ in MIGRATIONS}:
+            return []
     with engine.begin() as conn:
         schema.schema_migrations.create(conn, checkfirst=True)
     done = []

@@ -10,12 +10,18 @@ SQLite alike.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from sqlalchemy import Connection, Table, text
 
 
 def _insert(conn: Connection, table: Table):
-    """The dialect's INSERT of ``table``, which knows ON CONFLICT."""
-    if conn.dialect.name == "postgresql":
+    """The connection's dialect's INSERT of ``table``, which knows ON CONFLICT."""
+    return _dialect_insert(conn.dialect.name, table)
+
+
+def _dialect_insert(dialect: str, table: Table):
+    if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
         from sqlalchemy.dialects.sqlite import insert
@@ -34,9 +40,17 @@ def insert_if_absent(conn: Connection, table: Table, values: dict) -> int | None
 
 def upsert(conn: Connection, table: Table, values: dict, key_cols: list[str]):
     """Insert one row, or update the row with the same ``key_cols`` to ``values``."""
-    stmt = _insert(conn, table).values(**values)
-    update = {k: stmt.excluded[k] for k in values if k not in key_cols}
-    return conn.execute(stmt.on_conflict_do_update(index_elements=key_cols, set_=update))
+    stmt = _upsert_statement(conn.dialect.name, table, tuple(values), tuple(key_cols))
+    return conn.execute(stmt, values)
+
+
+@lru_cache(maxsize=64)
+def _upsert_statement(dialect: str, table: Table, columns: tuple[str, ...], key_cols: tuple[str, ...]):
+    # Built once per table and column set, values bound at execution: building the ON CONFLICT clause (its
+    # ``excluded`` pseudo-table proxies every column) cost more than running the statement on SQLite.
+    stmt = _dialect_insert(dialect, table)
+    update = {k: stmt.excluded[k] for k in columns if k not in key_cols}
+    return stmt.on_conflict_do_update(index_elements=list(key_cols), set_=update)
 
 
 def lock_key(conn: Connection, key: str) -> None:
