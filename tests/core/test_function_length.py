@@ -6,6 +6,7 @@ gone or now short fails too, so the list is kept to what is really left."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,6 +41,7 @@ def app_sources() -> list[Path]:
     return [p for p in paths if p.exists()]
 
 
+@functools.cache  # both tests read it; it parses every module of the app
 def all_lengths() -> dict[str, int]:
     lengths: dict[str, int] = {}
     for path in app_sources():

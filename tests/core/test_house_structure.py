@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,8 +127,14 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(out)
 
 
+@functools.cache
+def package_graph() -> dict[str, set[str]]:
+    """The import graph of the app's package, built once per test process (it parses every module)."""
+    return import_graph(PACKAGE)
+
+
 def test_no_import_cycle():
-    found = cycles(import_graph(PACKAGE))
+    found = cycles(package_graph())
     assert found == [], "modules that import each other in a loop (imports inside functions counted):\n" + "\n".join(
         " <-> ".join(c) for c in found)
 
@@ -149,7 +156,7 @@ def test_the_cycle_check_finds_a_planted_cycle(tmp_path):
 def test_nothing_imports_the_command_line_back():
     # The command line sits on top: its commands and the pages take what they share with it (the JSON and
     # printable text of annotator.report, the --json flag of annotator.commands) from below, not from cli.py.
-    graph = import_graph(PACKAGE)
+    graph = package_graph()
     assert sorted(m for m, targets in graph.items() if "annotator.cli" in targets) == ["annotator.__main__"]
 
 
