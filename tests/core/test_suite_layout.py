@@ -56,7 +56,7 @@ def test_the_deep_profile_runs_ten_times_the_stated_examples():
 
 def test_browser_and_serial_tests_run_one_after_another_on_one_worker(tmp_path):
     """Two workers: the marked tests all report the same worker and do not overlap in time; the others spread.
-    Tests marked ``java`` all run on one worker too."""
+    Tests marked ``java`` all run on one worker too, a ``cold_java`` one first."""
     log = tmp_path / "log"
     (tmp_path / "test_group.py").write_text(f'''
 import os, time
@@ -83,6 +83,10 @@ def test_free(n): _run("free")
 @pytest.mark.java
 @pytest.mark.parametrize("n", range(3))
 def test_java(n): _run("java")
+
+@pytest.mark.java
+@pytest.mark.cold_java
+def test_java_cold(): _run("java-cold")
 ''')
     # The suite's grouping, as tests/conftest.py calls it.
     (tmp_path / "conftest.py").write_text(f'''
@@ -92,9 +96,10 @@ groups = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(groups)
 
 def pytest_collection_modifyitems(config, items):
+    groups.cold_java_first(items)
     groups.group_serial_tests(config, items)
 ''')
-    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser\n    serial\n    java\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser\n    serial\n    java\n    cold_java\n")
     # Only pytest-xdist among the installed plugins: two workers start in a second or two.
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "xdist.plugin", "-p", "no:cacheprovider",
@@ -106,7 +111,9 @@ def pytest_collection_modifyitems(config, items):
     assert len(group) == 3 and len({w for _, _, w in group}) == 1, group
     assert all(group[i][1] <= group[i + 1][0] for i in range(2)), f"the group's tests overlapped: {group}"
     assert {w for tag, w, _, _ in rows if tag == "free"} == {"gw0", "gw1"}
-    assert len({w for tag, w, _, _ in rows if tag == "java"}) == 1, rows  # Java's processes start on one worker
+    java = sorted((float(a), tag, w) for tag, w, a, _ in rows if tag.startswith("java"))
+    assert len({w for _, _, w in java}) == 1, rows  # Java's processes start on one worker
+    assert [tag for _, tag, _ in java] == ["java-cold"] + ["java"] * 3, java  # the cold start first, though last
 
 
 def test_make_test_and_make_check_time_themselves():
