@@ -221,9 +221,19 @@ def choose_option(page, box, option: str, *, attempts: int = 3) -> None:
 
     The box is scrolled into view first: a click on a box below the fold scrolls the page, and a scroll that
     lands after the list has opened closes it again, so the list is reopened if it is not there."""
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-    box.scroll_into_view_if_needed()
+    for attempt in range(attempts):
+        try:
+            box.scroll_into_view_if_needed()
+            break
+        except PlaywrightError as exc:
+            # A rerun can draw the box again between finding it and scrolling to it (seen after a dialog closed):
+            # unlike a click, this scroll does not look the locator up again by itself.
+            if "not attached" not in str(exc) or attempt == attempts - 1:
+                raise
+            wait_for_app(page)
     wanted = page.get_by_role("option", name=option, exact=True)
     for attempt in range(attempts):
         box.click()

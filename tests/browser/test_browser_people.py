@@ -61,7 +61,7 @@ def test_admin_adds_a_person_who_logs_in(server, page, browser):
 
         # Closed, the password is not shown again; the new account is the one selected below.
         dialog.get_by_role("button", name="Done, I have copied it").click()
-        wait_for_app(page)
+        wait_until_settled(page)  # closing the dialog can run the page twice, drawing the boxes below again
         expect(page.locator('[data-testid="stCode"]')).to_have_count(0)
         expect(page.get_by_role("combobox", name="Account")).to_have_value("dana")
         choose_option(page, page.locator(".st-key-ppl_role_dana").get_by_role("combobox"), "lead")
