@@ -47,6 +47,9 @@ def settle(page, server=None) -> None:
 
 def choose(page, n: int, server=None) -> tuple[str, tuple[str, ...]]:
     """Set the widgets for caption ``n``: accurate for even n, else one error type (implies inaccurate)."""
+    # Once the page's run is over: a click while a run is still applying its values (a page just loaded or
+    # reconnected to a restarted server) is overwritten by them, as it would be for a person.
+    settle(page, server)
     radios = page.locator('.st-key-ann_label input[type="radio"]')
     if n % 2 == 0:
         page.locator(".st-key-ann_label label").filter(has_text=re.compile(r"^Accurate")).click()
