@@ -33,6 +33,24 @@ def span_key(page, key):
     page.keyboard.press(key)
 
 
+@pytest.fixture
+def alice_on_first(server, small_project, laptop_page):
+    """The laptop page with alice logged in, on the small project's first caption, its keys settled."""
+    login(laptop_page, server.url, "alice", PW)
+    expect(word(laptop_page, 9)).to_have_text("0")
+    keys_settled(laptop_page)
+    return laptop_page
+
+
+def drag(page, first: int, last: int) -> None:
+    """Press the mouse on word ``first``, move it over each word up to ``last`` and let go."""
+    word(page, first).hover()
+    page.mouse.down()
+    for i in range(first + 1, last + 1):
+        word(page, i).hover()
+    page.mouse.up()
+
+
 def test_word_cursor_and_type_keys_mark_spans_and_save_sends_them(server, small_project, laptop_page):
     store, caps = small_project
     page = laptop_page
@@ -78,18 +96,11 @@ def test_word_cursor_and_type_keys_mark_spans_and_save_sends_them(server, small_
     assert len(times) >= 10 and max(times) < 500
 
 
-def test_mouse_drag_click_shift_click_and_badge_click(server, small_project, laptop_page):
+def test_mouse_drag_click_shift_click_and_badge_click(small_project, alice_on_first):
     store, caps = small_project
-    page = laptop_page
-    login(page, server.url, "alice", PW)
-    expect(word(page, 9)).to_have_text("0")
-    keys_settled(page)
+    page = alice_on_first
     # Drag from "a" (2) over "cat" to "sits" (4), then the activity key.
-    word(page, 2).hover()
-    page.mouse.down()
-    word(page, 3).hover()
-    word(page, 4).hover()
-    page.mouse.up()
+    drag(page, 2, 4)
     expect(word(page, 4)).to_have_class("ann-w ann-sel ann-cur")
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     span_key(page, KEY["activity"])
@@ -166,3 +177,35 @@ def test_span_keys_typed_as_the_page_appears_are_not_lost(server, small_project,
     (j,) = rows(store, caps[0])
     assert j.label is Label.INACCURATE and j.error_types == ("subject_wrong",)
     assert j.spans == (Span(3, 4, "subject_wrong"),)
+
+
+def test_words_chosen_with_the_mouse_while_the_page_settles_take_the_type_key(small_project, alice_on_first):
+    # On a loaded machine the page is still settling when the annotator clicks and shift-clicks words: those
+    # clicks wait for it, and a type key pressed before they acted was taken for a plain tick (the type
+    # ticked, no span drawn; on Adjudication an already ticked type was unticked). Here the page's key
+    # handler is held busy while the words are chosen and the key is pressed, then let go.
+    store, caps = small_project
+    page = alice_on_first
+    page.evaluate("() => { window.__annotatorKeyState.busy = { since: Date.now(), retry: true }; }")
+    word(page, 7).click()                          # "sofa"
+    word(page, 8).click(modifiers=["Shift"])       # … to "number"
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    span_key(page, KEY["number"])
+    assert page.evaluate("() => window.__annSpans.sel") is None  # the clicks are still waiting
+    page.evaluate("() => { window.__annotatorKeyState.busy = null; }")
+    expect(word(page, 8)).to_have_attribute("data-badge", KEY["number"])
+    expect(word(page, 7)).to_have_class("ann-w ann-marked")
+    expect(page.locator(".st-key-ann_type_number input")).to_be_checked()
+    # A drag from "a" (2) over "cat" to "sits" (4) while the page is held again: it extends the selection
+    # once its press has acted.
+    keys_settled(page)
+    page.evaluate("() => { window.__annotatorKeyState.busy = { since: Date.now(), retry: true }; }")
+    drag(page, 2, 4)
+    span_key(page, KEY["activity"])
+    page.evaluate("() => { window.__annotatorKeyState.busy = null; }")
+    expect(word(page, 4)).to_have_attribute("data-badge", KEY["activity"])
+    press(page, "Enter")
+    expect(caption(page)).to_contain_text("number 1")
+    (j,) = rows(store, caps[0])
+    assert j.error_types == ("activity", "number")
+    assert j.spans == (Span(2, 5, "activity"), Span(7, 9, "number"))

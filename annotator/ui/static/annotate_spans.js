@@ -245,25 +245,29 @@
     if (!w || e.button !== 0) return;
     e.preventDefault();
     const i = parseInt(w.getAttribute('data-i'), 10);
+    // What the press does is decided now, where it was made, even when it acts later (the page still
+    // settling): a type key pressed before it acts must already count the words it selects (S.vsel).
+    const badge = onBadge(w, e);
+    if (!badge) { S.vsel = true; S.drag = true; }
     timed(e, () => {
-      if (onBadge(w, e)) {
+      if (badge) {
         const spans = read();
         const kept = spans.filter((s) => s.end - 1 !== i);
         if (kept.length !== spans.length) write(kept);
         return;
       }
       if (e.shiftKey && S.sel) S.sel.b = i; else S.sel = { a: i, b: i };
-      S.vsel = true;
       S.cur = S.sel.b;
-      S.drag = true;
     });
   }, true);
   doc.addEventListener('mouseover', function (e) {
-    if (!S.drag || !S.sel) return;
+    if (!S.drag) return;
     const w = wordAt(e.target);
     if (!w) return;
     const i = parseInt(w.getAttribute('data-i'), 10);
-    if (i !== S.sel.b) { S.sel.b = i; S.cur = i; draw(); }
+    // A drag over words whose press still waits extends the selection once that press has acted.
+    const extend = () => { if (S.sel && i !== S.sel.b) { S.sel.b = i; S.cur = i; draw(); } };
+    if (pending.length) later(extend); else extend();
   }, true);
   doc.addEventListener('mouseup', function () { S.drag = false; }, true);
   doc.addEventListener('click', function (e) {
