@@ -123,9 +123,12 @@ def test_make_test_and_make_check_time_themselves():
     test = plan("test")
     assert "scripts/timed.sh" in test and "--dist loadgroup" in test and "--durations=15" in test and " -n " in test
     check = plan("check")
-    assert '-m "not browser and not serial and not postgresql and not slow"' in check
+    assert '-m "not browser and not serial and not postgresql and not slow and not java"' in check
     assert "tests/core tests/store tests/io tests/ui" in check
     assert "tests/browser" not in check and "tests/reliability" not in check and "tests/fidelity" not in check
+    # The Java tests the inner loop leaves out, on their own (one process: METEOR starts once).
+    java = plan("check-java")
+    assert '-m "not browser and not serial and not postgresql and not slow and java"' in java and " -n " not in java
     done = subprocess.run(["bash", str(ROOT / "scripts" / "timed.sh"), "the label", "sh", "-c", "echo hi; exit 3"],
                           capture_output=True, text=True)
     assert done.returncode == 3
