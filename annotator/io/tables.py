@@ -66,7 +66,7 @@ from ..errors import InputError
 from ..names import LONE_SURROGATE
 
 __all__ = ["FORMATS", "TableFormat", "register_format", "write_table", "as_tables", "file_name", "mime_type",
-           "download_file", "escape_latex", "escape_markdown", "neutralise_formula", "xml_safe"]
+           "download_name", "download_file", "escape_latex", "escape_markdown", "neutralise_formula", "xml_safe"]
 
 DEFAULT_FLOAT_FORMAT = "{:.3f}"
 
@@ -145,6 +145,15 @@ def mime_type(fmt: str) -> str:
     return FORMATS[fmt].mime
 
 
+def download_name(tables, fmt: str, stem: str, *, name: str | None = None) -> tuple[str, str]:
+    """(file name, MIME type) of :func:`download_file` for the same arguments, without writing the file: a page
+    names its download button with it and writes the file only when the button is clicked."""
+    named, _ = as_tables(tables, name)
+    if fmt != "csv" or len(named) == 1:
+        return file_name(stem, fmt), mime_type(fmt)
+    return file_name(stem, "csv")[:-4] + ".zip", "application/zip"
+
+
 def download_file(tables, fmt: str, stem: str, **options) -> tuple[bytes, str, str]:
     """(bytes, file name, MIME type) of a page's download of ``tables`` in ``fmt``.
 
@@ -153,9 +162,11 @@ def download_file(tables, fmt: str, stem: str, **options) -> tuple[bytes, str, s
     ``pandas.read_csv`` takes as it is — one file holding several tables with section lines does not.
     """
     import zipfile
-    named, _ = as_tables(tables, options.pop("name", None))
-    if fmt != "csv" or len(named) == 1:
-        return write_table(tables, fmt, **options), file_name(stem, fmt), mime_type(fmt)
+    name = options.pop("name", None)
+    download, mime = download_name(tables, fmt, stem, name=name)
+    if mime != "application/zip":
+        return write_table(tables, fmt, **options), download, mime
+    named, _ = as_tables(tables, name)
     buf = io.BytesIO()
     used: set[str] = set()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -166,7 +177,7 @@ def download_file(tables, fmt: str, stem: str, **options) -> tuple[bytes, str, s
                 member, n = file_name(f"{key}-{n}", "csv"), n + 1
             used.add(member)
             zf.writestr(member, write_table(df, "csv", raw_csv=options.get("raw_csv", False)))
-    return buf.getvalue(), file_name(stem, "csv")[:-4] + ".zip", "application/zip"
+    return buf.getvalue(), download, mime
 
 
 # ---------------------------------------------------------------- helpers
