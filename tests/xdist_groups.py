@@ -7,6 +7,8 @@ its collection hook. Kept apart from the conftest (no store, no app imports) so 
 
 from __future__ import annotations
 
+import os
+
 #: The pytest-xdist group of the tests that run one at a time (``make test`` runs with ``--dist loadgroup``).
 SERIAL_GROUP = "serial"
 #: The group of the tests that score through Java (METEOR, PTB tokenisation): one worker runs them all, so METEOR's
@@ -44,3 +46,31 @@ def cold_java_first(items) -> None:
     process's processes not started yet instead of stopping warm ones to start them again (several seconds of
     CPU each)."""
     items.sort(key=lambda item: item.get_closest_marker("cold_java") is None)  # stable: the rest keep their order
+
+
+#: How much lower a worker's priority is while it runs tests outside the serial group (os.nice; niceness 10 gets a
+#: tenth of the CPU share of niceness 0 on Linux when both want it).
+OTHER_TESTS_NICENESS = 10
+
+
+def yield_to_the_serial_group(item) -> None:
+    """Under ``--dist loadgroup``, a worker lowers its priority (and that of the processes it starts from then on)
+    before its first test outside the serial group.
+
+    The serial group runs one test after another on one worker, and is the run's critical path: in a run of
+    ``make test`` on 2026-11-28 it ended at 626 s while the workers with everything else, sharing the 2 cores with
+    it, ended at 445 s and left a core idle after. Given the cores first, it ends sooner and the others fill what it
+    leaves. The worker that has the serial group runs it before anything else (it is the largest group, which
+    xdist hands out first), so it stays at its priority until the group is done. Lowering a priority needs no
+    privileges; nothing raises it again."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not getattr(item.config.option, "loadgroup", False):
+        return
+    if item.nodeid.endswith("@" + SERIAL_GROUP):
+        return
+    global _lowered
+    if not _lowered:
+        os.nice(OTHER_TESTS_NICENESS)
+        _lowered = True
+
+
+_lowered = False  # whether this process has lowered its priority (yield_to_the_serial_group)

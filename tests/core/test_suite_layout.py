@@ -66,7 +66,8 @@ def _run(tag):
     start = time.time()
     time.sleep(0.3)
     with open({str(log)!r}, "a") as fh:
-        fh.write(f"{{tag}} {{os.environ['PYTEST_XDIST_WORKER']}} {{start}} {{time.time()}}\\n")
+        fh.write(f"{{tag}} {{os.environ['PYTEST_XDIST_WORKER']}} {{start}} {{time.time()}} "
+                 f"{{os.getpriority(os.PRIO_PROCESS, 0)}}\\n")
 
 @pytest.mark.browser
 def test_b1(): _run("group")
@@ -98,6 +99,9 @@ spec.loader.exec_module(groups)
 def pytest_collection_modifyitems(config, items):
     groups.cold_java_first(items)
     groups.group_serial_tests(config, items)
+
+def pytest_runtest_protocol(item, nextitem):
+    groups.yield_to_the_serial_group(item)
 ''')
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser\n    serial\n    java\n    cold_java\n")
     # Only pytest-xdist among the installed plugins: two workers start in a second or two.
@@ -107,6 +111,11 @@ def pytest_collection_modifyitems(config, items):
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     rows = [line.split() for line in log.read_text().splitlines()]
+    # The serial group runs at the run's priority, every other test at a lower one (tests/xdist_groups.py).
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    assert {int(n) for tag, _, _, _, n in rows if tag == "group"} == {base}, rows
+    assert {int(n) for tag, _, _, _, n in rows if tag != "group"} == {min(base + 10, 19)}, rows
+    rows = [row[:4] for row in rows]
     group = sorted((float(a), float(b), w) for tag, w, a, b in rows if tag == "group")
     assert len(group) == 3 and len({w for _, _, w in group}) == 1, group
     assert all(group[i][1] <= group[i + 1][0] for i in range(2)), f"the group's tests overlapped: {group}"
