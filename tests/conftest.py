@@ -15,7 +15,6 @@ import os
 import sys
 import tempfile
 import types
-import uuid
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,7 @@ sys.modules["tests"] = _tests_package
 from hypothesis import settings as hypothesis_settings  # noqa: E402
 
 from annotator.store import Store, open_store  # noqa: E402
-from tests.fresh_stores import SchemaPool, SqliteTemplate, schema_url  # noqa: E402
+from tests.fresh_stores import SchemaPool, SqliteTemplate  # noqa: E402
 from tests.property_helpers import BASE_EXAMPLES  # noqa: E402
 from tests.xdist_groups import cold_java_first, group_serial_tests, yield_to_the_serial_group  # noqa: E402
 
@@ -65,25 +64,15 @@ _PG_SCHEMAS = SchemaPool(PG_URL)
 _SQLITE_TEMPLATE = SqliteTemplate()
 
 
-def _pg_schema_store(url: str = PG_URL):
-    """A store on a brand-new PostgreSQL schema of its own (not from the pool of reused ones); returns (store,
-    schema name, its URL). :func:`_drop_pg_schema` drops it."""
-    from sqlalchemy import create_engine, text
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(url)
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    admin.dispose()
-    own_url = schema_url(url, schema)
-    return open_store(own_url), schema, own_url
+def _pg_schema_store():
+    """A store on a brand-new PostgreSQL schema of its own (not one a test gave back); returns (store, schema name,
+    its URL). :func:`_drop_pg_schema` drops it."""
+    store, schema = _PG_SCHEMAS.create(open_store)
+    return store, schema, store.url
 
 
-def _drop_pg_schema(schema: str, url: str = PG_URL) -> None:
-    from sqlalchemy import create_engine, text
-    admin = create_engine(url)
-    with admin.begin() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+def _drop_pg_schema(schema: str) -> None:
+    _PG_SCHEMAS.drop(schema)
 
 
 @contextlib.contextmanager

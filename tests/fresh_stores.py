@@ -108,16 +108,21 @@ class SchemaPool:
             schema = self._free.pop()
             self.reused += 1
             return open_store(schema_url(self.url, schema)), schema
-        schema = f"t_{uuid.uuid4().hex[:12]}"
-        with self.admin().begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        self._made.add(schema)
-        store = open_store(schema_url(self.url, schema))
-        self.made += 1
+        store, schema = self.create(open_store)
         if self._fresh_shape is None:
             with self.admin().begin() as conn:
                 self._fresh_shape = self.shape(conn, schema)
         return store, schema
+
+    def create(self, open_store):
+        """A store on a brand-new schema (``open_store(url)`` migrates it); returns (store, schema name). It is
+        dropped by :meth:`drop`, or at the end of the process."""
+        schema = f"t_{uuid.uuid4().hex[:12]}"
+        with self.admin().begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        self._made.add(schema)
+        self.made += 1
+        return open_store(schema_url(self.url, schema)), schema
 
     @staticmethod
     def shape(conn, schema: str) -> list[str]:

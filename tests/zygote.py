@@ -59,6 +59,14 @@ def _serve() -> None:
         answer.flush()
 
 
+def _exit_code(stop: SystemExit) -> int:
+    """The exit status an interpreter gives ``sys.exit(x)``: x itself, 0 for None, else 1 with x printed."""
+    if stop.code is None or isinstance(stop.code, int):
+        return stop.code or 0
+    print(stop.code, file=sys.stderr)
+    return 1
+
+
 def _run_server(request: dict) -> None:
     code = 1
     try:
@@ -77,7 +85,7 @@ def _run_server(request: dict) -> None:
         cli.main(prog_name="streamlit")
         code = 0
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        code = _exit_code(exc)
     except BaseException:
         import traceback
         traceback.print_exc()
@@ -114,9 +122,7 @@ def _run_command(request: dict) -> None:
         runpy.run_module("annotator", run_name="__main__", alter_sys=True)
         code = 0
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        if not isinstance(exc.code, (int, type(None))):
-            print(exc.code, file=sys.stderr)
+        code = _exit_code(exc)
     except BaseException:
         import traceback
         traceback.print_exc()
