@@ -149,7 +149,11 @@ def download_name(tables, fmt: str, stem: str, *, name: str | None = None) -> tu
     """(file name, MIME type) of :func:`download_file` for the same arguments, without writing the file: a page
     names its download button with it and writes the file only when the button is clicked."""
     named, _ = as_tables(tables, name)
-    if fmt != "csv" or len(named) == 1:
+    return _download_name(len(named), fmt, stem)
+
+
+def _download_name(count: int, fmt: str, stem: str) -> tuple[str, str]:
+    if fmt != "csv" or count == 1:
         return file_name(stem, fmt), mime_type(fmt)
     return file_name(stem, "csv")[:-4] + ".zip", "application/zip"
 
@@ -162,11 +166,10 @@ def download_file(tables, fmt: str, stem: str, **options) -> tuple[bytes, str, s
     ``pandas.read_csv`` takes as it is — one file holding several tables with section lines does not.
     """
     import zipfile
-    name = options.pop("name", None)
-    download, mime = download_name(tables, fmt, stem, name=name)
+    named, _ = as_tables(tables, options.pop("name", None))
+    download, mime = _download_name(len(named), fmt, stem)
     if mime != "application/zip":
         return write_table(tables, fmt, **options), download, mime
-    named, _ = as_tables(tables, name)
     buf = io.BytesIO()
     used: set[str] = set()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
