@@ -59,36 +59,27 @@ def _serve() -> None:
         answer.flush()
 
 
-def _exit_code(stop: SystemExit) -> int:
-    """The exit status an interpreter gives ``sys.exit(x)``: x itself, 0 for None, else 1 with x printed."""
-    if stop.code is None or isinstance(stop.code, int):
-        return stop.code or 0
-    print(stop.code, file=sys.stderr)
-    return 1
+def _status_of(program) -> int:
+    """Run ``program()`` as an interpreter runs a program and give its exit status: 0 when it returns; for
+    ``sys.exit(x)`` x itself, 0 for None, else 1 with x printed; 1 with the traceback printed when it raises."""
+    try:
+        program()
+        return 0
+    except SystemExit as stop:
+        if stop.code is None or isinstance(stop.code, int):
+            return stop.code or 0
+        print(stop.code, file=sys.stderr)
+        return 1
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+        return 1
 
 
 def _run_server(request: dict) -> None:
     code = 1
     try:
-        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.close(log)
-        os.close(null)
-        os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
-        sys.argv = ["streamlit", *request["args"]]
-        from streamlit.web import cli
-        cli.main(prog_name="streamlit")
-        code = 0
-    except SystemExit as exc:
-        code = _exit_code(exc)
-    except BaseException:
-        import traceback
-        traceback.print_exc()
+        code = _status_of(lambda: _serve_streamlit(request))
     finally:
         try:
             sys.stdout.flush()
@@ -97,35 +88,29 @@ def _run_server(request: dict) -> None:
             os._exit(code)
 
 
+def _serve_streamlit(request: dict) -> None:
+    """``streamlit run …`` with its log as standard output and error."""
+    log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    os.close(null)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.argv = ["streamlit", *request["args"]]
+    from streamlit.web import cli
+    cli.main(prog_name="streamlit")
+
+
 def _run_command(request: dict) -> None:
     """``python -m annotator *args`` in this forked process, with fresh standard streams as a new interpreter
     would make them for files (the zygote's own are pipes to the test process)."""
-    import io
-    import runpy
     code = 1
     try:
-        for fd, path, flags in ((0, request["stdin"], os.O_RDONLY), (1, request["stdout"], os.O_WRONLY),
-                                (2, request["stderr"], os.O_WRONLY)):
-            opened = os.open(path, flags)
-            os.dup2(opened, fd)
-            os.close(opened)
-        os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
-        encoding, _, errors = os.environ.get("PYTHONIOENCODING", "utf-8").partition(":")
-        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding=encoding, errors=errors or "strict")
-        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding=encoding, errors=errors or "strict")
-        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding=encoding,
-                                      errors=errors or "backslashreplace", line_buffering=True)
-        sys.path[0] = request["cwd"]  # as `python -m` puts the working directory first
-        sys.argv = ["-m", *request["args"]]
-        runpy.run_module("annotator", run_name="__main__", alter_sys=True)
-        code = 0
-    except SystemExit as exc:
-        code = _exit_code(exc)
-    except BaseException:
-        import traceback
-        traceback.print_exc()
+        code = _status_of(lambda: _annotator_command(request))
     finally:
         try:  # what an interpreter does on its way out: wait for its threads, run its exit functions
             import atexit
@@ -135,6 +120,28 @@ def _run_command(request: dict) -> None:
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+def _annotator_command(request: dict) -> None:
+    """``python -m annotator …`` with the request's files as its standard streams."""
+    import io
+    import runpy
+    for fd, path, flags in ((0, request["stdin"], os.O_RDONLY), (1, request["stdout"], os.O_WRONLY),
+                            (2, request["stderr"], os.O_WRONLY)):
+        opened = os.open(path, flags)
+        os.dup2(opened, fd)
+        os.close(opened)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    encoding, _, errors = os.environ.get("PYTHONIOENCODING", "utf-8").partition(":")
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding=encoding, errors=errors or "strict")
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding=encoding, errors=errors or "strict")
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding=encoding,
+                                  errors=errors or "backslashreplace", line_buffering=True)
+    sys.path[0] = request["cwd"]  # as `python -m` puts the working directory first
+    sys.argv = ["-m", *request["args"]]
+    runpy.run_module("annotator", run_name="__main__", alter_sys=True)
 
 
 #: Exit codes of the servers already reaped: a second question about one gets the same answer.
