@@ -4,6 +4,8 @@ and a 2,000-character caption that wraps beside the picture with a span across i
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from playwright.sync_api import expect
 
@@ -40,6 +42,17 @@ def alice_on_first(server, small_project, laptop_page):
     expect(word(laptop_page, 9)).to_have_text("0")
     keys_settled(laptop_page)
     return laptop_page
+
+
+@contextlib.contextmanager
+def key_handler_held(page):
+    """The page's key handler busy, as while a key's run is on its way: the span keys and clicks made inside wait
+    for it, as on a page still settling; it is let go at the end."""
+    page.evaluate("() => { window.__annotatorKeyState.busy = { since: Date.now(), retry: true }; }")
+    try:
+        yield
+    finally:
+        page.evaluate("() => { window.__annotatorKeyState.busy = null; }")
 
 
 def drag(page, first: int, last: int) -> None:
@@ -186,23 +199,21 @@ def test_words_chosen_with_the_mouse_while_the_page_settles_take_the_type_key(sm
     # handler is held busy while the words are chosen and the key is pressed, then let go.
     store, caps = small_project
     page = alice_on_first
-    page.evaluate("() => { window.__annotatorKeyState.busy = { since: Date.now(), retry: true }; }")
-    word(page, 7).click()                          # "sofa"
-    word(page, 8).click(modifiers=["Shift"])       # … to "number"
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")
-    span_key(page, KEY["number"])
-    assert page.evaluate("() => window.__annSpans.sel") is None  # the clicks are still waiting
-    page.evaluate("() => { window.__annotatorKeyState.busy = null; }")
+    with key_handler_held(page):
+        word(page, 7).click()                          # "sofa"
+        word(page, 8).click(modifiers=["Shift"])       # … to "number"
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        span_key(page, KEY["number"])
+        assert page.evaluate("() => window.__annSpans.sel") is None  # the clicks are still waiting
     expect(word(page, 8)).to_have_attribute("data-badge", KEY["number"])
     expect(word(page, 7)).to_have_class("ann-w ann-marked")
     expect(page.locator(".st-key-ann_type_number input")).to_be_checked()
     # A drag from "a" (2) over "cat" to "sits" (4) while the page is held again: it extends the selection
     # once its press has acted.
     keys_settled(page)
-    page.evaluate("() => { window.__annotatorKeyState.busy = { since: Date.now(), retry: true }; }")
-    drag(page, 2, 4)
-    span_key(page, KEY["activity"])
-    page.evaluate("() => { window.__annotatorKeyState.busy = null; }")
+    with key_handler_held(page):
+        drag(page, 2, 4)
+        span_key(page, KEY["activity"])
     expect(word(page, 4)).to_have_attribute("data-badge", KEY["activity"])
     press(page, "Enter")
     expect(caption(page)).to_contain_text("number 1")

@@ -75,9 +75,10 @@ def test_a_run_of_the_page_writes_no_download_file(project_store, monkeypatch):
             return function(*args, **kwargs)
         return wrapper
 
+    writers = {name: counting(getattr(tables, name)) for name in ("write_table", "download_file")}
     for module in (tables, downloads):
-        monkeypatch.setattr(module, "write_table", counting(tables.write_table))
-        monkeypatch.setattr(module, "download_file", counting(tables.download_file))
+        for name, writer in writers.items():
+            monkeypatch.setattr(module, name, writer)
     at = page_test("analysis", project_store.url, user="ana", role="analyst", project=PROJECT).run()
     at.selectbox(key="ana_format").set_value("xlsx").run()
     assert not at.exception
