@@ -66,7 +66,7 @@ from ..errors import InputError
 from ..names import LONE_SURROGATE
 
 __all__ = ["FORMATS", "TableFormat", "register_format", "write_table", "as_tables", "file_name", "mime_type",
-           "download_name", "download_file", "escape_latex", "escape_markdown", "neutralise_formula", "xml_safe"]
+           "download_file", "escape_latex", "escape_markdown", "neutralise_formula", "xml_safe"]
 
 DEFAULT_FLOAT_FORMAT = "{:.3f}"
 
@@ -145,19 +145,6 @@ def mime_type(fmt: str) -> str:
     return FORMATS[fmt].mime
 
 
-def download_name(tables, fmt: str, stem: str, *, name: str | None = None) -> tuple[str, str]:
-    """(file name, MIME type) of :func:`download_file` for the same arguments, without writing the file: a page
-    names its download button with it and writes the file only when the button is clicked."""
-    named, _ = as_tables(tables, name)
-    return _download_name(len(named), fmt, stem)
-
-
-def _download_name(count: int, fmt: str, stem: str) -> tuple[str, str]:
-    if fmt != "csv" or count == 1:
-        return file_name(stem, fmt), mime_type(fmt)
-    return file_name(stem, "csv")[:-4] + ".zip", "application/zip"
-
-
 def download_file(tables, fmt: str, stem: str, **options) -> tuple[bytes, str, str]:
     """(bytes, file name, MIME type) of a page's download of ``tables`` in ``fmt``.
 
@@ -167,9 +154,8 @@ def download_file(tables, fmt: str, stem: str, **options) -> tuple[bytes, str, s
     """
     import zipfile
     named, _ = as_tables(tables, options.pop("name", None))
-    download, mime = _download_name(len(named), fmt, stem)
-    if mime != "application/zip":
-        return write_table(tables, fmt, **options), download, mime
+    if fmt != "csv" or len(named) == 1:
+        return write_table(tables, fmt, **options), file_name(stem, fmt), mime_type(fmt)
     buf = io.BytesIO()
     used: set[str] = set()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -180,7 +166,7 @@ def download_file(tables, fmt: str, stem: str, **options) -> tuple[bytes, str, s
                 member, n = file_name(f"{key}-{n}", "csv"), n + 1
             used.add(member)
             zf.writestr(member, write_table(df, "csv", raw_csv=options.get("raw_csv", False)))
-    return buf.getvalue(), download, mime
+    return buf.getvalue(), file_name(stem, "csv")[:-4] + ".zip", "application/zip"
 
 
 # ---------------------------------------------------------------- helpers

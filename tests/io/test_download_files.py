@@ -9,9 +9,8 @@ import zipfile
 
 import numpy as np
 import pandas as pd
-import pytest
 
-from annotator.io.tables import download_file, download_name, write_table
+from annotator.io.tables import download_file, write_table
 
 T1 = pd.DataFrame({"type": ["gender", "=cmd"], "count": [3, 1], "share": [0.75, 0.25]})
 T2 = pd.DataFrame({"errors": ["1", "4+"], "sysA": [3, np.nan]})
@@ -42,13 +41,3 @@ def test_clashing_member_names_stay_apart():
     data, _, _ = download_file({"a/b": T1, "a:b": T2}, "csv", "x")
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         assert len(set(zf.namelist())) == 2
-
-
-@pytest.mark.parametrize("fmt", ["csv", "xlsx", "latex", "md", "json"])
-@pytest.mark.parametrize("tables", [{"Error types": T1, "Errors per description": T2}, {"Error types": T1}, T1],
-                         ids=["two tables", "one named", "one frame"])
-def test_the_name_a_button_shows_is_the_file_a_click_writes(tables, fmt):
-    # A page names its download with download_name during its run and writes the file only on a click.
-    _, name, mime = download_file(tables, fmt, "study tables", caption="c")
-    assert download_name(tables, fmt, "study tables") == (name, mime)
-    assert name.endswith(".zip") == (fmt == "csv" and isinstance(tables, dict) and len(tables) == 2)

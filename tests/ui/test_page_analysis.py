@@ -59,29 +59,3 @@ def test_roles(project_store, role, allowed):
     at = page_test("analysis", project_store.url, user="someone", role=role, project=PROJECT).run()
     refused = any("Not allowed" in e.value for e in at.error)
     assert refused is (not allowed)
-
-
-def test_a_run_of_the_page_writes_no_download_file(project_store, monkeypatch):
-    # Every table's file is written when its button is clicked (Streamlit calls the button's data then), not on
-    # each run of the page: XLSX alone took about 58 ms a run for the five buttons. The browser test
-    # (tests/browser/test_export_download.py) clicks them and reads the files.
-    import annotator.io.tables as tables
-    import annotator.ui.downloads as downloads
-    written = []
-
-    def counting(function):
-        def wrapper(*args, **kwargs):
-            written.append(function.__name__)
-            return function(*args, **kwargs)
-        return wrapper
-
-    writers = {name: counting(getattr(tables, name)) for name in ("write_table", "download_file")}
-    for module in (tables, downloads):
-        for name, writer in writers.items():
-            monkeypatch.setattr(module, name, writer)
-    at = page_test("analysis", project_store.url, user="ana", role="analyst", project=PROJECT).run()
-    at.selectbox(key="ana_format").set_value("xlsx").run()
-    assert not at.exception
-    buttons = at.get("download_button")
-    assert len(buttons) == 5 and all(b.proto.deferred_file_id for b in buttons)
-    assert written == []
