@@ -14,6 +14,8 @@ Helpers
 -------
 ``wait_for_app(page)``  wait until Streamlit has finished its current run.
 ``login(page, base_url, name, password)``  log in through the form.
+``signed_in(page, server, name, password)``  open the app already logged in: the session the form would start,
+                 its cookie set in the page's context (for tests whose subject is not the log-in itself).
 
 Tests here are marked ``@pytest.mark.browser``.
 """
@@ -255,5 +257,28 @@ def login(page, base_url: str, name: str, password: str, *, path: str = "/") -> 
     page.get_by_label("User name").fill(name)
     page.get_by_label("Password", exact=True).fill(password)
     page.get_by_role("button", name="Log in").click()
+    page.wait_for_selector('[data-testid="stSidebar"]', state="attached")  # folded on an annotator's Annotate
+    wait_for_app(page)
+
+
+def signed_in(page, server: Server, name: str, password: str, *, path: str = "/") -> None:
+    """Open the app (at ``path``) with ``name`` already logged in, as a reload or a new tab finds it.
+
+    The session is started in the store as the log-in form starts it (authenticate, then start_session and the
+    cookie route's redeem_handoff), and its cookie is set in the page's context before the page opens. The
+    form's own page, its 0.5 s of settling and its round trips are skipped: about 2 s of Chromium's CPU and 2 s
+    of a test's time (measured 2026-11-28). Tests about logging in (test_browser_sessions, the people and
+    security tests, the first annotate test) go through the form with :func:`login`."""
+    from annotator.accounts.auth import authenticate
+    from annotator.accounts.sessions import COOKIE_NAME, redeem_handoff, start_session
+    store = server.store()
+    try:
+        started = start_session(store, authenticate(store, name, password))
+        value, _max_age = redeem_handoff(store, started.handoff_code)
+    finally:
+        store.dispose()
+    page.context.add_cookies([{"name": COOKIE_NAME, "value": value, "url": server.url, "httpOnly": True,
+                               "sameSite": "Strict"}])
+    page.goto(server.url + path)
     page.wait_for_selector('[data-testid="stSidebar"]', state="attached")  # folded on an annotator's Annotate
     wait_for_app(page)

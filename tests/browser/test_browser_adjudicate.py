@@ -9,7 +9,7 @@ from annotator.accounts.auth import set_password
 from annotator.store.analysis_queries import judgement_frame
 from annotator.taxonomy import taxonomy
 from tests.browser.annotate_helpers import laptop_page  # noqa: F401  (a 1280 x 720 window)
-from tests.browser.conftest import login, wait_for_app, wait_until_settled
+from tests.browser.conftest import signed_in, wait_for_app, wait_until_settled
 from tests.store.test_agreement_store import PROJECT, build_project
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -64,7 +64,7 @@ def decisions(store):
 def test_prefilled_form_and_keyboard_flow(server, study, page):
     store, ids = study
     tax = taxonomy()
-    login(page, server.url, "lea", PW, path="/adjudicate")
+    signed_in(page, server, "lea", PW, path="/adjudicate")
     # The first undecided disagreement by caption id: c2, labels differ (ann3 said accurate).
     expect(caption(page)).to_contain_text("caption A2: a man in a *red* shirt | 2")
     votes = page.locator('[data-testid="adj-votes"]')
@@ -124,7 +124,7 @@ def test_the_lead_redraws_spans_with_the_annotate_keys_and_the_decision_stores_t
     store, ids = study
     tax = taxonomy()
     page = laptop_page
-    login(page, server.url, "lea", PW, path="/adjudicate")
+    signed_in(page, server, "lea", PW, path="/adjudicate")
     # c2 "caption A2: a man in a *red* shirt | 2": no annotator marked words; its words become selectable.
     word = lambda i: caption(page).locator(f'.ann-w[data-i="{i}"]')  # noqa: E731
     expect(word(6)).to_have_text("*red*")

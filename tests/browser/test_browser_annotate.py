@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from annotator.model import Label
 from tests.browser.annotate_helpers import PW, caption, keys_settled, press, project, resume, rows, unfocus  # noqa: F401
-from tests.browser.conftest import WAIT_MS, login, wait_for_app, wait_until_settled
+from tests.browser.conftest import WAIT_MS, login, signed_in, wait_for_app, wait_until_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -49,7 +49,7 @@ def test_login_and_annotate_with_the_mouse(server, project, page):
 
 def test_keyboard_only(server, project, page):
     store, caps = project
-    login(page, server.url, "alice", PW)
+    signed_in(page, server, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     unfocus(page)
     radios = page.locator('.st-key-ann_label input[type="radio"]')
@@ -154,7 +154,7 @@ def test_a_key_then_a_mouse_click_elsewhere_holds_no_later_key(server, project, 
     # The key handler must not keep waiting for the previous caption's radio (it would hold every key
     # typed on the next caption for seconds).
     store, caps = project
-    login(page, server.url, "alice", PW)
+    signed_in(page, server, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     unfocus(page)
     page.keyboard.press("y")

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.browser.annotate_helpers import (PW, caption, laptop_page, press,  # noqa: F401
                                              small_project, unfocus)
-from tests.browser.conftest import login, wait_until_settled
+from tests.browser.conftest import signed_in, wait_until_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -22,7 +22,7 @@ def _apart(a, b):
 
 def test_box_labels_follow_the_picture_and_light_up_with_their_mentions(server, small_project, laptop_page):
     page = laptop_page
-    login(page, server.url, "alice", PW)
+    signed_in(page, server, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     picture = page.locator(".st-key-ann_figure img").first
     overlay = page.locator('[data-testid="ann-box-overlay"]')
@@ -88,7 +88,7 @@ def test_zoom_magnifies_picture_and_labels_together_in_the_browser(server, small
     page = laptop_page
     sent = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
-    login(page, server.url, "alice", PW)
+    signed_in(page, server, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     figure = page.locator(".st-key-ann_figure")
     picture = page.locator(".st-key-ann_figure img").first

@@ -11,7 +11,7 @@ from annotator.model import Label
 from annotator.taxonomy import taxonomy
 from tests.browser.annotate_helpers import (PW, caption, keys_settled, press, rows, sized_page,  # noqa: F401
                                              small_project, unfocus)
-from tests.browser.conftest import login
+from tests.browser.conftest import signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,7 +24,7 @@ def page(browser, request):
 
 def test_a_whole_caption_by_keyboard_stores_the_note_exactly(server, small_project, page):
     store, caps = small_project
-    login(page, server.url, "alice", PW)
+    signed_in(page, server, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     unfocus(page)
     tax = taxonomy()
@@ -50,7 +50,7 @@ def test_a_whole_caption_by_keyboard_stores_the_note_exactly(server, small_proje
 
 def test_the_guide_overlay_by_keyboard(server, small_project, page):
     store, caps = small_project
-    login(page, server.url, "alice", PW)
+    signed_in(page, server, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     unfocus(page)
     dialog = page.get_by_role("dialog", name="Error types, contrasts and keys")

@@ -13,7 +13,7 @@ from annotator.model import Box, Caption, Item, Mention, Project, Reference
 from annotator.store.projects import write_project
 from annotator.taxonomy import taxonomy
 from tests.browser.annotate_helpers import PW, caption, press, sized_page
-from tests.browser.conftest import choose_option, login, wait_for_app, wait_until_settled
+from tests.browser.conftest import choose_option, login, signed_in, wait_for_app, wait_until_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -75,7 +75,7 @@ def test_every_type_both_choices_and_the_action_bar_are_in_view_together(server,
                                                                           width, height):
     context, page = sized_page(browser, width, height)
     try:
-        login(page, server.url, "alice", PW)
+        signed_in(page, server, "alice", PW)
         expect(caption(page)).to_contain_text("alpha 0")
         # The whole panel drawn (Streamlit draws a run's elements one after the other).
         expect(page.locator('div[class*="st-key-ann_type_"] label')).to_have_count(20)
@@ -123,7 +123,7 @@ def test_every_type_both_choices_and_the_action_bar_are_in_view_together(server,
 def test_zoom_does_not_scale_the_box_labels(server, laptop_project, browser):
     context, page = sized_page(browser, 1280, 720)
     try:
-        login(page, server.url, "alice", PW)
+        signed_in(page, server, "alice", PW)
         expect(caption(page)).to_contain_text("alpha 0")
         label = page.locator(".ann-boxlabel").first
         expect(label).to_be_visible()

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from annotator.model import Label
 from tests.browser.annotate_helpers import (PW, caption, keys_settled, press, rows,  # noqa: F401
                                              laptop_page, small_project, unfocus)
-from tests.browser.conftest import login, wait_for_app
+from tests.browser.conftest import signed_in, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -28,7 +28,7 @@ def open_list(page):
 def test_filter_and_jump_by_number_keep_the_position(server, small_project, laptop_page):
     page = laptop_page
     store, caps = small_project
-    login(page, server.url, "alice", PW, path="/annotate")  # the page's own address works too
+    signed_in(page, server, "alice", PW, path="/annotate")  # the page's own address works too
     expect(caption(page)).to_contain_text("number 0")
     assert page.get_by_text("Page not found").count() == 0
     unfocus(page)
@@ -76,7 +76,7 @@ def test_filter_and_jump_by_number_keep_the_position(server, small_project, lapt
 def test_all_done_page_moves_and_confirms(server, small_project, laptop_page):
     page = laptop_page
     store, caps = small_project
-    login(page, server.url, "alice", PW)
+    signed_in(page, server, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     unfocus(page)
     for _ in range(4):

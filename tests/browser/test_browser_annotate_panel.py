@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from annotator.model import Label
 from annotator.taxonomy import taxonomy
 from tests.browser.annotate_helpers import PW, keys_settled, press, rows, sized_page, small_project  # noqa: F401
-from tests.browser.conftest import login
+from tests.browser.conftest import signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -35,7 +35,7 @@ def test_refused_save_with_every_type_ticked_is_shown_in_view(server, small_proj
     store, caps = small_project
     context, page = sized_page(browser, width, height)
     try:
-        login(page, server.url, "alice", PW)
+        signed_in(page, server, "alice", PW)
         expect(page.locator('[data-testid="ann-caption"]')).to_contain_text("number 0")
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         for t in taxonomy().types:  # all 20 types, Other among them, by keyboard; no note
@@ -73,7 +73,7 @@ def test_the_panel_works_in_the_browser_until_a_button_sends_it(server, small_pr
     try:
         sent = []
         page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
-        login(page, server.url, "alice", PW)
+        signed_in(page, server, "alice", PW)
         expect(page.locator('[data-testid="ann-caption"]')).to_contain_text("number 0")
         keys_settled(page)
         page.evaluate("() => document.activeElement && document.activeElement.blur()")

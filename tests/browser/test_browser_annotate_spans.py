@@ -16,7 +16,7 @@ from annotator.spans import Span
 from annotator.store.projects import write_project
 from annotator.taxonomy import taxonomy
 from tests.browser.annotate_helpers import PW, caption, keys_settled, laptop_page, press, rows, small_project  # noqa: F401
-from tests.browser.conftest import login
+from tests.browser.conftest import login, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 KEY = {t.id: t.key for t in taxonomy().types}
@@ -67,7 +67,7 @@ def drag(page, first: int, last: int) -> None:
 def test_word_cursor_and_type_keys_mark_spans_and_save_sends_them(server, small_project, laptop_page):
     store, caps = small_project
     page = laptop_page
-    login(page, server.url, "alice", PW)
+    signed_in(page, server, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     expect(word(page, 9)).to_have_text("0")  # "sys-a says: a cat sits on a sofa number 0", wrapped into words
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
@@ -148,7 +148,7 @@ def test_a_long_caption_wraps_beside_the_picture_and_a_span_crosses_lines(server
         assign(store, "long", ["alice"], double_fraction=0)
         assert 1900 <= len(LONG) <= 2100
         page = laptop_page
-        login(page, server.url, "alice", PW)
+        signed_in(page, server, "alice", PW)
         n = len(LONG.split())
         expect(word(page, n - 1)).to_have_text("bus.")
         cap = caption(page)

@@ -14,7 +14,7 @@ from annotator.store.judgements import save_judgement
 from annotator.store.projects import captions_of_system, project_id, write_project
 from annotator.store.users import create_user
 from tests.browser.annotate_helpers import sized_page
-from tests.browser.conftest import login, wait_for_app, wait_until_settled
+from tests.browser.conftest import signed_in, wait_for_app, wait_until_settled
 from tests.browser.test_browser_annotate_layout import REFS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -58,7 +58,7 @@ def gender_queue(server, tmp_path):
 
 
 def _open(page, server) -> None:
-    login(page, server.url, "ana", PW, path="/correct")
+    signed_in(page, server, "ana", PW, path="/correct")
     expect(page.locator('[data-testid="stText"]').filter(has_text=_caption(0)).first).to_be_visible()
     expect(page.get_by_role("textbox", name="Corrected caption")).to_be_visible()
     expect(page.locator(".st-key-ann_figure img")).to_be_visible()

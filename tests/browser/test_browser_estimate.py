@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from annotator.accounts.auth import add_user
 from annotator.cli import main
-from tests.browser.conftest import login, wait_for_app
+from tests.browser.conftest import signed_in, wait_for_app
 from tests.browser.test_export_download import _download
 from tests.core.test_estimate_cli import PROJECT, build_street
 
@@ -30,7 +30,7 @@ def open_estimates(server, page, names=("good", "poor")) -> None:
     add_user(store, "viewer", "analyst", PW)
     store.dispose()
     page.set_viewport_size({"width": 1280, "height": 720})
-    login(page, server.url, "viewer", PW)
+    signed_in(page, server, "viewer", PW)
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Error estimates").click()
     wait_for_app(page)
 

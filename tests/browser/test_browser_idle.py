@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.annotate_helpers import PW, caption, press, project, unfocus  # noqa: F401  (project: a fixture)
-from tests.browser.conftest import login, wait_until_settled
+from tests.browser.conftest import signed_in, wait_until_settled
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +29,7 @@ def _frames_asked_in(page, ms: int) -> int:
 
 
 def test_an_idle_annotate_page_asks_for_no_frames_until_it_changes(server, project, page):
-    login(page, server.url, "alice", PW)
+    signed_in(page, server, "alice", PW)
     expect(caption(page)).to_contain_text("number 0")
     unfocus(page)
     press(page, "n")  # a run of the page, and its renders

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from annotator.accounts.auth import add_user
 from annotator.store.judgements import insert_judgement
 from annotator.store.users import user_id
-from tests.browser.conftest import login, wait_for_app, wait_until_settled
+from tests.browser.conftest import signed_in, wait_for_app, wait_until_settled
 from tests.core.test_team import DAY3, build_team
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -28,7 +28,7 @@ def test_team_figures_in_the_browser(server, page):
     try:
         c = build_team(store)
         add_user(store, "lea", "lead", PW)
-        login(page, server.url, "lea", PW, path="/team")
+        signed_in(page, server, "lea", PW, path="/team")
         wait_until_settled(page)
         expect(page.get_by_role("heading", name="Team")).to_be_visible()
         for label, value in (("Assigned", "12"), ("Done", "7"), ("Skipped", "2"), ("Fine pass pending", "1"),

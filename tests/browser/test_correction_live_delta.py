@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from annotator.correction import caption_corrections
 from annotator.correction.blind import set_project_blind
-from tests.browser.conftest import login, wait_for_app
+from tests.browser.conftest import signed_in, wait_for_app
 from tests.store.test_correction_store import CAPTIONS, build_demo
 
 pytestmark = pytest.mark.browser
@@ -33,7 +33,7 @@ def metric(page, label: str):
 
 def test_one_correction_moves_the_live_delta(server, project, page):
     store, ids = project
-    login(page, server.url, "carol", PW)
+    signed_in(page, server, "carol", PW)
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Correction").click()
     # The first build scores the whole system (METEOR starts its Java process): allow time.
     wait_for_app(page, timeout=90_000)

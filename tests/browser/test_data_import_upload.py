@@ -14,7 +14,7 @@ from annotator.accounts.auth import add_user
 from annotator.io.catalog import formats
 from annotator.sample import SAMPLE_PROJECT, load_sample
 from annotator.store.projects import table_counts
-from tests.browser.conftest import choose_option, login, wait_for_app
+from tests.browser.conftest import choose_option, signed_in, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -58,7 +58,7 @@ def test_example_uploads_import_on_the_data_page(server, page, fmt):
         load_sample(store, with_judgements=False)
     project = SAMPLE_PROJECT if fmt.example.into_sample else "example"
     before = table_counts(store)
-    login(page, server.url, "ada", PW)
+    signed_in(page, server, "ada", PW)
     more = page.locator('[data-testid="stSidebarNavViewButton"]')  # the menu shows its first entries only
     if more.count():
         more.click()

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.accounts.auth import add_user
-from tests.browser.conftest import login, wait_for_app
+from tests.browser.conftest import signed_in, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +24,7 @@ def test_a_file_over_the_limit_is_refused_in_words(app_server, page, tmp_path):
     small = tmp_path / "captions.txt"
     small.write_text("a cat sits on a mat\n")
     page.set_viewport_size({"width": 1280, "height": 720})
-    login(page, server.url, "ada", PW, path="/data")
+    signed_in(page, server, "ada", PW, path="/data")
     wait_for_app(page)
     form = page.locator('[data-testid="stForm"]')
     uploader = form.locator('[data-testid="stFileUploader"]').filter(has_text="Captions file").first

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import login, wait_for_app
+from tests.browser.conftest import signed_in, wait_for_app
 from tests.store.test_agreement_store import PROJECT, build_project
 
 pytestmark = pytest.mark.browser
@@ -32,7 +32,7 @@ def _download(page, label: str) -> bytes:
 
 
 def test_error_types_csv_download(server, project, page):
-    login(page, server.url, "viewer", PW)
+    signed_in(page, server, "viewer", PW)
     # Navigate inside the session (a reload would start a new, logged-out session).
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Error analysis").click()
     wait_for_app(page)
