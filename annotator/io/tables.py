@@ -153,9 +153,10 @@ def download_file(tables, fmt: str, stem: str, **options) -> tuple[bytes, str, s
     ``pandas.read_csv`` takes as it is — one file holding several tables with section lines does not.
     """
     import zipfile
-    named, _ = as_tables(tables, options.pop("name", None))
+    name = options.pop("name", None)
+    named, _ = as_tables(tables, name)
     if fmt != "csv" or len(named) == 1:
-        return write_table(tables, fmt, **options), file_name(stem, fmt), mime_type(fmt)
+        return write_table(tables, fmt, name=name, **options), file_name(stem, fmt), mime_type(fmt)
     buf = io.BytesIO()
     used: set[str] = set()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:

@@ -10,7 +10,7 @@ import streamlit as st
 from .. import ui
 from ..adjudication import caption_case
 from ..analysis import BUCKETS, compare_systems, error_tables, examples
-from ..io.tables import FORMATS, file_name, mime_type, write_table
+from ..io.tables import FORMATS
 from ..layers import available_layers, parse_layer
 from ..store.analysis_queries import annotators_in
 from ..store.caption_queries import caption_details
@@ -201,8 +201,7 @@ def _export(report, project: str, layer_choice: str, order: str, overall) -> Non
                    caption=f"Error analysis of {project}")
     cols = st.columns(len(tables))
     for col, (name, df) in zip(cols, tables.items()):
-        col.download_button(name, data=write_table({name: df}, fmt, caption=name), file_name=file_name(f"{stem}-{name}", fmt),
-                            mime=mime_type(fmt), key=f"ana_dl_{name}")
+        table_download(name, {name: df}, fmt, f"{stem}-{name}", key=f"ana_dl_{name}", container=col, caption=name)
     if overall is not None:
         with st.expander("All chosen systems together"):
             ui.show_table(overall.types_frame(order), hide_index=True)

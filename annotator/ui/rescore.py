@@ -10,7 +10,7 @@ from ..correction import corrections_table
 from ..correction.blind import views_closed_for
 from ..correction.queues import correction_layers, corrections_version, default_layer
 from ..errors import AnnotatorError
-from ..io.tables import FORMATS, file_name, mime_type, write_table
+from ..io.tables import FORMATS, file_name
 from ..layers import ADJUDICATED, available_layers, parse_layer
 from ..accounts.access import LEADS
 from ..metric_settings import TOKENIZE_DESCRIPTIONS, project_tokenize, set_project_tokenize, tokenize_header
@@ -19,6 +19,7 @@ from ..rescoring import (
     ALL_CORRECTIONS_NOTE, ALL_CORRECTIONS_ROW, DEFAULT_RESAMPLES, by_type_table, rescore_lines, table_frame,
 )
 from ..taxonomy import taxonomy
+from .downloads import table_download
 from .figures import metric_delta
 from .team_choice import team_picker
 
@@ -206,9 +207,8 @@ def _rescoring_downloads(result, frame, project: str, system: str) -> None:
     stem = f"{project}_{system}_rescoring"
     table_caption = (f"Rescoring of {system} after corrections (scores ×100; "
                      f"{tokenize_header(meta.tokenize)}). {ALL_CORRECTIONS_NOTE}")
-    e2.download_button(f"Download table ({fmt})", write_table(frame, fmt, name="rescoring", float_format="{:.2f}",
-                                                               caption=table_caption),
-                       file_name=file_name(stem, fmt), mime=mime_type(fmt), key="rescore_download")
+    table_download(f"Download table ({fmt})", frame, fmt, stem, key="rescore_download", container=e2, name="rescoring",
+                   float_format="{:.2f}", caption=table_caption)
     st.download_button("Download raw result (JSON)", json_text(result.to_dict()),
                        file_name=file_name(f"{stem}_raw", "json"), mime="application/json", key="rescore_download_raw")
 

@@ -41,3 +41,10 @@ def test_clashing_member_names_stay_apart():
     data, _, _ = download_file({"a/b": T1, "a:b": T2}, "csv", "x")
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         assert len(set(zf.namelist())) == 2
+
+
+def test_a_named_table_keeps_its_name_in_its_file():
+    # The Rescoring page's table is one DataFrame named "rescoring": its JSON key and XLSX sheet carry the name.
+    data, name, _ = download_file(T1, "json", "study", name="rescoring")
+    assert name == "study.json" and data == write_table(T1, "json", name="rescoring")
+    assert list(json.loads(data)) == ["rescoring"]
