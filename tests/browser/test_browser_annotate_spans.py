@@ -192,6 +192,29 @@ def test_span_keys_typed_as_the_page_appears_are_not_lost(server, small_project,
     assert j.spans == (Span(3, 4, "subject_wrong"),)
 
 
+def test_span_keys_typed_before_the_spans_field_is_drawn_wait_for_it(small_project, alice_on_first):
+    # With the machine busy, the page just opened, the hidden spans field reached the screen after the caption
+    # and the panel: the word-cursor keys typed meanwhile went to nothing (found by the suite run in two lanes).
+    # Here the field is kept off the page (its container renamed) while the keys are typed, then put back.
+    store, caps = small_project
+    page = alice_on_first
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    hide = "() => document.querySelector('.st-key-ann_spans').classList.replace('st-key-ann_spans', 'not-yet')"
+    page.evaluate(hide)
+    for _ in range(4):
+        span_key(page, ".")  # the cursor on "cat" (token 3), once the field is there
+    span_key(page, KEY["subject_wrong"])
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.__annSpans.sel") is None  # the keys are waiting
+    page.evaluate("() => document.querySelector('.not-yet').classList.replace('not-yet', 'st-key-ann_spans')")
+    expect(word(page, 3)).to_have_attribute("data-badge", KEY["subject_wrong"])
+    expect(page.locator(".st-key-ann_type_subject_wrong input")).to_be_checked()
+    press(page, "Enter")
+    expect(caption(page)).to_contain_text("number 1")
+    (j,) = rows(store, caps[0])
+    assert j.error_types == ("subject_wrong",) and j.spans == (Span(3, 4, "subject_wrong"),)
+
+
 def test_words_chosen_with_the_mouse_while_the_page_settles_take_the_type_key(small_project, alice_on_first):
     # On a loaded machine the page is still settling when the annotator clicks and shift-clicks words: those
     # clicks wait for it, and a type key pressed before they acted was taken for a plain tick (the type

@@ -91,7 +91,18 @@
   // was clicked or written before; and a save on its way shows another caption soon. So what changes the spans
   // or the ticks waits, in order, until the page's key handler (judge_keys.js) has nothing in flight and the
   // panel shows the newest run's values (its own test, on its state), as the type keys do.
+  // The hidden spans field can reach the screen a render or more after the caption and the panel marker (seen
+  // with the machine busy, the page just opened): span keys typed meanwhile wait for it, as for the panel, for
+  // FIELD_WAIT_MS at most (then they act on the words and what they would write is lost, as before).
+  const FIELD_WAIT_MS = 5000;
+  let fieldMissingSince = null;
+  function fieldShown() {
+    if (field()) { fieldMissingSince = null; return true; }
+    if (fieldMissingSince === null) fieldMissingSince = Date.now();
+    return Date.now() - fieldMissingSince > FIELD_WAIT_MS;
+  }
   function ready() {
+    if (!fieldShown()) return false;
     const ks = window[C().keyState], m = doc.querySelector('[data-panel-state="' + C().prefix + '"]');
     if (!ks || !m) return true;
     if (ks.busy || ks.queue.length) return false;
@@ -191,7 +202,7 @@
   const SPAN_KEYS = new Set([',', '.', '<', '>', 'Escape', 'Backspace', 'Delete', '/']);
   function stop(e) { e.preventDefault(); e.stopImmediatePropagation(); }
   window.addEventListener('keydown', function (e) {
-    if (S.replaying || !captionEl() || !field() || typing(e.target)) return;
+    if (S.replaying || !captionEl() || typing(e.target)) return;
     if (doc.querySelector('[data-testid="stDialog"] [role="dialog"]')) return;
     const help = doc.getElementById(C().prefix + '-help');
     if (help && !help.hidden) return;
