@@ -33,7 +33,7 @@ from hypothesis import settings as hypothesis_settings  # noqa: E402
 from annotator.store import Store, open_store  # noqa: E402
 from tests.fresh_stores import SchemaPool, SqliteTemplate  # noqa: E402
 from tests.property_helpers import BASE_EXAMPLES  # noqa: E402
-from tests.xdist_groups import cold_java_first, group_serial_tests, yield_to_the_serial_group  # noqa: E402
+from tests.xdist_groups import cold_java_first, group_serial_tests, yield_to_the_lanes  # noqa: E402
 
 # Hypothesis profiles (tests/property_helpers.py): the default runs each property's stated count; `deep`, for a
 # nightly run (`pytest --hypothesis-profile deep`), ten times as many.
@@ -156,7 +156,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item, nextitem):
-    yield_to_the_serial_group(item)  # before the test's fixtures start any process
+    yield_to_the_lanes(item)  # before the test's fixtures start any process
 
 
 #: user_properties key of the lines of measured figures tests report (the reliability_report fixture of

@@ -1,5 +1,5 @@
 """The suite's own layout and tooling: test folders that mirror the house, markers declared once, Hypothesis
-profiles, the serial xdist group, and the make targets that time themselves."""
+profiles, the xdist groups (two lanes and Java), and the make targets that time themselves."""
 
 from __future__ import annotations
 
@@ -54,9 +54,10 @@ def test_the_deep_profile_runs_ten_times_the_stated_examples():
         settings.load_profile(current)
 
 
-def test_browser_and_serial_tests_run_one_after_another_on_one_worker(tmp_path):
-    """Two workers: the marked tests all report the same worker and do not overlap in time; the others spread.
-    Tests marked ``java`` all run on one worker too, a ``cold_java`` one first."""
+def test_browser_and_serial_tests_run_in_two_lanes_one_test_at_a_time(tmp_path):
+    """Three workers: the browser tests all report one worker and do not overlap in time; so do the serial tests
+    (a browser test marked serial among them), on another worker; the others spread. Tests marked ``java`` all run
+    on one worker too, a ``cold_java`` one first. The lanes run at the run's priority, the rest at a lower one."""
     log = tmp_path / "log"
     (tmp_path / "test_group.py").write_text(f'''
 import os, time
@@ -70,15 +71,20 @@ def _run(tag):
                  f"{{os.getpriority(os.PRIO_PROCESS, 0)}}\\n")
 
 @pytest.mark.browser
-def test_b1(): _run("group")
+@pytest.mark.parametrize("n", range(3))
+def test_b(n): _run("browser")
 
 @pytest.mark.serial
-def test_s1(): _run("group")
+def test_s1(): _run("serial")
 
 @pytest.mark.serial
-def test_s2(): _run("group")
+def test_s2(): _run("serial")
 
-@pytest.mark.parametrize("n", range(4))
+@pytest.mark.browser
+@pytest.mark.serial
+def test_browser_and_serial(): _run("serial")
+
+@pytest.mark.parametrize("n", range(6))
 def test_free(n): _run("free")
 
 @pytest.mark.java
@@ -101,25 +107,29 @@ def pytest_collection_modifyitems(config, items):
     groups.group_serial_tests(config, items)
 
 def pytest_runtest_protocol(item, nextitem):
-    groups.yield_to_the_serial_group(item)
+    groups.yield_to_the_lanes(item)
 ''')
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    browser\n    serial\n    java\n    cold_java\n")
-    # Only pytest-xdist among the installed plugins: two workers start in a second or two.
+    # Only pytest-xdist among the installed plugins: the workers start in a second or two.
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "xdist.plugin", "-p", "no:cacheprovider",
-                          "-n", "2", "--dist", "loadgroup", "--strict-markers", str(tmp_path / "test_group.py")],
+                          "-n", "3", "--dist", "loadgroup", "--strict-markers", str(tmp_path / "test_group.py")],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     rows = [line.split() for line in log.read_text().splitlines()]
-    # The serial group runs at the run's priority, every other test at a lower one (tests/xdist_groups.py).
+    # The lanes run at the run's priority, every other test at a lower one (tests/xdist_groups.py).
     base = os.getpriority(os.PRIO_PROCESS, 0)
-    assert {int(n) for tag, _, _, _, n in rows if tag == "group"} == {base}, rows
-    assert {int(n) for tag, _, _, _, n in rows if tag != "group"} == {min(base + 10, 19)}, rows
+    assert {int(n) for tag, _, _, _, n in rows if tag in ("browser", "serial")} == {base}, rows
+    assert {int(n) for tag, _, _, _, n in rows if tag not in ("browser", "serial")} == {min(base + 10, 19)}, rows
     rows = [row[:4] for row in rows]
-    group = sorted((float(a), float(b), w) for tag, w, a, b in rows if tag == "group")
-    assert len(group) == 3 and len({w for _, _, w in group}) == 1, group
-    assert all(group[i][1] <= group[i + 1][0] for i in range(2)), f"the group's tests overlapped: {group}"
-    assert {w for tag, w, _, _ in rows if tag == "free"} == {"gw0", "gw1"}
+    lanes = {}
+    for lane in ("browser", "serial"):
+        runs = sorted((float(a), float(b), w) for tag, w, a, b in rows if tag == lane)
+        assert len(runs) == 3 and len({w for _, _, w in runs}) == 1, (lane, runs)
+        assert all(runs[i][1] <= runs[i + 1][0] for i in range(2)), f"the {lane} lane's tests overlapped: {runs}"
+        lanes[lane] = runs[0][2]
+    assert lanes["browser"] != lanes["serial"], "the two lanes ran on one worker"
+    assert len({w for tag, w, _, _ in rows if tag == "free"}) >= 2
     java = sorted((float(a), tag, w) for tag, w, a, _ in rows if tag.startswith("java"))
     assert len({w for _, _, w in java}) == 1, rows  # Java's processes start on one worker
     assert [tag for _, tag, _ in java] == ["java-cold"] + ["java"] * 3, java  # the cold start first, though last

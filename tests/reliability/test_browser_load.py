@@ -16,7 +16,7 @@ from tests.browser.conftest import app_server  # noqa: F401  (a fixture)
 
 from browser_load import annotate_at_once, check_nothing_lost, latency_line, seed, user_names
 
-pytestmark = [pytest.mark.browser, pytest.mark.serial, pytest.mark.timeout(420)]
+pytestmark = [pytest.mark.browser, pytest.mark.serial, pytest.mark.timeout(420)]  # serial: many sessions at once
 
 SESSIONS = 4
 

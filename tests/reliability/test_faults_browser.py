@@ -31,7 +31,7 @@ from reliability_browser import (
     PW, ServerGone, caption_number, choose, current_of, new_page, run_in_thread, run_with_browser, save_and_confirm,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
+pytestmark = [pytest.mark.browser, pytest.mark.serial, pytest.mark.timeout(420)]  # serial: it kills and restarts app servers
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from tests.browser.conftest import app_server  # noqa: F401  (a fixture)
 
 from reliability_browser import PW, caption_number, choose, current_of, new_page, run_with_browser, save_and_confirm
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
+pytestmark = [pytest.mark.browser, pytest.mark.serial, pytest.mark.timeout(420)]  # serial: two app processes at once
 
 
 @pytest.mark.slow
