@@ -27,6 +27,9 @@ def test_box_labels_follow_the_picture_and_light_up_with_their_mentions(server, 
     picture = page.locator(".st-key-ann_figure img").first
     overlay = page.locator('[data-testid="ann-box-overlay"]')
     expect(overlay).to_be_visible()
+    # The overlay takes the picture's size at once; the picture has a height once it is decoded (on a busy machine,
+    # some time after the overlay is drawn; a picture of height 0 is not visible).
+    expect(picture).to_be_visible()
     img, ov = picture.bounding_box(), overlay.bounding_box()
     for k in ("x", "y", "width", "height"):
         assert abs(img[k] - ov[k]) <= 1.5, (k, img, ov)
