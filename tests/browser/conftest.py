@@ -7,7 +7,7 @@ Fixtures
                  ``.kill()``, ``.log()``); every server started is stopped after the test.
 ``server``       one server on a fresh temporary SQLite file (``server.db_url``, ``server.store()``,
                  ``server.seeded(build, *users)``).
-``browser``      headless Debian Chromium through Playwright (one per test session).
+``browser``      headless Debian Chromium through Playwright (one for the browser tests a worker runs in a row).
 ``page``         a fresh browser context and page (1400x1000), closed after the test.
 
 Helpers
@@ -164,16 +164,42 @@ def server(app_server, tmp_path):
     return app_server(f"sqlite:///{tmp_path / 'browser.db'}")
 
 
-@pytest.fixture(scope="session")
+_shared: dict = {}  # the worker's Playwright and Chromium while it runs browser tests (see ``browser``)
+
+
+@pytest.fixture
 def browser():
-    """Headless Chromium (Debian's), shared by the session."""
-    from playwright.sync_api import sync_playwright
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM} (set ANNOTATOR_CHROMIUM)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    """Headless Chromium (Debian's), shared by the browser tests a worker runs one after another.
+
+    Started by the first of them and stopped as the worker goes on to a test that does not use it
+    (:func:`pytest_runtest_teardown`): while Playwright's synchronous API is open it keeps an event loop running in
+    the main thread, and a later test that runs asyncio itself (``asyncio.run``) would fail there."""
+    if "browser" not in _shared:
+        from playwright.sync_api import sync_playwright
+        if not Path(CHROMIUM).exists():
+            pytest.fail(f"Chromium not found at {CHROMIUM} (set ANNOTATOR_CHROMIUM)")
+        playwright = sync_playwright().start()
+        _shared["playwright"] = playwright
+        _shared["browser"] = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    return _shared["browser"]
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures (its pages and contexts) are torn down
+def pytest_runtest_teardown(item, nextitem):
+    """Stop the shared Chromium and Playwright when the next test does not use them, or none follows."""
+    if _shared and (nextitem is None or "browser" not in nextitem.fixturenames):
+        stop_shared_browser()
+
+
+def stop_shared_browser() -> None:
+    """Close the worker's shared Chromium and stop its Playwright (nothing if they are not running)."""
+    browser, playwright = _shared.pop("browser", None), _shared.pop("playwright", None)
+    try:
+        if browser is not None:
+            browser.close()
+    finally:
+        if playwright is not None:
+            playwright.stop()
 
 
 @pytest.fixture

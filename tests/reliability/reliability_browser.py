@@ -81,10 +81,11 @@ def current_of(store, caption_id, user="alice"):
 def run_in_thread(fn, timeout: float = 400.0):
     """Run ``fn()`` in a fresh thread and return its result (its exception is raised again here).
 
-    The browser tests in tests/browser keep a session-wide Playwright open in
-    the main thread, and Playwright refuses a second one (sync or async) in a
-    thread whose event loop is taken; a fresh thread has none, so these tests
-    do not depend on which other tests ran before them.
+    The browser tests in tests/browser keep a Playwright open in the main
+    thread while a worker runs them one after another, and Playwright refuses
+    a second one (sync or async) in a thread whose event loop is taken; a
+    fresh thread has none, so these tests do not depend on which other tests
+    ran before them.
     """
     import threading
     out: dict = {}
