@@ -32,6 +32,22 @@ def until(page, cond, what: str, server=None, timeout: float = 30.0) -> None:
         page.wait_for_timeout(25)
 
 
+def click(page, locator, what: str, server=None, timeout: float = 30.0) -> None:
+    """Click ``locator`` once it can be clicked; ServerGone at once if ``server`` died meanwhile.
+
+    Streamlit disables its widgets when the server goes away, and a plain click waits for them to come back until
+    Playwright's timeout: after a kill, the killed-server test spent 30 s of its 40 there."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    def clicked() -> bool:
+        try:
+            locator.click(timeout=1000)  # then ask again whether the server is alive
+        except PlaywrightTimeout:
+            return False
+        return True
+    until(page, clicked, f"{what} clicked", server, timeout)
+
+
 def caption_number(page, server=None) -> int:
     """The number of the caption on screen."""
     loc = page.locator('[data-testid="ann-caption"]')
@@ -52,12 +68,12 @@ def choose(page, n: int, server=None) -> tuple[str, tuple[str, ...]]:
     settle(page, server)
     radios = page.locator('.st-key-ann_label input[type="radio"]')
     if n % 2 == 0:
-        page.locator(".st-key-ann_label label").filter(has_text=re.compile(r"^Accurate")).click()
+        click(page, page.locator(".st-key-ann_label label").filter(has_text=re.compile(r"^Accurate")), "Accurate", server)
         until(page, lambda: radios.nth(0).is_checked(), "Accurate chosen", server)
         settle(page, server)
         return "accurate", ()
     t = TYPES[n % len(TYPES)]
-    page.locator(f".st-key-ann_type_{t} label").click()
+    click(page, page.locator(f".st-key-ann_type_{t} label"), f"type {t}", server)
     # Inaccurate is set by the server's callback for the tick: once it shows, the tick has arrived.
     until(page, lambda: radios.nth(1).is_checked(), f"type {t} ticked", server)
     settle(page, server)
@@ -66,7 +82,7 @@ def choose(page, n: int, server=None) -> tuple[str, tuple[str, ...]]:
 
 def save_and_confirm(page, n: int, server=None) -> None:
     """Click "Save & next" and wait until the page confirms caption ``n``."""
-    page.locator(".st-key-ann_save button").click()
+    click(page, page.locator(".st-key-ann_save button"), "Save & next", server)
     ack = page.get_by_text(f"Saved item img{n}.jpg")
     until(page, ack.is_visible, f"save of caption {n} confirmed", server)
 
