@@ -83,6 +83,7 @@ async def _session(browser, base: str, user: str, saves: int) -> list[tuple[int,
             await page.get_by_text(f"Saved item img{n}.jpg").wait_for(state="visible")
         except Exception:
             body = await page.locator("body").inner_text()
+            await page.screenshot(path=f"/tmp/rel/load-{user}.png")
             raise AssertionError(f"{user}: save of caption {n} not confirmed; page shows {body[:1500]!r}")
         done.append((n, *values, time.monotonic() - t0))
         await _idle(page)
