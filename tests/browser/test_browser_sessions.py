@@ -53,6 +53,22 @@ def choose_project(page, name):
     expect_project(page, name)
 
 
+def project_remembered(page, store, user, name):
+    """Wait until the store remembers ``name`` as ``user``'s project. The box shows a choice as soon as it is
+    clicked, before the run that stores it has started: a page opened on another process in that moment (a
+    slow machine) still found the project before it."""
+    from annotator.accounts.landing import LAST_PROJECT
+    from annotator.accounts.sessions import recall
+    from annotator.store.users import user_id
+    with store.read() as conn:
+        uid = user_id(conn, user)
+    for _ in range(300):
+        if recall(store, uid, [LAST_PROJECT]).get(LAST_PROJECT) == name:
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{user}'s project {name!r} is not remembered after 30 s")
+
+
 def session_cookie(context):
     """The session cookie once the page has handed its log-in over (the route answers within moments)."""
     for _ in range(100):
@@ -196,6 +212,7 @@ def test_two_app_processes_on_one_postgresql_share_the_session(app_server, page)
         first, second = app_server(url), app_server(url)
         login(page, first.url, "lea", PW)
         choose_project(page, "beta")
+        project_remembered(page, store, "lea", "beta")
         session_cookie(page.context)
         # the browser sends the cookie to the other process on the same host (cookies ignore the port)
         open_logged_in(page, second.url, "/agreement")
