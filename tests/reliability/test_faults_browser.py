@@ -151,9 +151,9 @@ async def _visit(browser, url: str) -> bool:
     from playwright.async_api import TimeoutError as PlaywrightTimeout
     ctx = await browser.new_context()
     page = await ctx.new_page()
+    # Ten tabs load the app's scripts at once: on a slow machine the page's load event alone took over 30 s.
+    await page.goto(url, wait_until="commit", timeout=120_000)
     try:
-        # Ten tabs load the app's scripts at once: on a slow machine the page's load event alone took over 30 s.
-        await page.goto(url, wait_until="commit", timeout=120_000)
         await page.get_by_label("User name").wait_for(timeout=120_000)
         found = await page.get_by_text("Please log in to open this page").count() == 0
     except PlaywrightTimeout:
