@@ -1,4 +1,4 @@
-# The commands of the README:
+# The commands of the README (docs/development.md tells the rest):
 #   make run   install the app's dependencies and start it on the sample project
 #   make test  install everything (Python packages, Chromium, Java check, PostgreSQL up) and run the whole suite
 #   make check the inner loop before every commit: core, store on SQLite, io, AppTest pages (no browser, no

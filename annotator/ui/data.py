@@ -61,7 +61,7 @@ def upload_limit_text(format_name: str, *, several: bool = False) -> str:
     (``server.maxUploadSize``), and that a bigger file goes through the command line."""
     limit = int(st.get_option("server.maxUploadSize"))
     return (f"{'Several files' if several else 'One file'}, up to {limit} MB each. A bigger file: "
-            f"`annotator import {format_name} …` on the server (README, Data).")
+            f"`annotator import {format_name} …` on the server (docs/cli.md).")
 
 
 def _values(fmt, given: dict, folder: Path) -> dict:

@@ -1,6 +1,6 @@
-"""Regenerate the README's screenshots in headless Chromium at 1280 x 720: Annotate (docs/img/annotate.png),
-Adjudication (adjudicate.png), Correction (correct.png) and Error analysis (analysis.png), on the sample project;
-with --spans, only the one of a caption with error spans (annotate_spans.png).
+"""Regenerate the screenshots of the README and docs/annotating.md in headless Chromium at 1280 x 720: Annotate
+(docs/img/annotate.png), Adjudication (adjudicate.png), Correction (correct.png) and Error analysis (analysis.png),
+on the sample project; with --spans, only the one of a caption with error spans (annotate_spans.png).
 
 Usage: .venv/bin/python tests/browser/make_screenshot.py [output folder]   (default: docs/img)
        .venv/bin/python tests/browser/make_screenshot.py --spans [output folder]

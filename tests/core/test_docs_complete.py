@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import re
 from pathlib import Path
 
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DOCS = "\n".join(p.read_text(encoding="utf-8") for p in DOC_FILES)
 FORMATS_DOC = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+METRICS_DOC = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
 
 _NAME = r"[a-z][a-z0-9-]*(?:\|[a-z][a-z0-9-]*)*"  # a command, or alternatives such as add|list|passwd
 
@@ -158,11 +160,75 @@ def test_every_format_has_its_example_in_formats_md(fmt):
 @pytest.mark.parametrize("card", REGISTRY.cards(), ids=lambda c: c.key)
 def test_every_metric_card_is_in_the_help_and_the_docs(card, capsys):
     # Each metric declares what it measures, its paper and a link (annotator.metrics.base.Metric); `rescore --help`
-    # shows the card and the README's metrics table cites the same paper at the same link.
+    # shows the card and docs/metrics.md's table cites the same paper at the same link.
     assert card.description and card.citation and card.link.startswith("https://")
     with pytest.raises(SystemExit):
         build_parser().parse_args(["rescore", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert card.description in help_text and card.link in help_text and card.citation in help_text
-    row = next((line for line in DOCS.splitlines() if card.link in line), None)
-    assert row is not None and card.label in row, f"{card.label}: no line of the docs gives its paper's link"
+    row = next((line for line in METRICS_DOC.splitlines() if card.link in line), None)
+    assert row is not None and card.label in row, f"{card.label}: no line of docs/metrics.md gives its paper's link"
+
+
+# ------------------------------------------------------------------ the README: one screen, and every command it shows works
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_commands(text: str) -> list[list[str]]:
+    """The ``annotator`` command lines the text shows in code spans (``.venv/bin/annotator …`` or ``annotator …``),
+    as argument lists; a span may run over a line break, and a bare ``annotator …`` is left out."""
+    found = []
+    for match in re.finditer(r"`(?:\.venv/bin/)?annotator ([^`]+)`", text):
+        args = match.group(1).split()
+        if args and args != ["…"]:
+            found.append(args)
+    return found
+
+
+def test_the_readme_is_one_screen_and_maps_every_doc():
+    assert len(README.splitlines()) <= 150, "the README is what a newcomer reads first: keep it to about a screen"
+    links = set(re.findall(r"\]\(([^)#\s]+)", README))
+    assert [link for link in links if not link.startswith("http") and not (ROOT / link).exists()] == []
+    assert {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} <= links, "the README's map of docs/ lacks one"
+    for said in ("make run PORT=", "Ctrl+C", "make clean-db", "data/annotator.db", "Local mode"):
+        assert said in README
+
+
+def test_every_command_the_readme_shows_exists():
+    commands = readme_commands(README)
+    paths = {tuple(a for a in args[:2] if re.fullmatch(_NAME, a)) for args in commands}
+    assert {("import", "lines"), ("users", "add"), ("backup",), ("restore",)} <= paths  # the finder sees them
+    for args in commands:
+        if len(args) == len([a for a in args[:2] if re.fullmatch(_NAME, a)]):
+            continue  # a command named in passing (`annotator rescore`): its --help is checked below
+        try:
+            build_parser().parse_args(args)  # a whole line as shown, placeholders and all
+        except SystemExit as stop:
+            assert stop.code == 0, f"`annotator {' '.join(args)}` (README) does not parse"
+    for path in paths:
+        with pytest.raises(SystemExit) as stop:
+            build_parser().parse_args([*path, "--help"])
+        assert stop.value.code == 0, path
+    # The command as a newcomer types it: the script make run installs in the virtualenv.
+    import subprocess
+    import sys
+    script = Path(sys.executable).parent / "annotator"
+    assert "`.venv/bin/annotator --help`" in README and script.is_file()
+    assert subprocess.run([str(script), "--help"], capture_output=True, timeout=120).returncode == 0
+
+
+def test_every_make_command_the_readme_shows_exists():
+    import subprocess
+    shown = sorted(set(re.findall(r"`make ([a-z-]+(?: [A-Z_]+=\S+)*)`", README)))
+    assert {"run", "test", "clean-db", "run PORT=8600"} <= set(shown)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}  # under make check
+    for command in shown:
+        plan = subprocess.run(["make", "--no-print-directory", "-n", *command.split()], cwd=ROOT, env=env,
+                              capture_output=True, text=True)
+        assert plan.returncode == 0, f"`make {command}` (README): {plan.stderr}"
+        if command == "run PORT=8600":
+            assert "--server.port 8600" in plan.stdout
+        if command == "clean-db":  # what the README says it deletes, and nothing else
+            assert plan.stdout.split() == ["rm", "-f", "data/annotator.db", "data/annotator.db-wal",
+                                           "data/annotator.db-shm"]
