@@ -211,7 +211,7 @@ def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) ->
 
     row = lookup(a_cap * k + a_user)
     has = row >= 0
-    labelled = has & j_lab[np.maximum(row, 0)]
+    labelled = _at(j_lab, row)
     skipped = has & ~labelled
     a_second = assignments["is_second"].to_numpy(bool)
     a_practice = assignments["is_practice"].to_numpy(bool)
@@ -220,9 +220,8 @@ def team_counts(project: str, frame: pd.DataFrame, assignments: pd.DataFrame) ->
     first_row = lookup(a_cap[~a_second] * k + a_user[~a_second])
     # Captions whose first annotator said inaccurate, as a table over caption ids (linear, unlike a set look-up).
     first_inacc = np.zeros(int(a_cap.max()) + 1 if len(a_cap) else 0, bool)
-    first_inacc[a_cap[~a_second][(first_row >= 0) & j_inacc[np.maximum(first_row, 0)]]] = True
-    safe = np.maximum(row, 0)
-    waiting = (a_second & ~a_practice & labelled & j_inacc[safe] & ~j_typed[safe]
+    first_inacc[a_cap[~a_second][_at(j_inacc, first_row)]] = True
+    waiting = (a_second & ~a_practice & labelled & _at(j_inacc, row) & ~_at(j_typed, row)
                & (first_inacc[a_cap] if len(a_cap) else np.zeros(0, bool)))
 
     def per_user(mask: np.ndarray, users: np.ndarray) -> np.ndarray:
@@ -298,6 +297,15 @@ def _daily_progress(saved: np.ndarray, users_l: np.ndarray, names: list[str]) ->
         daily["annotator"] = [names[i] for i in daily["annotator"].tolist()]
         return daily[PROGRESS_COLUMNS]
     return pd.DataFrame(columns=PROGRESS_COLUMNS)
+
+
+def _at(flags: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``flags[rows]`` where a row was found (``rows`` ≥ 0), False where not (-1); ``flags`` may be empty, as it is
+    for a project whose assigned captions nobody has judged yet."""
+    out = np.zeros(len(rows), bool)
+    found = rows >= 0
+    out[found] = flags[rows[found]]
+    return out
 
 
 def _key_lookup(keys: np.ndarray, n_queries: int):

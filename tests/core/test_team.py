@@ -280,3 +280,15 @@ def test_recent_activity_within_the_hour_by_hand(team):
     r = recent_activity(frame, ts(DAY2 + timedelta(hours=3, minutes=4))).set_index("annotator")
     assert r.loc["bob", "judged in the last hour"] == 4 and r.loc["bob", "active in the last 10 minutes"]
     assert list(r.index) == ["bob"]
+
+
+def test_assigned_captions_nobody_judged_yet(store):
+    # A first start: the local admin has every caption of the sample assigned and has judged none yet.
+    c = seed_project(store, "fresh", n_items=3)
+    with store.transaction() as conn:
+        pid, uid = project_id(conn, "fresh"), create_user(conn, "amy", Role.ANNOTATOR)
+        add_assignments(conn, pid, [{"caption_id": cid, "user_id": uid, "position": i, "is_second": False}
+                                    for i, cid in enumerate(c)])
+    rows = _rows(read_team_report(store, "fresh"))
+    assert {k: rows["amy"][k] for k in ("assigned", "done", "skipped", "fine pass pending", "not started")} == {
+        "assigned": 3, "done": 0, "skipped": 0, "fine pass pending": 0, "not started": 3}
