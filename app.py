@@ -72,10 +72,6 @@ for spec, allowed in menu:
 if not sections:
     st.error("No page exists yet.")
     st.stop()
-# Metric processes (METEOR's JVMs) are one pool per server process: start warming it in the background as soon as
-# someone who may open Rescoring or Correction is in, so neither page waits for a cold start or starts its own.
-if load_settings().warm_metrics and any(allowed and spec.page_id in ui.SCORING_PAGES for spec, allowed in menu):
-    ui.start_metric_warm_up()
 # Every page a role may open stays in view: a folded menu hid Data & users and People from leads.
 page = st.navigation(sections, expanded=True)
 if user.local_mode:

@@ -13,10 +13,9 @@
 ``ANNOTATOR_FRAME_CACHE``   folder for the dashboards' judgement snapshots, so a restarted server opens them
                             fast (annotator.frames.snapshots); default <data dir>/cache/frames, ``off``
                             for none
-``ANNOTATOR_WARM_DASHBOARDS``  0: the server does not read the dashboards' frames of the most active
-                            projects in the background when it starts (annotator.frames.warm)
-``ANNOTATOR_PRELOAD``       0: the server does not import the modules that are slow to import (and read the
-                            pronouncing dictionary) in the background when it starts (annotator.ui.preload)
+
+The switches of the background start-up tasks (``ANNOTATOR_PRELOAD``, ``ANNOTATOR_WARM_DASHBOARDS``,
+``ANNOTATOR_WARM_METRICS``) are declared with their tasks, in annotator.startup.
 """
 
 from __future__ import annotations
@@ -41,10 +40,7 @@ class Settings:
     session_idle_minutes: float = 480.0
     session_max_hours: float = 24.0
     secret_key: str | None = None
-    warm_metrics: bool = True  # start METEOR's processes in the background once someone who scores logs in
     frame_cache: Path | None = None  # None: the dashboards keep no judgement snapshots on disk
-    warm_dashboards: bool = True  # read the most active projects' dashboard frames when the server starts
-    preload: bool = True  # import the slow modules in the background when the server starts
 
 
 def sqlite_url(path: Path | str) -> str:
@@ -73,10 +69,7 @@ def load_settings(environ: dict | None = None) -> Settings:
                     session_idle_minutes=_positive(env, "ANNOTATOR_SESSION_IDLE_MINUTES", 480.0),
                     session_max_hours=_positive(env, "ANNOTATOR_SESSION_MAX_HOURS", 24.0),
                     secret_key=env.get("ANNOTATOR_SECRET_KEY") or None,
-                    warm_metrics=env.get("ANNOTATOR_WARM_METRICS", "1") not in ("0", "false", "no"),
-                    frame_cache=_frame_cache(env.get("ANNOTATOR_FRAME_CACHE"), data_dir),
-                    warm_dashboards=env.get("ANNOTATOR_WARM_DASHBOARDS", "1") not in ("0", "false", "no"),
-                    preload=env.get("ANNOTATOR_PRELOAD", "1") not in ("0", "false", "no"))
+                    frame_cache=_frame_cache(env.get("ANNOTATOR_FRAME_CACHE"), data_dir))
 
 
 def _frame_cache(raw: str | None, data_dir: Path) -> Path | None:

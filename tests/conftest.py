@@ -42,10 +42,11 @@ hypothesis_settings.register_profile("deep", max_examples=10 * BASE_EXAMPLES)
 # The test run plays the administrator: the temporary folders tests keep their images in are allowed image roots
 # (annotator.images.check_image_root) for this process and the servers it starts. Tests of that policy set
 # ANNOTATOR_IMAGE_ROOTS themselves.
-# A lead's log-in starts METEOR's processes in the background (one pool per server process); the suite's many app
-# servers and AppTests leave that off, and tests/core/test_metric_warm_up_at_start.py checks it with it on.
+# The first visit of Rescoring or Correction starts METEOR's processes in the background (one pool per server
+# process, annotator.startup); the suite's many app servers and AppTests leave that off, and
+# tests/core/test_metric_warm_up_at_start.py checks it with it on.
 os.environ.setdefault("ANNOTATOR_WARM_METRICS", "0")
-# Likewise the imports a server makes in the background at start (tests/ui/test_preload.py checks them).
+# Likewise the imports a server makes in the background at start (tests/core/test_startup.py checks them).
 os.environ.setdefault("ANNOTATOR_PRELOAD", "0")
 # One METEOR process per test process (each start loads its tables for several seconds, and two per worker would
 # hold 2.4 GB): started on first use and kept warm for the whole run. Tests of the pool's split set their own size.

@@ -20,8 +20,7 @@ Session keys: ``ui.USER_KEY`` holds the logged-in user as a dict
 from __future__ import annotations
 
 from . import session_cookie  # noqa: F401
-from .caches import (SCORING_PAGES, cached_layer, frame_snapshots, get_store, live_judgements,  # noqa: F401
-                     start_metric_warm_up, store_for)
+from .caches import cached_layer, frame_snapshots, get_store, live_judgements, store_for  # noqa: F401
 from .formatting import show_table  # noqa: F401
 from .identity import (FIRST_ADMIN_COMMAND, SessionUser, client_address, current_user, end_session,  # noqa: F401
                        first_admin_notice, local_mode, local_mode_banner, log_out, no_accounts, request_is_local,

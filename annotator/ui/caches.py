@@ -1,5 +1,5 @@
-"""What the pages keep per server process: the store, the metrics' warm-up, the dashboards' live frames and the
-layers built from them (streamlit's resource cache)."""
+"""What the pages keep per server process: the store, the dashboards' live frames and the layers built from them
+(streamlit's resource cache)."""
 
 from __future__ import annotations
 
@@ -21,19 +21,6 @@ def store_for(url: str):
 def get_store():
     """The process-wide store for the configured database URL (migrated once)."""
     return store_for(load_settings().database_url)
-
-
-#: Pages that score captions with the metrics (and so use METEOR's warm processes).
-SCORING_PAGES = frozenset({"rescore", "correct"})
-
-
-@st.cache_resource(show_spinner=False)
-def start_metric_warm_up() -> dict[str, str]:
-    """Start warming the metrics' long-lived processes once per server process, in the background; returns
-    each metric's state then (``annotator.metrics.registry.REGISTRY.warm_up``). Cached, so every later
-    page run finds it started."""
-    from ..metrics.registry import REGISTRY  # (every metric module: only once a scoring page is allowed)
-    return REGISTRY.warm_up(wait=False)
 
 
 def frame_snapshots(url: str):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from .. import startup
 from ..accounts.access import check_page
 from ..errors import AnnotatorError, PermissionDenied, StoreUnavailable
 from ..model import Role
@@ -102,6 +103,7 @@ def page_setup(page_id: str) -> PageContext:
             st.warning("Please log in to open this page.")
             st.stop()
         check_page(user.role, page_id)
+        startup.start(page_id)  # what this page's first visit starts (METEOR's processes for a page that scores)
         return PageContext(store=store, user=user, project=selected_project(store), page_id=page_id)
     except PermissionDenied as exc:
         st.error(f"Not allowed: {md_escape(str(exc))}.")

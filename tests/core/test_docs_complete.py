@@ -20,6 +20,7 @@ import pytest
 from annotator.cli import build_parser
 from annotator.io.catalog import formats
 from annotator.metrics import REGISTRY
+from annotator.startup import TASKS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -100,7 +101,7 @@ def environment_variables() -> set[str]:
             names |= _env_reads(ast.parse(text))
         else:  # shell and make: $ANNOTATOR_X, ${ANNOTATOR_X}, ANNOTATOR_X=…
             names |= set(re.findall(r"\bANNOTATOR_[A-Z0-9_]*[A-Z0-9]\b", text))
-    return names
+    return names | {task.switch for task in TASKS}  # the start-up tasks' switches, read through their declaration
 
 
 def test_the_discovery_finds_what_it_should():
@@ -111,7 +112,7 @@ def test_the_discovery_finds_what_it_should():
         ("users",), ("users", "add"), ("users", "list"), ("init",), ("projects",)}
     assert documented_paths("annotator --db URL import lines --project P") >= {("import", "lines")}
     names = environment_variables()
-    assert {"ANNOTATOR_DATABASE_URL", "ANNOTATOR_IMAGE_ROOTS", "ANNOTATOR_TEST_PG_URL"} <= names
+    assert {"ANNOTATOR_DATABASE_URL", "ANNOTATOR_IMAGE_ROOTS", "ANNOTATOR_TEST_PG_URL", "ANNOTATOR_WARM_DASHBOARDS"} <= names
     assert "ANNOTATOR_COLUMNS" not in names  # a constant in annotator/team.py, not a variable of the environment
 
 

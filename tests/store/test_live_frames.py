@@ -12,12 +12,12 @@ import random
 
 import pytest
 
-from annotator.config import load_settings
 from annotator.frames import shared as live_frames
 from annotator.frames.assignments import assignment_frame
 from annotator.frames.shared import MAX_FRAMES, dashboard_frame, forget_frames, team_live_frame
 from annotator.frames.snapshots import folder_for
 from annotator.frames.warm import recently_active_projects, warm_up, warm_up_in_background
+from annotator.startup import SERVER_START, TASKS
 from annotator.store.analysis_queries import judgement_frame
 from annotator.store.assignments import add_assignments
 from annotator.store.frame_versions import assignment_version
@@ -106,8 +106,9 @@ def test_no_database_no_warm_up_and_nothing_created(tmp_path):
 
 
 def test_the_setting_turns_the_warm_up_off():
-    assert load_settings({}).warm_dashboards is True
-    assert load_settings({"ANNOTATOR_WARM_DASHBOARDS": "0"}).warm_dashboards is False
+    task = next(t for t in TASKS if t.name == "dashboards")
+    assert task.switch == "ANNOTATOR_WARM_DASHBOARDS" and task.starts == SERVER_START
+    assert task.enabled({}) is True and task.enabled({"ANNOTATOR_WARM_DASHBOARDS": "0"}) is False
 
 
 def test_the_agreement_page_uses_the_warmed_frame(sqlite_store):
