@@ -31,24 +31,34 @@ LS_VENV ?= .venv-labelstudio
 .PHONY: run test check check-java install install-dev lock system-deps postgres bench clean-db
 
 $(VENV)/bin/python:
-	$(PYTHON) -m venv $(VENV)
+	@echo "== creating the virtualenv $(VENV)/"
+	@$(PYTHON) -m venv $(VENV)
 
+# The install says what it does, step by step, and pip names each package of the long step (about 100 s the first
+# time): a quiet install looked like a hang. setuptools ends every editable install with a general note about
+# folders named like the package ("Editable installation."), which says nothing about this checkout: it is left out.
 $(VENV)/.installed: requirements.txt requirements.lock pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install -q --upgrade pip -c requirements.lock
-	$(PY) -m pip install -q -r requirements.txt -c requirements.lock
-	$(PY) -m pip install -q --no-deps -e .
-	touch $@
+	@echo "== [1/3] pip, at the version requirements.lock pins"
+	@$(PY) -m pip install -q --upgrade pip -c requirements.lock
+	@echo "== [2/3] the app's packages (requirements.txt at requirements.lock's versions)"
+	@$(PY) -m pip install --progress-bar off -r requirements.txt -c requirements.lock
+	@echo "== [3/3] the annotator package itself, editable (the checkout's code is what runs)"
+	@PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install -q --no-deps -e .
+	@touch $@
+	@echo "== installed; later runs skip this until a requirements file changes"
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements.lock $(LS_VENV)/.installed
-	$(PY) -m pip install -q -r requirements-dev.txt -c requirements.lock
-	touch $@
+	@echo "== the test suite's packages (requirements-dev.txt)"
+	@$(PY) -m pip install -q -r requirements-dev.txt -c requirements.lock
+	@touch $@
 
 # Label Studio's SDK, the reference the Label Studio tests check our files with, pins an older numpy than the app
 # uses: it gets a virtualenv of its own (tests/io/test_label_studio.py runs it as a separate process).
 $(LS_VENV)/.installed: requirements-labelstudio.txt requirements-labelstudio.lock
-	$(PYTHON) -m venv $(LS_VENV)
-	$(LS_VENV)/bin/python -m pip install -q -r requirements-labelstudio.txt -c requirements-labelstudio.lock
-	touch $@
+	@echo "== Label Studio's SDK, in a virtualenv of its own ($(LS_VENV)/)"
+	@$(PYTHON) -m venv $(LS_VENV)
+	@$(LS_VENV)/bin/python -m pip install -q -r requirements-labelstudio.txt -c requirements-labelstudio.lock
+	@touch $@
 
 install: $(VENV)/.installed
 
@@ -66,7 +76,8 @@ postgres:
 	@bash scripts/ensure_postgres.sh
 
 run: install
-	$(VENV)/bin/streamlit run serve.py --server.port $(PORT)
+	@echo "== starting the app at http://127.0.0.1:$(PORT) (another port: make run PORT=8600; stop: Ctrl+C)"
+	@$(VENV)/bin/streamlit run serve.py --server.port $(PORT)
 
 test: install-dev system-deps postgres
 	@$(TIMED) "make test" $(PY) -m pytest -n $(WORKERS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
