@@ -20,7 +20,7 @@ from ..store.exchange import current_correction_texts
 from ..store.projects import captions_of_system, project_id
 from ..store.users import user_id
 from ..taxonomy import taxonomy
-from .importers import ImportResult, import_guard
+from .importers import ImportResult, account_id, import_guard
 from .options import Example, ImportFormat, ReaderOption
 from .textfiles import read_lines
 from .validate import check_name, check_text
@@ -72,7 +72,6 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
     from ..correction.queues import untagged_reason
     from ..store.corrections import insert_correction
     from ..store.exchange import current_correction_texts
-    from ..store.users import user_id
     tax = taxonomy()
     type_id = tax.resolve_strict(str(error_type), "--error-type")
     if not tax.get(type_id).correctable:
@@ -119,7 +118,7 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
         stored = [(r, text) for n, (r, text) in enumerate(zip(rows, lines), start=1)
                   if text != r.text and n not in refused_lines]
         # A dry run creates no user: one that does not exist yet has nothing stored to compare with.
-        uid = _existing_user(conn, user) if dry_run else user_id(conn, user, create_role=Role.ANALYST)
+        uid = _existing_user(conn, user) if dry_run else account_id(conn, user, Role.ANALYST, result)
         current = current_correction_texts(conn, uid, type_id, [r.id for r, _ in stored]) if uid is not None else {}
         for r, text in stored:
             if r.id in current and current[r.id] == text:

@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 from sqlalchemy.exc import DataError
 
 from ..errors import InputError
-from ..model import Project
+from ..model import Project, Role
 from ..store import Store
 from ..store.exchange import item_keys
 from ..store.projects import ImportSummary, write_project
+from ..store.users import get_user_row, user_id
 
 _LINE_KEY = re.compile(r"^line-\d{6,}$")
 
@@ -52,6 +53,10 @@ def paused_gc():
     finally:
         if was_enabled:
             gc.enable()
+
+
+#: The formats whose rows are judgements of the project's captions, with their error spans.
+JUDGEMENT_ROW_FORMATS = ("judgement rows", "label-studio")
 
 
 @dataclass
@@ -75,6 +80,10 @@ class ImportResult:
     #: Corrections: every refused line as (line number, rule and reason), and whether nothing was stored.
     refused: list = field(default_factory=list)
     dry_run: bool = False
+    #: Error spans stored with the judgements.
+    spans: int = 0
+    #: The accounts the import created (without a password), by name.
+    accounts: list[str] = field(default_factory=list)
 
     def add(self, summary: ImportSummary) -> None:
         """Add the counts of one ``write_project`` call."""
@@ -84,28 +93,43 @@ class ImportResult:
         self.captions += summary.captions
 
     def describe(self) -> str:
-        """One readable line for the CLI and the data page."""
-        parts = [f"{self.items_created} new items ({self.items_read} read)"]
-        if self.references or self.boxes or self.captions or self.format in ("lines", "coco", "flickr30k", "jsonl"):
-            parts.append(f"{self.references} references, {self.boxes} boxes, {self.captions} captions")
+        """One readable line for the CLI and the data page: what the import wrote, counted by what it is (items,
+        references, boxes and captions; judgements and their error spans; corrections; accounts), then what it
+        read and what it found stored already."""
+        head = "dry run (nothing stored) of " if self.dry_run else ""
+        return (f"{head}{self.format} import into {self.project!r}: " + ", ".join(self._written())
+                + "".join(f"\n  line {n}: {what}" for n, what in self.refused))
+
+    def _written(self) -> list[str]:
         if self.format == "judgements":
-            parts.append(f"{self.judgements} judgements by {self.user}")
-        if self.format == "judgement rows":
-            parts = [f"{self.judgements} judgement revisions stored ({self.items_read} rows read; annotators: "
-                     f"{self.user})"]
-        if self.format == "corrections":
+            parts = [f"{self.judgements} judgements by {self.user} ({self.items_read} read)"]
+        elif self.format in JUDGEMENT_ROW_FORMATS:
+            parts = [f"{self.judgements} judgement revisions with {self.spans} error spans by {self.user} "
+                     f"({self.items_read} rows read)"]
+        elif self.format == "corrections":
             would = "would be stored" if self.dry_run else "by"
-            parts = [f"{self.corrections} corrections {would} {self.user}" if self.dry_run
-                     else f"{self.corrections} corrections by {self.user}"]
+            parts = [f"{self.corrections} corrections {would} {self.user} ({self.items_read} lines read)"]
             if self.overridden:
                 parts.append(f"{self.overridden} of them past a guard, with the reason given")
             if self.dry_run:
                 parts.append(f"{len(self.refused)} line(s) refused")
+        else:
+            parts = [f"{self.items_created} new items ({self.items_read} read)",
+                     f"{self.references} references, {self.boxes} boxes, {self.captions} captions"]
         if self.unchanged:
             parts.append(f"{self.unchanged} already stored unchanged")
-        head = "dry run (nothing stored) of " if self.dry_run else ""
-        return (f"{head}{self.format} import into {self.project!r}: " + ", ".join(parts)
-                + "".join(f"\n  line {n}: {what}" for n, what in self.refused))
+        if self.accounts:
+            parts.append(f"new account{'s' if len(self.accounts) > 1 else ''} {', '.join(self.accounts)} (no "
+                         "password yet: an admin sets one on People, or with annotator users passwd NAME)")
+        return parts
+
+
+def account_id(conn, name: str, role: Role, result: ImportResult) -> int:
+    """The id of account ``name``; one that does not exist is created without a password, with ``role``, and
+    named in ``result.accounts``."""
+    if get_user_row(conn, name) is None:
+        result.accounts.append(name)
+    return user_id(conn, name, create_role=role)
 
 
 def _check_key_style(conn, project: Project, source: str) -> None:

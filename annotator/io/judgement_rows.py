@@ -271,18 +271,22 @@ def read_judgement_rows(path: Path | str, *, source: str | None = None) -> list[
 
 # ------------------------------------------------------------------ storing
 
-def _accounts(conn, records: list[JudgementRecord], source: str) -> dict[str, int]:
+def _accounts(conn, records: list[JudgementRecord], source: str) -> tuple[dict[str, int], list[str]]:
     """User id per name key of the rows' annotators, creating the missing ones (lead when any of their rows is
-    an adjudication); InputError for an adjudication row under an account that may not adjudicate."""
+    an adjudication), and the names of those created; InputError for an adjudication row under an account that
+    may not adjudicate."""
     from ..accounts.access import LEADS
     from ..store.users import get_user_row, user_id, user_name_key
     adjudicating = {user_name_key(r.annotator) for r in records if r.kind == JudgementKind.ADJUDICATION.value}
     ids: dict[str, int] = {}
+    created: list[str] = []
     for rec in records:
         key = user_name_key(rec.annotator)
         if key in ids:
             continue
         row = get_user_row(conn, rec.annotator)
+        if row is None:
+            created.append(rec.annotator)
         if row is not None and key in adjudicating and Role(row.role) not in LEADS:
             first = next(r for r in records if user_name_key(r.annotator) == key
                          and r.kind == JudgementKind.ADJUDICATION.value)
@@ -290,7 +294,7 @@ def _accounts(conn, records: list[JudgementRecord], source: str) -> dict[str, in
                              "lead or an admin adjudicates (import it under a lead's name, or change the account's "
                              "role first); nothing was imported", source, first.line_no)
         ids[key] = user_id(conn, rec.annotator, create_role=Role.LEAD if key in adjudicating else Role.ANNOTATOR)
-    return ids
+    return ids, created
 
 
 def _check_no_gap(stored: set[int], numbered: list[JudgementRecord], source: str) -> None:
@@ -317,6 +321,8 @@ class RowsWritten:
     revisions: int
     unchanged: int
     annotators: tuple[str, ...]
+    spans: int = 0  # error spans stored with those revisions
+    created: tuple[str, ...] = ()  # accounts created for annotators the store did not know
 
 
 def _caption_of(rec: JudgementRecord, index: dict, by_line: dict, src: str) -> int:
@@ -367,13 +373,13 @@ def write_records(conn, project: str, records: list[JudgementRecord], *, source:
     index = project_caption_index(conn, pid)
     by_line = {(system, found[1]): found for (system, _), found in index.items()}
     targets = [(_caption_of(rec, index, by_line, source), rec) for rec in records]
-    users = _accounts(conn, [rec for _, rec in targets], source)
+    users, created = _accounts(conn, [rec for _, rec in targets], source)
     stored = stored_revisions(conn, [cid for cid, _ in targets])
     tax = taxonomy()
     groups: dict[tuple, list[JudgementRecord]] = {}
     for cid, rec in targets:
         groups.setdefault((cid, users[user_name_key(rec.annotator)], rec.kind), []).append(rec)
-    written = unchanged = 0
+    written = unchanged = spans = 0
     for (cid, uid, kind), recs in groups.items():
         # Compared with the stored types in taxonomy order (every save stores them so; old data may not be).
         have = {rev: (label, tax.in_order(types), note, seconds, spans)
@@ -396,8 +402,9 @@ def write_records(conn, project: str, records: list[JudgementRecord], *, source:
                                         spans=rec.spans)
             have[revision] = rec.content
             written += 1
+            spans += len(rec.spans or ())
     names = tuple(sorted({rec.annotator for rec in records}, key=str.casefold))
-    return RowsWritten(written, unchanged, names)
+    return RowsWritten(written, unchanged, names, spans, tuple(created))
 
 
 @import_guard
@@ -416,4 +423,5 @@ def store_records(store: Store, project: str, records: list[JudgementRecord], *,
         written = write_records(conn, project, records, source=source)
     return ImportResult(project, format_name, items_read=len(records), judgements=written.revisions,
                         unchanged=written.unchanged, user=", ".join(written.annotators),
-                        systems=list(dict.fromkeys(r.system for r in records)))
+                        systems=list(dict.fromkeys(r.system for r in records)), spans=written.spans,
+                        accounts=list(written.created))

@@ -268,7 +268,7 @@ def test_command_line_export_and_import_round_trip(sqlite_store, tmp_path, capsy
                    str(tmp_path / "p.jsonl"))[0] == 0
     assert run_cli(capsys, "--db", target, "import", "jsonl", "--project", PROJECT, str(tmp_path / "p.jsonl"))[0] == 0
     code, stdout, stderr = run_cli(capsys, "--db", target, "import", "jsonl", "--project", PROJECT, str(out))
-    assert code == 0 and "judgement revisions stored" in stdout, stderr
+    assert code == 0 and "judgement revisions with" in stdout, stderr
     proc = _cli(target, "judgements", "export", "--project", PROJECT, "--history", "--format", "jsonl")
     assert proc.returncode == 0 and proc.stdout == out.read_text(encoding="utf-8")
     code, csv, _ = run_cli(capsys, "--db", sqlite_store.url, "judgements", "export", "--project", PROJECT,
