@@ -27,7 +27,8 @@ import unicodedata
 
 from .errors import InputError
 
-__all__ = ["BIDI_CONTROLS", "LONE_SURROGATE", "clean_name", "text_problem", "find_refused_in_text", "describe_character"]
+__all__ = ["BIDI_CONTROLS", "LONE_SURROGATE", "clean_name", "text_problem", "line_problem", "find_refused_in_text",
+           "describe_character"]
 
 #: Characters that reorder the text around them.
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -62,6 +63,14 @@ find_refused_in_text = _REFUSED_IN_TEXT.search
 def text_problem(text: str) -> str | None:
     """What makes ``text`` unfit as free text ("the control character U+001B"), or None when it is fine."""
     m = _REFUSED_IN_TEXT.search(text)
+    return None if m is None else _character_problem(m.group())
+
+
+def line_problem(text: str) -> str | None:
+    """What makes ``text`` unfit as one line of words shown inside other text (a name, a suggested fix): the
+    characters names refuse (control characters including tab and line breaks, line and paragraph separators,
+    bidirectional controls), or None when it is fine."""
+    m = _REFUSED_IN_NAME.search(text)
     return None if m is None else _character_problem(m.group())
 
 

@@ -9,7 +9,6 @@ two demo annotators so the agreement pages have something to show.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -31,7 +30,8 @@ def sample_enabled(environ=None) -> bool:
 
 def answer_key(sample_dir: Path | str = SAMPLE_DIR) -> dict[str, dict[int, tuple[str, ...]]]:
     """system → caption line → the error type ids the sample caption was written to show (empty: accurate)."""
-    raw = json.loads((Path(sample_dir) / "answer_key.json").read_text(encoding="utf-8"))
+    from .io.textfiles import read_json
+    raw = read_json(Path(sample_dir) / "answer_key.json")
     return {system: {int(i): tuple(types) for i, types in lines.items()} for system, lines in raw.items()}
 
 

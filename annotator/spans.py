@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 
 from .errors import InputError
-from .names import text_problem
+from .names import line_problem
 
 #: Longest suggested fix (characters).
 MAX_FIX_LENGTH = 500
@@ -92,17 +92,24 @@ def parse_span(obj, number: int = 1) -> Span:
     resolved = tax.resolve(type_id)
     if resolved is None:
         raise InputError(f"{where}: unknown error type {type_id!r}"[:300])
-    fix = obj.get("fix")
-    if fix is not None:
-        if not isinstance(fix, str):
-            raise InputError(f"{where}: fix must be text, got {type(fix).__name__}")
-        if len(fix) > MAX_FIX_LENGTH:
-            raise InputError(f"{where}: the fix is longer than {MAX_FIX_LENGTH} characters")
-        problem = text_problem(fix) or ("a line break" if ("\n" in fix or "\r" in fix or "\t" in fix) else None)
-        if problem:
-            raise InputError(f"{where}: the fix cannot contain {problem}")
-        fix = " ".join(fix.split())
-    return Span(start, end, resolved, fix)
+    return Span(start, end, resolved, clean_fix(obj.get("fix"), where))
+
+
+def clean_fix(fix, where: str = "a span") -> str | None:
+    """A suggested fix as stored: None, or text of at most :data:`MAX_FIX_LENGTH` characters with its white space
+    runs made single spaces. Refused (InputError naming ``where``) as a name's characters are
+    (annotator.names.line_problem): control characters, line breaks and tabs, bidirectional controls such as
+    U+202E, which would show the fix reversed inside the caption."""
+    if fix is None:
+        return None
+    if not isinstance(fix, str):
+        raise InputError(f"{where}: fix must be text, got {type(fix).__name__}")
+    if len(fix) > MAX_FIX_LENGTH:
+        raise InputError(f"{where}: the fix is longer than {MAX_FIX_LENGTH} characters")
+    problem = line_problem(fix)
+    if problem:
+        raise InputError(f"{where}: the fix cannot contain {problem}")
+    return " ".join(fix.split())
 
 
 def parse_spans(value) -> tuple[Span, ...]:
@@ -113,10 +120,11 @@ def parse_spans(value) -> tuple[Span, ...]:
     if value is None or value == "" or (isinstance(value, float) and value != value):  # NaN: an empty cell
         return ()
     if isinstance(value, str):
+        from .io.textfiles import parse_json  # the strict reader every input goes through
         try:
-            value = json.loads(value)
-        except ValueError:
-            raise InputError("spans must be a JSON list of span objects") from None
+            value = parse_json(value)
+        except InputError as e:
+            raise InputError(f"spans must be a JSON list of span objects ({e.detail})") from None
     if not isinstance(value, (list, tuple)):
         raise InputError(f"spans must be a list of span objects, got {type(value).__name__}")
     if len(value) > MAX_SPANS:
@@ -130,8 +138,7 @@ def check_spans(spans, *, label, error_types, caption: str | None = None) -> tup
     ``label``: "accurate", "inaccurate" or None (skipped); ``error_types``: the judgement's type ids;
     ``caption``: its text (bounds are checked when given).
     """
-    spans = parse_spans(spans) if not (isinstance(spans, tuple) and all(isinstance(s, Span) for s in spans)) \
-        else tuple(sorted(spans))
+    spans = parse_spans(spans)  # Span objects too: a fix handed in through the Python API is checked as well
     if not spans:
         return ()
     label = getattr(label, "value", label)

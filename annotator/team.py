@@ -20,8 +20,9 @@ Per annotator (everyone with an assignment or an annotation in the project):
 * **not started** — assigned − done − skipped − fine pass pending;
 * **median seconds** — median working time of their labelled captions that
   have one (the current revision's seconds; imported judgements without a
-  time are left out), **captions per hour** — those captions over the sum of
-  their seconds;
+  time are left out, and so is a time above a day, annotator.limits.MAX_SECONDS,
+  which no path stores any more but an older store may hold), **captions per
+  hour** — those captions over the sum of their seconds;
 * **last active** — the newest save of any of their judgements, UTC.
 
 Progress over time counts, per UTC day, the assigned captions whose current
@@ -43,6 +44,7 @@ import pandas as pd
 from .agreement import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, agreement_report
 from .frames.assignments import assignment_frame
 from .frames.live import team_frame
+from .limits import MAX_SECONDS
 from .model import JudgementKind, Label
 
 __all__ = ["TeamAgreement", "TeamCounts", "TeamReport", "team_agreement", "team_counts", "team_report",
@@ -250,7 +252,7 @@ def _speed(j_user: np.ndarray, labelled: np.ndarray, seconds: np.ndarray, saved:
     whether each is labelled, its working time and save time): median seconds and captions per hour over the
     labelled judgements with a time, and the last save."""
     k = max(len(names), 1)
-    timed = labelled & (seconds > 0)
+    timed = labelled & (seconds > 0) & (seconds <= MAX_SECONDS)
     timed_n = np.bincount(j_user[timed], minlength=k)
     # Exactly rounded sums (math.fsum): the figure does not depend on the order the judgements were read in.
     by_user = np.argsort(j_user[timed], kind="stable")

@@ -26,6 +26,7 @@ from pathlib import Path
 from ..correspondence import parse_markup
 from ..errors import InputError
 from ..images import image_size, resolve_image_path
+from ..limits import check_text_length
 from ..model import Box, Caption, Item, Project, Reference
 from ..store import Store
 from ..store.projects import write_project
@@ -52,14 +53,16 @@ def _list(data, key: str, source: str) -> list:
     return data[key]
 
 
-def _captioned_image(rec, known, known_as: str, src: str, where: str) -> int:
+def _captioned_image(rec, known, known_as: str, src: str, where: str, field: str) -> int:
     """The image id of a record that holds an ``image_id`` among ``known`` (``known_as`` names that list in
-    the error) and a caption's text; InputError where either is missing or wrong."""
+    the error) and a text, a ``field`` ("reference" or "caption") as stored once trimmed; InputError where
+    either is missing or wrong."""
     _require(rec, ["image_id", "caption"], src, where)
     iid = _int_id(rec["image_id"], src, where, "image_id")
     if iid not in known:
         raise InputError(f"unknown image_id {iid} (not in {known_as})", src, where)
     check_text(rec["caption"], "caption", src, where)
+    check_text_length(rec["caption"].strip(), field, src, where)
     return iid
 
 
@@ -115,7 +118,7 @@ def read_coco_project(project: str, captions_json: Path | str, instances_json: P
     seen_ann: set[int] = set()
     for n, rec in enumerate(_list(cap_data, "annotations", cap_src)):
         where = f"annotations[{n}]"
-        iid = _captioned_image(rec, images, "the images list", cap_src, where)
+        iid = _captioned_image(rec, images, "the images list", cap_src, where, "reference")
         if "id" in rec:
             aid = _int_id(rec["id"], cap_src, where)
             if aid in seen_ann:
@@ -207,7 +210,7 @@ def read_coco_results(project: str, system: str, results_json: Path | str, keys_
     first_record: list[str] = []
     for n, rec in enumerate(data):
         where = f"record {n}"
-        iid = _captioned_image(rec, keys_by_image_id, "the captions file's images", src, where)
+        iid = _captioned_image(rec, keys_by_image_id, "the captions file's images", src, where, "caption")
         text, mentions = rec["caption"].strip(), ()
         if inline_mentions:
             text, mentions = parse_markup(text, source=src, location=where)

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..correction import check_correction
 from ..correction.queues import untagged_reason
 from ..errors import InputError, NotFound
-from ..limits import check_free_text
+from ..limits import check_free_text, check_text_length
 from ..model import Role
 from ..store import Store
 from ..store.corrections import insert_correction
@@ -27,10 +27,12 @@ from .validate import check_name, check_text
 
 
 def read_corrected_captions(path: Path | str) -> list[str]:
-    """The lines of a corrected copy, exactly as written; a line that is not caption text stops with its line."""
+    """The lines of a corrected copy, exactly as written; a line that is not caption text (or longer than a
+    caption may be) stops with its line."""
     lines = read_lines(path)
     for n, text in enumerate(lines, start=1):
         check_text(text, "corrected caption", str(path), n)
+        check_text_length(text, "caption", str(path), n, named="the corrected caption")
     return lines
 
 

@@ -37,6 +37,7 @@ import defusedxml.ElementTree as DET
 
 from ..errors import InputError
 from ..images import image_size, resolve_image_path
+from ..limits import check_text_length
 from ..model import Box, Item, Mention, Project, Reference
 from ..store import Store
 from ..store.projects import write_project
@@ -188,7 +189,8 @@ def read_flickr30k_project(project: str, root: Path | str, *, ids: Path | str | 
         for n, line in enumerate(read_lines(sent_path), start=1):
             if not line.strip():
                 continue
-            parsed.append(parse_sentence(line, source=str(sent_path), location=n))
+            text, phrases = parse_sentence(line, source=str(sent_path), location=n)
+            parsed.append((check_text_length(text, "reference", str(sent_path), n), phrases))
         if not parsed:
             raise InputError("no sentences", str(sent_path))
         width, height, chains = parse_annotation(ann_path)

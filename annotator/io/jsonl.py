@@ -29,6 +29,7 @@ from typing import IO, Iterable
 
 from ..errors import InputError
 from ..images import image_size, is_inside, resolve_image_path
+from ..limits import check_text_length
 from ..model import Box, Caption, Item, Mention, Project, Reference
 from ..names import LONE_SURROGATE
 from ..store import Store
@@ -63,14 +64,20 @@ def _str(value, what: str, src: str, where, *, allow_none: bool = False, allow_e
     return check_text(value, what, src, where, allow_empty=allow_empty)
 
 
-def _entries(obj: dict, field: str, singular: str, src: str, line_no: int, where: str,
+def _text(value, field: str, src: str, where: str) -> str:
+    """The text of a reference or caption (``field``): free text within its length limit."""
+    return check_text_length(check_text(value, "text", src, where), field, src, where)
+
+
+def _entries(obj: dict, field: str, src: str, line_no: int, where: str,
              message: str | None = None) -> list[tuple[str, object]]:
     """The entries of the item's list ``field`` (missing or null: none), each with where it stands
-    (``{where}, {singular} k``); InputError ``message`` (default: "``field`` must be a list") for anything else."""
+    (``{where}, {field}[k]``, k counted from 0 as in the JSON: never to be read as a caption's ``line``);
+    InputError ``message`` (default: "``field`` must be a list") for anything else."""
     raw = obj.get(field) or []
     if not isinstance(raw, list):
         raise InputError(message or f"{field} must be a list", src, line_no)
-    return [(f"{where}, {singular} {k}", entry) for k, entry in enumerate(raw)]
+    return [(f"{where}, {field}[{k}]", entry) for k, entry in enumerate(raw)]
 
 
 def _mentions(raw, text: str, box_ids: set[str] | None, src: str, where: str) -> tuple[Mention, ...]:
@@ -81,7 +88,7 @@ def _mentions(raw, text: str, box_ids: set[str] | None, src: str, where: str) ->
     n_tokens = len(text.split())
     out = []
     for k, m in enumerate(raw):
-        w = f"{where}, mention {k}"
+        w = f"{where}.mentions[{k}]"
         if not isinstance(m, dict):
             raise InputError("a mention must be an object {start, end, boxes, type}", src, w)
         start, end = m.get("start"), m.get("end")
@@ -126,7 +133,7 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[tuple[str, int],
         raise InputError("is_practice must be true or false", src, line_no)
 
     boxes = []
-    for w, b in _entries(obj, "boxes", "box", src, line_no, where):
+    for w, b in _entries(obj, "boxes", src, line_no, where):
         if not isinstance(b, dict):
             raise InputError("a box must be an object {id, label, x, y, w, h}", src, w)
         for f in ("id", "label", "x", "y", "w", "h"):
@@ -146,18 +153,18 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[tuple[str, int],
     box_ids = set(ids) if boxes else None
 
     refs = []
-    for w, r in _entries(obj, "references", "reference", src, line_no, where):
+    for w, r in _entries(obj, "references", src, line_no, where):
         if isinstance(r, str):
-            refs.append(Reference(r))
+            refs.append(Reference(_text(r, "reference", src, w)))
             continue
         if not isinstance(r, dict) or "text" not in r:
             raise InputError("a reference must be a string or an object {text, mentions}", src, w)
-        text = _str(r["text"], "text", src, w)
+        text = _text(r["text"], "reference", src, w)
         refs.append(Reference(text, _mentions(r.get("mentions"), text, box_ids, src, w)))
 
     caps = []
     lines: dict[tuple[str, int], int] = {}
-    for w, c in _entries(obj, "captions", "caption", src, line_no, where,
+    for w, c in _entries(obj, "captions", src, line_no, where,
                          "captions must be a list of objects {system, text, line, n, mentions}"):
         if not isinstance(c, dict) or "system" not in c or "text" not in c:
             raise InputError("a caption must be an object {system, text, line, n, mentions}", src, w)
@@ -169,7 +176,7 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[tuple[str, int],
             raise InputError(f"n (the sample index) must be a non-negative integer, got {sample!r}", src, w)
         if any(cap.system == system and cap.n == sample for cap in caps):
             raise InputError(f"system {system!r} has two captions with n = {sample} for this item", src, w)
-        text = _str(c["text"], "text", src, w)
+        text = _text(c["text"], "caption", src, w)
         if "line" in c and c["line"] is not None:
             ln = c["line"]
             if not isinstance(ln, int) or isinstance(ln, bool) or ln < 0:
@@ -226,7 +233,7 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
                 line = lines[(cap.system, cap.n)]
                 if line in taken:
                     sample = f" (n = {cap.n})" if cap.n else ""
-                    raise InputError(f"system {cap.system!r} has line {line}{sample} twice", src, n)
+                    raise InputError(f"system {cap.system!r} has caption line {line}{sample} twice", src, n)
                 taken.add(line)
                 caption_lines.setdefault(cap.system, {})[(item.key, cap.n)] = line
         items.append(item)
@@ -323,9 +330,9 @@ def _json_line(obj, separators) -> str:
 def iter_records(path: Path | str) -> Iterable[dict]:
     """Decoded item objects of a JSONL file, header skipped (for tools and tests)."""
     with Path(path).open(encoding="utf-8-sig") as fh:
-        for raw in fh:
+        for n, raw in enumerate(fh, start=1):
             if raw.strip():
-                obj = json.loads(raw)
+                obj = parse_json(raw, str(path), n)
                 if not (isinstance(obj, dict) and "format" in obj):
                     yield obj
 

@@ -34,14 +34,14 @@ from pathlib import Path
 from typing import IO, Iterable
 
 from ..errors import InputError
-from ..limits import check_free_text
+from ..limits import check_free_text, check_seconds, check_text_length
 from ..model import JudgementKind, Label, Role
 from ..spans import Span, check_spans, spans_json
 from ..store import Store
 from ..taxonomy import taxonomy
 from .importers import ImportResult, import_guard
 from .textfiles import decode_utf8, parse_json, read_bytes, shorten
-from .validate import check_name, check_text
+from .validate import check_name, check_same_caption, check_text
 
 #: The columns of a judgements export, in order.
 COLUMNS = ("project", "system", "item", "line", "caption", "annotator", "kind", "label", "error_types", "spans",
@@ -129,13 +129,14 @@ def is_judgement_row(obj) -> bool:
 
 
 def first_object(path: Path | str):
-    """The first non-empty line of a JSONL file, decoded (None when it is empty or that line is not JSON)."""
+    """The first non-empty line of a JSONL file, decoded by the strict reader (None when it is empty or that line
+    is not strict JSON: the item reader then names the problem with its line)."""
     try:
         with open(path, "rb") as fh:
             for raw in fh:
                 if raw.strip():
-                    return json.loads(raw.decode("utf-8-sig"))
-    except (OSError, ValueError):
+                    return parse_json(raw.decode("utf-8-sig"))
+    except (OSError, ValueError, InputError):
         return None
     return None
 
@@ -143,6 +144,13 @@ def first_object(path: Path | str):
 def _optional_text(obj: dict, field: str, src: str, n: int) -> str | None:
     value = obj.get(field)
     return None if value is None else check_text(value, field, src, n)
+
+
+def _caption_text(obj: dict, src: str, n: int) -> str | None:
+    """The row's ``caption`` (None when not given): text within a caption's limit, compared with the project's
+    when the row is stored."""
+    text = _optional_text(obj, "caption", src, n)
+    return None if text is None else check_text_length(text, "caption", src, n)
 
 
 def _whole(value, field: str, src: str, n: int, *, minimum: int) -> int | None:
@@ -209,11 +217,7 @@ def parse_record(obj, src: str, n: int) -> JudgementRecord:
     if label is not None and label not in _LABELS:
         raise InputError(f"unknown label {shorten(repr(label))}; expected 'accurate', 'inaccurate' or null (skipped)",
                          src, n)
-    seconds = obj.get("seconds", 0.0)
-    if seconds is None:
-        seconds = 0.0
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
-        raise InputError(f"seconds must be a number of seconds (0 or more), got {shorten(repr(seconds))}", src, n)
+    seconds = check_seconds(obj.get("seconds"), "seconds", src, n)
     error_types = _types(obj.get("error_types"), label, src, n)
     try:
         spans = check_spans(obj.get("spans"), label=label, error_types=error_types)
@@ -225,11 +229,11 @@ def parse_record(obj, src: str, n: int) -> JudgementRecord:
         system=check_name(obj["system"], "system", src, n),
         item=None if obj.get("item") is None else check_name(obj["item"], "key", src, n),
         line=_whole(obj.get("line"), "line", src, n, minimum=0),
-        caption=_optional_text(obj, "caption", src, n),
+        caption=_caption_text(obj, src, n),
         annotator=check_name(obj["annotator"], "user", src, n),
         kind=kind, label=label, error_types=error_types, spans=spans,
         note="" if obj.get("note") is None else check_free_text(obj["note"], "note", src, n),
-        seconds=float(seconds),
+        seconds=seconds,
         revision=_whole(obj.get("revision"), "revision", src, n, minimum=1),
         saved_at=_saved_at(obj.get("saved_at"), src, n))
 
@@ -334,12 +338,12 @@ def _caption_of(rec: JudgementRecord, index: dict, by_line: dict, src: str) -> i
     else:
         found = by_line.get((rec.system, rec.line))
         if found is None:
-            raise InputError(f"the project has no caption on line {rec.line} of system {rec.system!r}", src, rec.line_no)
+            raise InputError(f"system {rec.system!r} of the project has no caption at caption line {rec.line} "
+                             "(counted from 0)", src, rec.line_no)
     caption_id, _, text = found
-    if rec.caption is not None and rec.caption != text:
-        raise InputError(f"the caption differs from the stored one of system {rec.system!r}, item "
-                         f"{rec.item if rec.item is not None else rec.line!r}: {shorten(rec.caption)!r} vs "
-                         f"{shorten(text)!r}", src, rec.line_no)
+    if rec.caption is not None:
+        named = f"item {rec.item!r}" if rec.item is not None else f"caption line {rec.line}"
+        check_same_caption(rec.caption, text, src, rec.line_no, which=f" (system {rec.system!r}, {named})")
     if rec.spans:
         try:
             check_spans(rec.spans, label=rec.label, error_types=rec.error_types, caption=text)

@@ -41,7 +41,7 @@ from ..taxonomy import Taxonomy, group_colours, taxonomy
 from .importers import ImportResult, import_guard
 from .judgement_rows import parse_record, store_records
 from .options import Example, ImportFormat, ReaderOption
-from .textfiles import decode_utf8, read_bytes, shorten
+from .textfiles import decode_utf8, parse_json, read_bytes, shorten
 from .validate import check_name
 
 #: The names of the labeling config's controls: what the results' ``from_name`` says.
@@ -343,10 +343,7 @@ def annotation_row(task: dict, annotation: dict, src: str, where: str, tax: Taxo
 def read_label_studio(path: Path | str, *, source: str | None = None) -> list:
     """Read a Label Studio JSON export (a list of tasks) into checked judgement rows; nothing is stored."""
     src = source or str(path)
-    try:
-        tasks = json.loads(decode_utf8(read_bytes(path), src))
-    except ValueError as e:
-        raise InputError(f"not JSON: {e}", src) from None
+    tasks = parse_json(decode_utf8(read_bytes(path), src), src)
     if isinstance(tasks, dict):
         tasks = [tasks]
     if not isinstance(tasks, list):

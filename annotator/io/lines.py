@@ -23,6 +23,7 @@ from pathlib import Path
 from ..correspondence import parse_markup
 from ..errors import InputError
 from ..images import image_size, resolve_image_path
+from ..limits import TEXT_LIMITS, check_text_length
 from ..model import Caption, Item, Project, Reference
 from ..names import find_refused_in_text
 from ..store import Store
@@ -89,6 +90,9 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
             for i, text in enumerate(lines):
                 if find_refused_in_text(text):
                     check_text(text, "reference", str(path), i + 1)
+        if lines and max(map(len, lines)) > TEXT_LIMITS["reference"]:
+            for i, text in enumerate(lines):
+                check_text_length(text, "reference", str(path), i + 1)
         ref_columns.append(lines)
     names = None
     if images is not None:

@@ -142,12 +142,39 @@ def parse_json(text: str, source: str | None = None, location=None):
         line = exc.lineno if location is None else location
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", source, line) from None
     except RecursionError:
-        raise InputError("invalid JSON: nested too deeply", source, location) from None
+        line = location if location is not None else text.count("\n", 0, _too_deep_at(text)) + 1
+        raise InputError("invalid JSON: nested too deeply", source, line) from None
     except ValueError:
         # A refused key or value (or an integer beyond Python's digit limit): walk the text to say which and where.
         problem, pos = _find_problem(text)
         line = location if location is not None or pos is None else text.count("\n", 0, pos) + 1
         raise InputError(f"invalid JSON: {problem}", source, line) from None
+
+
+#: How deep :func:`_too_deep_at` lets arrays and objects nest before it names the place (json itself gives up
+#: near the interpreter's recursion limit, 1,000 by default).
+_DEEP = 500
+
+
+def _too_deep_at(text: str) -> int:
+    """The offset at which arrays and objects in ``text`` first nest deeper than :data:`_DEEP` (0 if they never do)."""
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            try:
+                i = scanstring(text, i + 1)[1]
+            except ValueError:  # an unterminated string: the rest of the text
+                return 0
+            continue
+        if c in "[{":
+            depth += 1
+            if depth > _DEEP:
+                return i
+        elif c in "]}":
+            depth -= 1
+        i += 1
+    return 0
 
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")

@@ -3,7 +3,8 @@
 Readers check what they parse where they can name the line or record; the
 final pass :func:`check_project` then makes sure every value of a Project fits
 the store on SQLite *and* PostgreSQL: no NUL characters or lone surrogates in
-text, names within their column widths, finite coordinates, image sizes that
+text, captions and references within their length limit (annotator.limits.TEXT_LIMITS), names within their
+column widths, finite coordinates, image sizes that
 fit a 32-bit integer, and gold boxes inside their image. A box that pokes out
 of the image by at most :data:`BOX_TOLERANCE` (2 px or 1 % of the side,
 whichever is larger — rounding in the source data) is clipped to the image;
@@ -18,6 +19,7 @@ import unicodedata
 from dataclasses import replace
 
 from ..errors import InputError
+from ..limits import TEXT_LIMITS, check_text_length
 from ..model import Box, Project
 from ..names import clean_name, find_refused_in_text, text_problem
 from ..store import schema
@@ -57,6 +59,31 @@ def check_text(value, what: str, source=None, location=None, *, max_len: int | N
     if not allow_empty and not value.strip():
         raise InputError(f"{what} must not be empty", source, location)
     return value
+
+
+def check_same_caption(given: str, stored: str, source=None, location=None, *, which: str = "") -> None:
+    """InputError "the caption differs from the project's" unless ``given`` (a caption's text as a file carries
+    it) is ``stored`` (the project's text of that caption).
+
+    Both texts are shown shortened around the first character where they part, so two long captions that
+    differ in one word show that word. ``which`` names the caption (" (system 's', item 'a.jpg')"). Readers
+    call it before they read positions in the file's text (token spans, character offsets), so a changed
+    caption is reported as one, and not as a span that no longer fits.
+    """
+    if given == stored:
+        return
+    at = next((k for k, (a, b) in enumerate(zip(given, stored)) if a != b), min(len(given), len(stored)))
+    raise InputError(f"the caption differs from the project's{which}: the file has {_around(given, at)!r}, the "
+                     f"project {_around(stored, at)!r}", source, location)
+
+
+def _around(text: str, at: int, width: int = 80) -> str:
+    """``text`` cut to about ``width`` characters that include position ``at``, with an ellipsis where it was cut."""
+    if len(text) <= width:
+        return text
+    start = max(0, min(at - width // 3, len(text) - width))
+    part = text[start:start + width]
+    return ("…" if start else "") + part + ("…" if start + width < len(text) else "")
 
 
 def check_name(value, kind: str, source=None, location=None) -> str:
@@ -221,6 +248,7 @@ def check_project(project: Project, source=None, locations=None) -> Project:
     seen: set[str] = set()
     system_names: dict[str, str] = {}  # as given -> as stored; a project has few systems and many captions
     plain_path, refused_in_text = _PLAIN_IMAGE_PATH.fullmatch, find_refused_in_text
+    longest_caption, longest_reference = TEXT_LIMITS["caption"], TEXT_LIMITS["reference"]
     for n, item in enumerate(project.items):
         where = locations[n] if locations is not None else f"item #{n + 1}"
         item.key = check_name(item.key, "key", source, where)
@@ -251,6 +279,8 @@ def check_project(project: Project, source=None, locations=None) -> Project:
         for k, r in enumerate(item.references):
             if type(r.text) is not str or refused_in_text(r.text):
                 check_text(r.text, f"reference {k + 1}", source, where)
+            if len(r.text) > longest_reference:
+                check_text_length(r.text, "reference", source, where, named=f"reference {k + 1}")
             if r.mentions:
                 _check_mentions(r.mentions, r.text, box_ids, f"reference {k + 1}", source, where)
         samples: set[tuple[str, int]] = set()
@@ -266,6 +296,8 @@ def check_project(project: Project, source=None, locations=None) -> Project:
             samples.add((system, c.n))
             if type(c.text) is not str or refused_in_text(c.text):
                 check_text(c.text, f"caption of {system!r}", source, where)
+            if len(c.text) > longest_caption:
+                check_text_length(c.text, "caption", source, where, named=f"the caption of {system!r}")
             if c.mentions:
                 _check_mentions(c.mentions, c.text, box_ids, f"caption of {system!r}", source, where)
             captions.append(c if system == c.system else replace(c, system=system))

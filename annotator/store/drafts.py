@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Connection, delete, select
 
-from ..spans import decode_spans, encode_spans
+from ..spans import clean_fix, decode_spans, encode_spans
 from .codec import decode_types, encode_types
 from .schema import drafts
 
@@ -23,11 +23,14 @@ def put_draft(conn: Connection, caption_id: int, user_id: int, *, label: str | N
               at: datetime | None = None, stamp=None, spans=()) -> datetime:
     """Store (or replace) the user's draft of a caption inside the caller's transaction; return its time.
 
-    ``spans``: the draft's error spans (annotator.spans.Span, checked by the caller).
+    ``spans``: the draft's error spans (annotator.spans.Span, checked by the caller; a fix with a control
+    character is refused here too, as a judgement's is).
 
     ``stamp`` (annotator.store.stamps.CaptionStamp of the caption as the page showed it) refuses the draft with
     CaptionChanged, writing nothing, when the id holds another caption by now, as a save is refused.
     """
+    for span in spans or ():
+        clean_fix(span.fix)
     if stamp is not None:
         from .stamps import check_caption_stamp
         check_caption_stamp(conn, stamp, caption_id)

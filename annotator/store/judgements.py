@@ -24,7 +24,8 @@ from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError, JudgementChanged, NotFound
 from ..model import Judgement, JudgementKind, Label
-from ..spans import decode_spans, encode_spans
+from ..limits import check_seconds
+from ..spans import clean_fix, decode_spans, encode_spans
 from . import Store
 from .codec import decode_types, encode_types, type_mask
 from .drafts import delete_draft
@@ -56,8 +57,12 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     draft of the caption (annotator.store.drafts) in the same transaction. ``base_revision`` (the revision of
     this key a page showed, 0 for none) refuses the save with JudgementChanged, writing nothing, unless it is
     still the newest revision of the key. ``spans`` (annotator.spans.Span, checked by the caller) are stored
-    with the revision.
+    with the revision. Refused here whatever the caller (InputError, nothing written): ``seconds`` outside 0 to
+    a day (annotator.limits.check_seconds) and a span's fix with a control character (annotator.spans.clean_fix).
     """
+    seconds = check_seconds(seconds)
+    for span in spans or ():
+        clean_fix(span.fix)
     if stamp is not None:
         check_caption_stamp(conn, stamp, caption_id)
     kind = JudgementKind(kind).value
@@ -74,13 +79,13 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     types = encode_types(error_types)
     jid = conn.execute(judgements.insert().values(
         caption_id=caption_id, user_id=user_id, kind=kind, revision=revision, label=label_value,
-        error_types=types, note=note or "", seconds=float(seconds or 0.0), created_at=at,
+        error_types=types, note=note or "", seconds=seconds, created_at=at,
         spans=encode_spans(spans))).inserted_primary_key[0]
     if revision > newest:
         upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
                                            "judgement_id": jid, "revision": revision, "label": label_value,
                                            "error_types": types, "type_mask": type_mask(types),
-                                           "seconds": float(seconds or 0.0), "updated_at": at},
+                                           "seconds": seconds, "updated_at": at},
                 ["caption_id", "user_id", "kind"])
         if kind == JudgementKind.ANNOTATION.value:
             delete_draft(conn, caption_id, user_id)  # the judgement supersedes the user's draft of the caption

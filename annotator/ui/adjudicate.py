@@ -21,6 +21,7 @@ from ..adjudication import (
 )
 from ..annotation import PAGE_KEYS, keyboard_map
 from ..errors import AnnotatorError, CaptionChanged, InputError, JudgementChanged
+from ..limits import measured_seconds
 from ..model import Label
 from ..store.analysis_queries import annotators_in
 from ..taxonomy import taxonomy
@@ -160,7 +161,8 @@ def _on_save(ctx: ui.PageContext) -> None:
         return
     label = st.session_state.get(K_LABEL)
     types = _ticked() if label == Label.INACCURATE.value else []
-    seconds = round(time.monotonic() - st.session_state.get(K_SHOWN, time.monotonic()), 2)
+    now = time.monotonic()
+    seconds = measured_seconds(st.session_state.get(K_SHOWN, now), now)
     try:
         # The lead's spans as drawn; the core checks them as it checks an annotator's (annotator.spans).
         spans = _decision_spans()

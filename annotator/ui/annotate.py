@@ -33,6 +33,7 @@ from ..annotation import (
 )
 from ..correction.blind import views_closed_for
 from ..errors import AnnotatorError, InputError, JudgementChanged, StoreUnavailable
+from ..limits import measured_seconds
 from ..model import Label, Role
 from ..taxonomy import taxonomy
 from . import (
@@ -191,7 +192,8 @@ def _spans():
 
 
 def _seconds() -> float:
-    return round(time.monotonic() - st.session_state.get(K_SHOWN, time.monotonic()), 2)
+    now = time.monotonic()
+    return measured_seconds(st.session_state.get(K_SHOWN, now), now)  # a tab left open for days counts a day
 
 
 # --------------------------------------------------------------------------- callbacks

@@ -34,6 +34,8 @@ def test_the_lead_s_own_spans_are_stored(sqlite_store):
     ([{"start": 2, "end": 3, "type": "scene"}], "Span 1 (tokens 2-3, type 'scene'): its type is not among the "
                                                   "caption's error types"),
     ([{"start": 2, "end": 3, "type": "stance", "colour": "red"}], "Span 1: unknown field 'colour'"),
+    ([{"start": 2, "end": 3, "type": "stance", "fix": "two\u202egod"}], "Span 1: the fix cannot contain the control "
+                                                                       "character U+202E"),
 ])
 def test_the_core_refuses_a_decision_s_span_that_breaks_the_rules(sqlite_store, drawn, message):
     ids = build(sqlite_store)

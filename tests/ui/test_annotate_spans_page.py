@@ -47,6 +47,14 @@ def test_a_span_of_a_type_not_ticked_is_refused_by_name_and_nothing_is_stored(de
     assert _rows(store, caps[0]) == []
 
 
+def test_a_fix_with_a_bidirectional_control_is_refused_by_name_and_nothing_is_stored(demo):
+    store, caps = demo
+    at = _send(store, "subject_wrong", [{**CAT, "fix": "god\u202e"}], "ann_save")
+    errors = " ".join(visible(e.value) for e in at.error)
+    assert "Span 1: the fix cannot contain the control character U+202E" in errors
+    assert _rows(store, caps[0]) == []
+
+
 def test_the_guide_lists_the_span_keys_and_no_type_key_clashes_with_them(demo, tmp_path):
     store, _ = demo
     at = _open(store)
