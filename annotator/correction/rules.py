@@ -86,6 +86,37 @@ def _groups(edits: list[Edit], a: list[str], words: CorrectionWords, gap: int = 
     return [tuple(g) for g in out]
 
 
+def _phrases(tokens: list[str], start: int, end: int, words: CorrectionWords) -> list[list[str]]:
+    """The phrases joined on in ``tokens[start:end]``: each from a word that joins a further phrase on (a location
+    preposition, with, to, and …) to the next such word. A run of them opens one phrase, also across the start of
+    the stretch ("in front of"; "on in an arena"); one with no word after it is a verb's particle (putting a
+    necklace on), no phrase."""
+    joiners = words.word_class("location_prepositions") | words.word_class("phrase_joiners")
+    out: list[list[str]] = []
+    for k in range(start, end):
+        t = tokens[k]
+        follows = tokens[k + 1] if k + 1 < len(tokens) else None
+        if t in joiners and not (k and tokens[k - 1] in joiners) and follows is not None and _is_word(follows) \
+                and not _is_boundary(follows, words):
+            out.append([])
+        if out:
+            out[-1].append(t)
+    return out
+
+
+def _beyond(a: list[str], b: list[str], i1: int, i2: int, j1: int, j2: int, words: CorrectionWords, what: str,
+            allowance: int = 0) -> list[str]:
+    """The violation when the corrected stretch joins on more phrases than the stretch it replaces (``allowance``
+    more allowed): the correction changes ``what`` and must not add content beside it."""
+    new = _phrases(b, j1, j2, words)
+    extra = len(new) - len(_phrases(a, i1, i2, words)) - allowance
+    if extra <= 0:
+        return []
+    added = ", ".join(repr(" ".join(p)) for p in new[-extra:])
+    return [f"{_shown(a, b, i1, i2, j1, j2)}: adds {added} beside {what}; the correction changes {what} (and the "
+            "words that agree with it), it adds nothing more"]
+
+
 def _new_clause(a: list[str], b: list[str], i1: int, i2: int, j1: int, j2: int, words: CorrectionWords) -> list[str]:
     """Clause words or punctuation the corrected stretch has and the original stretch had not."""
     clause = words.word_class("clause_words")
@@ -141,7 +172,24 @@ def _check_activity(rule, edits, a, b, words, type_name):
     if gone and came:
         return [f"{shown}: changes the place ({_q(sorted(gone))} → {_q(sorted(came))}) as well as the activity; "
                 "the place is a scene error"]
-    return []
+    allowance = _object_allowance(a, b, i1, i2, j1, j2, words)
+    if came and not allowance:
+        return [f"{shown}: adds a place ({_q(sorted(came))}) to the activity; a place is a scene error"]
+    return _beyond(a, b, i1, i2, j1, j2, words, "the activity", allowance=allowance)
+
+
+def _object_allowance(a, b, i1, i2, j1, j2, words: CorrectionWords) -> int:
+    """1 when the new verb may take its object with a preposition the old one did without: the new stretch has a
+    joining word right after a verb form (sitting in a tree, pushed in a wheelchair) and the old verb had an
+    object (in the stretch, or right after it), so the phrase takes the object's place rather than adding one
+    (the study's own "playing basketball" → "performing on stage": a place in the object's stead)."""
+    joiners = words.word_class("location_prepositions") | words.word_class("phrase_joiners")
+    new = b[j1:j2]
+    after_verb = any(t in joiners and k and _is_verb_form(new[k - 1], words) for k, t in enumerate(new))
+    old_words = [t for t in a[i1:i2] if _is_word(t)]
+    had_object = (len(old_words) > 1 or (i2 < len(a) and _is_word(a[i2]) and a[i2] not in joiners
+                                         and not _is_boundary(a[i2], words)))
+    return int(after_verb and had_object)
 
 
 def _places(tokens: list[str], words: CorrectionWords) -> set:
@@ -218,7 +266,7 @@ def _check_scene(rule, edits, a, b, words, type_name):
                 "object error"]
     if j1 < j2 and _phrase_start(b, j1, words) is None and b[j1] not in words.word_class("location_prepositions"):
         return [f"{shown}: the new location must start with a preposition (in, on, at, near …)"]
-    return []
+    return _beyond(a, b, i1, i2, j1, j2, words, "the place")
 
 
 # --------------------------------------------------------------------------- type of clothing
@@ -352,20 +400,26 @@ def _check_only(rule, edits, a, b, words, type_name):
 
 # --------------------------------------------------------------------------- subjects and objects
 
+_AGREEMENT = {"is", "are", "was", "were", "has", "have"}
+
+
 def _check_entity(rule, edits, a, b, words, type_name):
-    """One noun phrase into another, or dropped: no verb changes, no new clause, nothing only added."""
+    """One noun phrase into another, or dropped: no verb changes, no new clause, nothing only added, no phrase
+    joined on beside it (an apple in the kitchen). With ``verb_with_object`` (a non-existent object) the object
+    may also go with its verb: the phrase dropped where the sentence keeps its own verb (walks down the road
+    carrying a briefcase → walks down the road), a verb alone in its place where the sentence needs one."""
     out = []
-    agreement = {"is", "are", "was", "were", "has", "have"}
+    entity = f"the {type_name.split()[-1]}"
     for i1, i2, j1, j2 in _groups(edits, a, words):
         i1, i2, j1, j2 = _trim(a, b, i1, i2, j1, j2)
         shown = _shown(a, b, i1, i2, j1, j2)
         if i1 == i2:
             out.append(f"{shown}: only adds words; correct the {type_name.split()[0]} entity the caption names instead")
             continue
-        verbs = [t for t in a[i1:i2] + b[j1:j2] if t not in agreement and _is_verb(t, words)]
-        if verbs and rule.verb_with_object and _is_verb(a[i1], words) and i2 - i1 > 1 and b[j1:j2] and \
-                all(_is_verb_form(t, words) or t in words.word_class("location_prepositions") for t in b[j1:j2]):
-            continue  # the verb went with the object that is not there, and a verb alone took its place
+        verbs = [t for t in a[i1:i2] + b[j1:j2] if t not in _AGREEMENT and _is_verb(t, words)]
+        if verbs and rule.verb_with_object and _verb_with_its_object(a, i1, i2, words):
+            out.extend(_absent_object(a, b, i1, i2, j1, j2, words))
+            continue
         if verbs:
             out.append(f"{shown}: changes a verb ({_q(verbs)}); {type_name} corrections change the entity (a noun "
                        "phrase), not what it does")
@@ -373,7 +427,39 @@ def _check_entity(rule, edits, a, b, words, type_name):
         new_clause = _new_clause(a, b, i1, i2, j1, j2, words)
         if new_clause:
             out.append(f"{shown}: adds a new clause or sentence ({_q(new_clause)})")
+            continue
+        out.extend(_beyond(a, b, i1, i2, j1, j2, words, entity))
     return out
+
+
+def _verb_with_its_object(a: list[str], i1: int, i2: int, words: CorrectionWords) -> bool:
+    """The stretch is a verb and its object, nothing more (carrying a briefcase; not: carrying a bag and
+    smiling)."""
+    rest = a[i1 + 1:i2]
+    return (i2 - i1 > 1 and _is_verb(a[i1], words) and not any(_is_verb(t, words) or _is_boundary(t, words)
+                                                               or t == "and" for t in rest))
+
+
+def _absent_object(a, b, i1, i2, j1, j2, words: CorrectionWords) -> list[str]:
+    """A verb and its non-existent object, dropped or replaced by a verb alone (the study's "is holding a sign"
+    → "is talking"): dropped when the sentence keeps a verb of its own (a participle phrase after the clause),
+    replaced only when the verb is the sentence's own (after is/are, or a finite verb), which it cannot lose."""
+    shown = _shown(a, b, i1, i2, j1, j2)
+    needed = (i1 > 0 and a[i1 - 1] in ("is", "are", "was", "were", "be", "being")) or not any(
+        a[i1].endswith(s) for s in words.word_class("verb_suffixes"))
+    new = b[j1:j2]
+    if not new:
+        if needed:
+            return [f"{shown}: dropping it leaves the sentence without its verb; put a verb alone in its place "
+                    "(is holding a sign → is talking)"]
+        return []
+    if not all(_is_verb_form(t, words) or t in words.word_class("location_prepositions") for t in new):
+        return [f"{shown}: changes a verb ({_q([a[i1]])}) into more than a verb; the object that is not there goes "
+                "with its verb, and at most a verb alone takes their place"]
+    if not needed:
+        return [f"{shown}: the sentence keeps its own verb without '{a[i1]}': drop the phrase instead of putting "
+                "another verb in its place"]
+    return []
 
 
 def _check_extra(rule, edits, a, b, words, type_name):
