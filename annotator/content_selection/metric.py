@@ -4,13 +4,15 @@ Definitions (the conventions every other part of the package follows):
 
 * A *gold set* G_m is the set of the item's boxes that gold description m
   mentions. Ids of boxes the item does not have are ignored.
-* M, the gold descriptions of an image: by default (``drop``) those that
-  mention at least one box. A description that mentions no box says nothing
-  about which boxes to choose, so it is left out of both averages; the report
-  says how many were left out. With ``count`` every description is one of
-  the M, as equations 1 and 2 are written: an empty G_m adds 0 to the sum of
-  P and to the sum of R (its R term 0/0 is taken as 0), which pulls both
-  down by the share of such descriptions.
+* M, the gold descriptions of an image: by default (``count``: evaluate(),
+  the command line and the page) every description is one of the M, as
+  equations 1 and 2 are written: an empty G_m adds 0 to the sum of P and to
+  the sum of R (its R term 0/0 is taken as 0), which pulls both down by the
+  share of such descriptions. With ``drop`` only those that mention at least
+  one box: a description that mentions no box says nothing about which boxes
+  to choose, so it is left out of both averages, and the report says how many
+  were left out. (:func:`score_selection`, the one-image reference, drops
+  them unless told ``count``.)
 * An image is *evaluable* when it has at least one box and at least one
   non-empty gold set; the evaluation of a project also needs two gold
   descriptions in M, so that the upper bound (one description against the

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..errors import InputError
+from ..limits import check_text_length
 from ..taxonomy import taxonomy
 from .blind import blind_label
 from .diff import diff_text
@@ -62,7 +63,7 @@ def correct_caption(store, caption_id: int, error_type: str, user: str, correcte
     if corrected_text is not None:
         if not corrected_text.strip():
             raise InputError("the corrected caption is empty; use 'leave untouched' to keep the original")
-        corrected_text = corrected_text.strip()
+        corrected_text = check_text_length(corrected_text.strip(), "caption", named="the corrected caption")
         if corrected_text == original:
             corrected_text = None
     if corrected_text is not None:

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from annotator.accounts.auth import add_user
 from annotator.io.catalog import formats
+from annotator.limits import TEXT_LIMITS
 from annotator.sample import SAMPLE_PROJECT, load_sample
 from annotator.store.projects import table_counts
 from tests.browser.conftest import choose_option, signed_in, wait_for_app
@@ -50,14 +51,8 @@ def _fill(page, fmt, project: str) -> None:
     expect(name).to_have_value(project)
 
 
-@pytest.mark.parametrize("fmt", UPLOADED, ids=[f.name for f in UPLOADED])
-def test_example_uploads_import_on_the_data_page(server, page, fmt):
-    store = server.store()
-    add_user(store, "ada", "admin", PW)
-    if fmt.example.into_sample:
-        load_sample(store, with_judgements=False)
-    project = SAMPLE_PROJECT if fmt.example.into_sample else "example"
-    before = table_counts(store)
+def _open_import(page, server, fmt) -> None:
+    """The Data page of ada (an admin) with the import form of ``fmt`` drawn."""
     signed_in(page, server, "ada", PW)
     more = page.locator('[data-testid="stSidebarNavViewButton"]')  # the menu shows its first entries only
     if more.count():
@@ -75,9 +70,48 @@ def test_example_uploads_import_on_the_data_page(server, page, fmt):
     expect(page.get_by_role("combobox", name="Format").first).to_have_value(fmt.title)
     for o in fmt.options:
         expect(page.locator('[data-testid="stForm"]')).to_contain_text(o.label)
+
+
+@pytest.mark.parametrize("fmt", UPLOADED, ids=[f.name for f in UPLOADED])
+def test_example_uploads_import_on_the_data_page(server, page, fmt):
+    store = server.store()
+    add_user(store, "ada", "admin", PW)
+    if fmt.example.into_sample:
+        load_sample(store, with_judgements=False)
+    project = SAMPLE_PROJECT if fmt.example.into_sample else "example"
+    before = table_counts(store)
+    _open_import(page, server, fmt)
     _fill(page, fmt, project)
     page.locator('[data-testid="stForm"]').get_by_role("button", name="Import").click()
     wait_for_app(page)
     expect(page.locator('[data-testid="stAlertContentSuccess"]')).to_be_visible()
     assert table_counts(store) != before
+    store.dispose()
+
+
+def test_an_uploaded_caption_over_the_length_limit_is_refused_by_file_and_line(server, page, tmp_path):
+    """The upload path applies the importers' caption limit (annotator.limits.TEXT_LIMITS): the message names the
+    uploaded file and the line, and nothing is stored."""
+    limit = TEXT_LIMITS["caption"]
+    store = server.store()
+    add_user(store, "ada", "admin", PW)
+    captions, references = tmp_path / "long-captions.txt", tmp_path / "refs.txt"
+    captions.write_text("a dog runs\n" + ("a very long description " * 500)[:limit + 1] + "\n", encoding="utf-8")
+    references.write_text("a dog is running\na cat sleeps\n", encoding="utf-8")
+    fmt = next(f for f in formats() if f.name == "lines")
+    _open_import(page, server, fmt)
+    form = page.locator('[data-testid="stForm"]')
+    form.get_by_label("System name", exact=True).fill("vlm")
+    for label, path in (("Captions file (one per line)", captions), ("Reference files (line-aligned)", references)):
+        uploader = form.locator('[data-testid="stFileUploader"]').filter(has_text=label)
+        uploader.locator('input[type="file"]').set_input_files([str(path)])
+        expect(uploader).to_contain_text(path.name)
+    form.get_by_label("Project", exact=True).fill("too-long")
+    before = table_counts(store)  # after the log-in's session and the page's settings
+    form.get_by_role("button", name="Import").click()
+    wait_for_app(page)
+    error = page.locator('[data-testid="stAlertContentError"]')
+    expect(error).to_contain_text("long-captions.txt, line 2")
+    expect(error).to_contain_text(f"is {limit + 1:,} characters long; at most {limit:,} are allowed")
+    assert table_counts(store) == before
     store.dispose()

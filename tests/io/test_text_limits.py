@@ -1,7 +1,8 @@
 """One length limit for caption and reference text (annotator.limits.TEXT_LIMITS), applied by every importer.
 
 A caption or reference one character over the limit is refused naming the file and the line (or the record, in
-COCO's one-line JSON files), and nothing is stored; one at the limit imports. The Data page's uploads run the
+COCO's one-line JSON files), and nothing is stored; one at the limit imports. A corrected caption saved through
+the Correction page's core call has the same limit. The Data page's uploads run the
 same importers (tests/browser/test_data_import_upload.py checks one in Chromium).
 """
 
@@ -16,6 +17,7 @@ import pytest
 from annotator.io import (
     import_coco, import_corrections, import_flickr30k, import_jsonl, import_judgement_rows, import_lines,
 )
+from annotator.correction import correct_caption
 from annotator.io.label_studio import import_label_studio
 from annotator.limits import TEXT_LIMITS
 from annotator.store.projects import load_project
@@ -134,7 +136,9 @@ def test_judgement_rows_and_label_studio(project, tmp_path):
 
 
 def test_corrections(project, tmp_path):
-    store, _ = project
+    store, caps = project
+    refused(store, lambda: correct_caption(store, caps[0], "gender", "lead1", text_of(LIMIT + 1),
+                                           override_reason="long"), too_long("the corrected caption"))
     path = tmp_path / "fixed.txt"
     path.write_text("\n".join([text_of(LIMIT + 1)] + [f"caption {k}" for k in range(2)]) + "\n", encoding="utf-8")
     refused(store, lambda: import_corrections(store, "p", "sys-a", "gender", path, reason="long"), "fixed.txt, line 1",
