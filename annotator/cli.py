@@ -107,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _parser_inputs() -> tuple:
     """What the parser is built from besides the code: the command modules, the import catalog and the metrics
     (a plug-in registered while the process runs changes it, and with it the parser)."""
-    from .io.catalog import formats
+    from .exchange.catalog import formats
     from .metrics.registry import REGISTRY
     return (tuple(m.name for m in pkgutil.iter_modules(commands.__path__)), tuple(map(id, formats())),
             REGISTRY.names())

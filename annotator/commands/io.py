@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..io.catalog import formats
+from ..exchange.catalog import formats
 from ..report import json_text
 from . import add_json_flag
 
@@ -98,7 +98,8 @@ def _write_atomic(out: Path, write) -> None:
 
 def _export_label_studio(args, ctx) -> int:
     from ..errors import InputError
-    from ..io.label_studio import export_label_studio, labeling_config, write_label_studio
+    from ..exchange.label_studio import export_label_studio
+    from ..io.label_studio import labeling_config, write_label_studio
     if args.format is not None:
         raise InputError("label-studio writes Label Studio's JSON; leave out --format", "--format")
     tasks = export_label_studio(ctx.store(), args.project, system=args.system, layer=args.layer,

@@ -36,11 +36,8 @@ from xml.sax.saxutils import quoteattr
 
 from ..errors import InputError
 from ..spans import Span, caption_tokens
-from ..store import Store
 from ..taxonomy import Taxonomy, group_colours, taxonomy
-from .importers import ImportResult, import_guard
-from .judgement_rows import parse_record, store_records
-from .options import Example, ImportFormat, ReaderOption
+from .judgement_rows import parse_record
 from .textfiles import decode_utf8, parse_json, read_bytes, shorten
 from .validate import check_name
 
@@ -49,7 +46,7 @@ JUDGEMENT, TYPES, SPAN, FIX, NOTE, CAPTION, IMAGE = ("judgement", "error_types",
                                                      "caption", "image")
 #: ``model_version`` of the detectors' predictions.
 DETECTOR_MODEL = "annotator-detectors"
-_ACCURATE, _INACCURATE = "accurate", "inaccurate"
+ACCURATE, INACCURATE = "accurate", "inaccurate"
 _DATA_FIELDS = ("image", "caption", "references", "project", "system", "item", "line")
 
 
@@ -118,8 +115,8 @@ def labeling_config(tax: Taxonomy | None = None) -> str:
   <TextArea name={attr(FIX)} toName={attr(CAPTION)} perRegion="true" maxSubmissions="1" editable="true"
             placeholder="suggested fix for the marked words"/>
   <Choices name={attr(JUDGEMENT)} toName={attr(CAPTION)} choice="single-radio" showInline="true">
-    <Choice value={attr(_ACCURATE)} hotkey={attr(tax.accurate_key)}/>
-    <Choice value={attr(_INACCURATE)} hotkey={attr(tax.inaccurate_key)}/>
+    <Choice value={attr(ACCURATE)} hotkey={attr(tax.accurate_key)}/>
+    <Choice value={attr(INACCURATE)} hotkey={attr(tax.inaccurate_key)}/>
   </Choices>
   <Choices name={attr(TYPES)} toName={attr(CAPTION)} choice="multiple" showInline="true">
 {choices}
@@ -161,63 +158,6 @@ def annotation_results(caption: str, label: str | None, error_types, spans, note
         results.append({"id": f"{prefix}-note", "from_name": NOTE, "to_name": CAPTION, "type": "textarea",
                         "value": {"text": [note]}})
     return results
-
-
-def export_label_studio(store: Store, project: str, *, system: str | None = None, layer=None,
-                        image_prefix: str = "", predictions: bool = False) -> list[dict]:
-    """The Label Studio task list of ``project`` (one task per caption; ``system``: one system's only).
-
-    ``layer`` keeps the judgements that layer rests on (annotator.layers), else every current judgement.
-    ``predictions`` adds the detectors' flags as predictions (annotator.estimate).
-    """
-    from ..judgement_export import export_judgements
-    from ..store.projects import load_project
-    proj = load_project(store, project)
-    table = export_judgements(store, project, layer=layer, system=system).rows
-    by_caption: dict[tuple[str, str], list[dict]] = {}
-    for row in table.to_dict("records"):
-        by_caption.setdefault((row["system"], row["item"]), []).append(row)
-    flagged = _detector_results(store, project, system) if predictions else {}
-    tasks = []
-    users: dict[str, int] = {}
-    for item in proj.items:
-        refs = "\n".join(f"{k}. {r.text}" for k, r in enumerate(item.references, start=1))
-        for cap in item.captions:
-            if system is not None and cap.system != system:
-                continue
-            data = {"image": f"{image_prefix}{item.image}" if item.image else "", "caption": cap.text,
-                    "references": refs, "project": project, "system": cap.system, "item": item.key,
-                    "line": cap.line}
-            annotations = []
-            for row in by_caption.get((cap.system, item.key), []):
-                uid = users.setdefault(row["annotator"], len(users) + 1)
-                annotations.append({
-                    "id": len(tasks) * 1000 + len(annotations) + 1,
-                    "completed_by": {"id": uid, "email": row["annotator"], "first_name": row["annotator"],
-                                     "last_name": ""},
-                    "result": annotation_results(cap.text, row["label"], row["error_types"], row["spans"],
-                                                 row["note"], prefix=f"u{uid}"),
-                    "was_cancelled": row["label"] is None,
-                    "ground_truth": row["kind"] == "adjudication",
-                    "lead_time": float(row["seconds"]),
-                    "created_at": row["saved_at"], "updated_at": row["saved_at"]})
-            task = {"id": len(tasks) + 1, "data": data, "annotations": annotations}
-            if predictions:
-                task["predictions"] = [flagged.get(cap.caption_id) or {"model_version": DETECTOR_MODEL, "score": 0.0,
-                                                                        "result": []}]
-            tasks.append(task)
-    return tasks
-
-
-def _detector_results(store: Store, project: str, system: str | None) -> dict[int, dict]:
-    """caption id → the detectors' prediction (flagged types and their trigger spans)."""
-    from ..estimate.span_eval import detector_spans
-    out = {}
-    for found in detector_spans(store, project, systems=None if system is None else [system]).values():
-        for caption_id, text, types, spans, score in found:
-            results = annotation_results(text, _INACCURATE if types else _ACCURATE, types, spans, "", prefix="d")
-            out[caption_id] = {"model_version": DETECTOR_MODEL, "score": round(float(score), 6), "result": results}
-    return out
 
 
 def write_label_studio(tasks: list[dict], out) -> None:
@@ -293,7 +233,7 @@ def annotation_row(task: dict, annotation: dict, src: str, where: str, tax: Taxo
         name = result.get("from_name")
         if name == JUDGEMENT:
             chosen = _choices(result, src, at)
-            if len(chosen) != 1 or chosen[0] not in (_ACCURATE, _INACCURATE):
+            if len(chosen) != 1 or chosen[0] not in (ACCURATE, INACCURATE):
                 raise InputError(f"the judgement must be 'accurate' or 'inaccurate', got {shorten(repr(chosen))}",
                                  src, at)
             label = chosen[0]
@@ -365,29 +305,3 @@ def read_label_studio(path: Path | str, *, source: str | None = None) -> list:
     if not records:
         raise InputError("no annotations in the file", src)
     return records
-
-
-@import_guard
-def import_label_studio(store: Store, project: str, path: Path | str, *, source: str | None = None) -> ImportResult:
-    """Import the annotations of a Label Studio JSON export into ``project``'s captions (all or nothing)."""
-    project = check_name(project, "project", "--project")
-    src = source or str(path)
-    return store_records(store, project, read_label_studio(path, source=src), source=src, format_name="label-studio")
-
-
-def _run(store, project: str, *, command_line: bool, file):
-    return import_label_studio(store, project, file)
-
-
-FORMAT = ImportFormat(
-    name="label-studio",
-    help="a Label Studio JSON export of an annotator project (see docs/formats.md)",
-    title="Label Studio JSON export (annotations of tasks made by `annotator export label-studio`)",
-    options=(ReaderOption("file", None, "a Label Studio JSON export (a list of tasks)", metavar="FILE", kind="file",
-                          required=True, label="Label Studio JSON file", types=("json",)),),
-    read=read_label_studio,
-    run=_run,
-    example=Example(files={"file": "example.json"}, into_sample=True,
-                    expect={"judgements": 2, "user": "ls-annotator", "systems": ["sat-attn"]}),
-)
-

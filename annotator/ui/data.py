@@ -13,7 +13,7 @@ import streamlit as st
 from . import PageContext, judgement_download, md_escape, show_table
 from ..errors import AnnotatorError
 from ..io import export_jsonl
-from ..io.catalog import formats, get_format
+from ..exchange.catalog import formats, get_format
 from ..store.projects import project_names, project_summaries
 
 RESULT_KEY = "data_import_result"

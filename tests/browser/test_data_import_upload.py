@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.accounts.auth import add_user
-from annotator.io.catalog import formats
+from annotator.exchange.catalog import formats
 from annotator.limits import TEXT_LIMITS
 from annotator.sample import SAMPLE_PROJECT, load_sample
 from annotator.store.projects import table_counts

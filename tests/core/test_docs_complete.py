@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from annotator.cli import build_parser
-from annotator.io.catalog import formats
+from annotator.exchange.catalog import formats
 from annotator.metrics import REGISTRY
 from annotator.startup import TASKS
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,17 +70,28 @@ def _module_name(path: Path, root: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph(package_dir: Path) -> dict[str, set[str]]:
-    """Module → the modules of the package it imports, counting imports anywhere in the file (inside functions
-    too, where a cycle hides from the interpreter). ``from .x import name`` ties to ``x``, or to ``x.name`` when
-    that is a module of its own."""
+def package_imports(package_dir: Path):
+    """Every import in the package's files: (importing module, imported name, line, inside a function?).
+
+    The imported name is a module of the package where it names one (``from .x import name`` gives ``x``, or
+    ``x.name`` when that is a module of its own; ``import annotator.x.y`` without a module ``y`` gives its
+    package), else the name as written (a library: ``pandas``, ``openpyxl.styles``)."""
     root = package_dir.parent
     files = {_module_name(p, root): p for p in package_dir.rglob("*.py")}
     top = package_dir.name
-    graph: dict[str, set[str]] = {m: set() for m in files}
+
+    def own(target: str) -> str:
+        found = target
+        while found and found not in files and found.startswith(top):
+            found = found.rpartition(".")[0]
+        return found if found in files else target
+
     for mod, path in files.items():
         here = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        lazy_lines = {n.lineno for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      for n in ast.walk(f) if isinstance(n, (ast.Import, ast.ImportFrom))}
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -89,10 +101,27 @@ def import_graph(package_dir: Path) -> dict[str, set[str]]:
             else:
                 continue
             for t in targets:
-                while t and t not in files and t.startswith(top):
-                    t = t.rpartition(".")[0]  # `import annotator.x.y` without the module itself: its package
-                if t in files and t != mod:
-                    graph[mod].add(t)
+                yield mod, own(t), node.lineno, node.lineno in lazy_lines
+
+
+def _imports(package_dir: Path) -> list[tuple[str, str, int, bool]]:
+    """:func:`package_imports` as a list, read once per test process for the app's package (every file parsed)."""
+    return _package_import_list() if package_dir == PACKAGE else list(package_imports(package_dir))
+
+
+@functools.cache
+def _package_import_list() -> list[tuple[str, str, int, bool]]:
+    return list(package_imports(PACKAGE))
+
+
+def import_graph(package_dir: Path) -> dict[str, set[str]]:
+    """Module → the modules of the package it imports, counting imports anywhere in the file (inside functions
+    too, where a cycle hides from the interpreter)."""
+    root = package_dir.parent
+    graph: dict[str, set[str]] = {_module_name(p, root): set() for p in package_dir.rglob("*.py")}
+    for mod, target, _, _ in _imports(package_dir):
+        if target in graph and target != mod:
+            graph[mod].add(target)
     return graph
 
 
@@ -176,3 +205,105 @@ def test_store_modules_hold_one_job_each():
     # live frames and the screen look-ups in 745 lines): split it by job rather than raise the bound.
     sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in (PACKAGE / "store").glob("*.py")}
     assert {name: n for name, n in sizes.items() if n > 500} == {}
+
+
+# ------------------------------------------------------------------ layers: no arrow runs back up the house
+
+#: The libraries the package may import inside a function, and why there. Every other library is imported at the
+#: top of its module, where a reader sees what the module needs; the standard library is free either way.
+LAZY_LIBRARIES = {
+    "altair": "the charts' helpers load it when a page draws a chart",
+    "numpy": "the team filter's frame arithmetic, away from the light account code that imports that module",
+    "openpyxl": "only an XLSX export writes a workbook",
+    "pandas": "frames built by reports and tokenisers only when asked for one, so the command line starts light",
+    "scipy": "the statistics that need it (intervals, tests, sparse sums), when they run",
+    "sklearn": "the detectors' ROC AUC, only in the estimate report",
+    "sqlalchemy": "the store's dialect-specific inserts and the migrations' DDL, picked per database at run time",
+    "streamlit": "the UI helpers that also run outside a page (tests, the server's start-up) load it when drawing",
+    "textstat": "the readability measures of the diversity report",
+}
+
+
+def _unit(module: str, top: str) -> str:
+    """The layer a module belongs to: the package's top-level module or subpackage (``annotator.io``)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == top and len(parts) > 1 else parts[0]
+
+
+def upward_imports(package_dir: Path) -> list[str]:
+    """Imports that run back up the house, each as ``file:line: what``.
+
+    The package's layers are its top-level modules and subpackages. A layer that imports another, at the top of
+    a module or inside a function, stands above it; two layers that import each other are a loop, and the
+    imports inside functions that close it (a lower layer reaching up where the interpreter cannot see) are
+    listed; a loop of top-level imports only is listed as the loop."""
+    top = package_dir.name
+    root = package_dir.parent
+    modules = {_module_name(p, root) for p in package_dir.rglob("*.py")}
+    edges: dict[str, set[str]] = {}
+    lazy: list[tuple[str, str, int, str]] = []
+    for mod, target, line, inside in _imports(package_dir):
+        if target not in modules:
+            continue
+        a, b = _unit(mod, top), _unit(target, top)
+        if a != b:
+            edges.setdefault(a, set()).add(b)
+            if inside:
+                lazy.append((a, b, line, mod))
+    found = []
+    for loop in cycles(edges):
+        closing = [(a, b, line, mod) for a, b, line, mod in lazy if a in loop and b in loop]
+        found += [f"{mod.replace('.', '/')}.py:{line}: imports {b} inside a function, but {b} imports {a} "
+                  "(directly or through others)" for a, b, line, mod in closing]
+        if not closing:
+            found.append("layers that import each other: " + " <-> ".join(loop))
+    return sorted(found)
+
+
+def lazy_libraries(package_dir: Path) -> dict[str, list[str]]:
+    """Library → where the package imports it inside a function (``file:line``); the standard library left out."""
+    root = package_dir.parent
+    modules = {_module_name(p, root) for p in package_dir.rglob("*.py")}
+    found: dict[str, list[str]] = {}
+    for mod, target, line, inside in _imports(package_dir):
+        name = target.split(".")[0]
+        if inside and target not in modules and name not in sys.stdlib_module_names and name != package_dir.name:
+            found.setdefault(name, []).append(f"{mod.replace('.', '/')}.py:{line}")
+    return found
+
+
+def test_no_import_runs_back_up_the_house():
+    found = upward_imports(PACKAGE)
+    assert found == [], ("a lower layer imports a higher one inside a function (keep io/ to codecs; code that "
+                         "composes higher layers goes above them, e.g. annotator/exchange/):\n" + "\n".join(found))
+
+
+def test_libraries_imported_inside_functions_are_the_listed_ones():
+    found = lazy_libraries(PACKAGE)
+    unlisted = {name: where for name, where in found.items() if name not in LAZY_LIBRARIES}
+    assert unlisted == {}, "import these at the top of the module, or list them in LAZY_LIBRARIES with why"
+    assert sorted(set(LAZY_LIBRARIES) - set(found)) == [], "listed but imported lazily nowhere: take them off the list"
+
+
+def test_the_layer_check_finds_a_planted_upward_import(tmp_path):
+    pkg = tmp_path / "house"
+    for folder in ("io", "exchange"):
+        (pkg / folder).mkdir(parents=True)
+        (pkg / folder / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "export.py").write_text("from .io.codec import write\n", encoding="utf-8")
+    (pkg / "io" / "codec.py").write_text("import json\n\ndef write():\n    import pandas\n    return json, pandas\n",
+                                         encoding="utf-8")
+    (pkg / "exchange" / "tool.py").write_text("from ..io import codec\nfrom .. import export\n", encoding="utf-8")
+    assert upward_imports(pkg) == [] and lazy_libraries(pkg) == {"pandas": ["house/io/codec.py:4"]}
+    # the codec reaches up into the export, inside a function (no module-level loop for the interpreter to see)
+    (pkg / "io" / "codec.py").write_text("def write():\n    from ..export import rows\n    return rows\n",
+                                         encoding="utf-8")
+    assert upward_imports(pkg) == ["house/io/codec.py:2: imports house.export inside a function, but house.export "
+                                   "imports house.io (directly or through others)"]
+    # through a third layer as well: io -> exchange -> export -> io
+    (pkg / "export.py").write_text("x = 1\n", encoding="utf-8")
+    (pkg / "io" / "codec.py").write_text("def write():\n    from ..exchange.tool import codec\n", encoding="utf-8")
+    (pkg / "export.py").write_text("from .io import codec\n", encoding="utf-8")
+    assert upward_imports(pkg) == ["house/io/codec.py:2: imports house.exchange inside a function, but "
+                                   "house.exchange imports house.io (directly or through others)"]

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+import annotator.exchange
 import annotator.io
 from annotator.cli import build_parser, main
-from annotator.io.catalog import MODULES, formats, get_format
+from annotator.exchange.catalog import MODULES, formats, get_format
 from annotator.io.options import EXAMPLES_DIR
 from annotator.sample import SAMPLE_PROJECT, load_sample
 from annotator.store.projects import table_counts
@@ -60,8 +61,9 @@ def _run(store, capsys, fmt, project, argv):
 
 
 def test_catalog_lists_every_format_module_once():
-    declared = {m.name for m in pkgutil.iter_modules(annotator.io.__path__)
-                if "FORMAT = ImportFormat(" in (Path(annotator.io.__path__[0]) / f"{m.name}.py").read_text(encoding="utf-8")}
+    declared = {f"{package.__name__.split('.')[-1]}.{m.name}" for package in (annotator.io, annotator.exchange)
+                for m in pkgutil.iter_modules(package.__path__)
+                if "FORMAT = ImportFormat(" in (Path(package.__path__[0]) / f"{m.name}.py").read_text(encoding="utf-8")}
     assert declared == set(MODULES)
     assert len(set(IDS)) == len(IDS) == len(MODULES)
     assert get_format("coco") is FORMATS[1]

@@ -12,7 +12,8 @@ import pytest
 
 from annotator.errors import InputError
 from annotator.io.judgement_rows import import_judgement_rows
-from annotator.io.label_studio import (export_label_studio, import_label_studio, labeling_config, read_label_studio,
+from annotator.exchange.label_studio import export_label_studio, import_label_studio
+from annotator.io.label_studio import (labeling_config, read_label_studio,
                                        token_offsets, token_span, write_label_studio)
 from annotator.judgement_export import export_judgements
 from annotator.io.jsonl import import_jsonl
