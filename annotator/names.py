@@ -103,3 +103,43 @@ def clean_name(value, what: str, source=None, location=None, *, max_len: int | N
     if not any(_visible(ch) for ch in text):
         raise InputError(f"{what} needs at least one visible character", source, location)
     return text
+
+
+# ------------------------------------------------------------------ e-mail addresses
+
+#: Longest e-mail address (RFC 5321's path limit less its angle brackets), and longest part before the "@".
+MAX_EMAIL_LENGTH, MAX_EMAIL_LOCAL_LENGTH = 254, 64
+# The address forms Label Studio (Django's e-mail validator) accepts, without quoted local parts or address
+# literals: a dot-atom before the "@", host name labels with a top-level domain of two letters or more after it.
+_EMAIL_LOCAL = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*")
+_EMAIL_DOMAIN = re.compile(r"((?!-)[A-Za-z0-9-]{1,63}(?<!-)\.)+(xn--[A-Za-z0-9-]{1,59}|[A-Za-z]{2,63})")
+
+
+def check_email(value, source=None, location=None) -> str:
+    """``value`` as an account's e-mail address is stored: without surrounding white space and with the domain
+    in lower case (as Label Studio stores it); InputError naming what is wrong.
+
+    Addresses are compared as a whole, regardless of case (:func:`email_key`): "Ann@Lab.org" and "ann@lab.org"
+    are one address, "ann@lab.org" and "ann@evil.org" two."""
+    if not isinstance(value, str):
+        raise InputError(f"an e-mail address must be text, got {type(value).__name__}", source, location)
+    text = value.strip()
+    local, at, domain = text.rpartition("@")
+    shown = repr(text[:80] + ("…" if len(text) > 80 else ""))
+    if not at or not local or not domain:
+        raise InputError(f"{shown} is not an e-mail address (NAME@DOMAIN)", source, location)
+    if len(text) > MAX_EMAIL_LENGTH or len(local) > MAX_EMAIL_LOCAL_LENGTH:
+        raise InputError(f"the e-mail address {shown} is too long (at most {MAX_EMAIL_LENGTH} characters, "
+                         f"{MAX_EMAIL_LOCAL_LENGTH} before the '@')", source, location)
+    if not _EMAIL_LOCAL.fullmatch(local):
+        raise InputError(f"{shown} is not an e-mail address: the part before '@' may hold letters, digits and "
+                         "!#$%&'*+/=?^_`{|}~- with single dots between them", source, location)
+    if not _EMAIL_DOMAIN.fullmatch(domain):
+        raise InputError(f"{shown} is not an e-mail address: {domain[:80]!r} is not a domain name such as "
+                         "lab.example.org", source, location)
+    return f"{local}@{domain.lower()}"
+
+
+def email_key(address: str) -> str:
+    """The form in which e-mail addresses are compared: the whole address, case-folded."""
+    return address.strip().casefold()

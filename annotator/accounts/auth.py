@@ -27,6 +27,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from ..errors import AccountLocked, AuthenticationFailed, InputError, NotFound, SessionEnded
+from ..names import check_email
 from ..model import Role, User
 from .access import LEADS, require_role
 
@@ -183,9 +184,10 @@ def authenticate(store, name: str, password: str, *, now: datetime | None = None
 
 
 def add_user(store, name: str, role: Role | str, password: str | None = None, *, actor: str | None = None,
-             must_change: bool = False) -> User:
-    """Create an account; with a password it can log in (InputError if the name is taken). ``must_change``:
-    the password was generated for the person, who sets their own at the first log-in.
+             must_change: bool = False, email: str | None = None) -> User:
+    """Create an account; with a password it can log in (InputError if the name is taken, or the e-mail
+    address is not one or another account's). ``must_change``: the password was generated for the person, who
+    sets their own at the first log-in.
 
     This and the other account changes below are recorded (annotator.store.audit) in their own
     transaction: ``actor`` is the logged-in user who made it, None for the command line."""
@@ -198,12 +200,35 @@ def add_user(store, name: str, role: Role | str, password: str | None = None, *,
     name = normalise_user_name(name)
     password_hash = hash_password(password) if password is not None else None
     with store.transaction() as conn:
-        uid = create_user(conn, name, role, password_hash)
+        uid = create_user(conn, name, role, password_hash, email=email)
         if must_change and password is not None:
             update_user(conn, name, must_change_password=True)
         record_account_change(conn, actor, "created", name,
-                              f"role {role.value}, " + ("with a password" if password is not None else "no password"))
-    return User(name=name, role=role, password_hash=None, user_id=uid)
+                              f"role {role.value}, " + ("with a password" if password is not None else "no password")
+                              + (f", e-mail {check_email(email)}" if email else ""))
+    return User(name=name, role=role, password_hash=None, user_id=uid, email=get_email(store, name) if email else None)
+
+
+def get_email(store, name: str) -> str | None:
+    """The e-mail address of account ``name`` (None: none given); NotFound when there is no such account."""
+    from ..store.users import get_user
+    with store.read() as conn:
+        return get_user(conn, name).email
+
+
+def set_email(store, name: str, email: str | None, *, actor: str | None = None) -> str | None:
+    """Give account ``name`` an e-mail address (None or "": take it away), recorded as an account change; the
+    address as stored. InputError when it is not an address or another account has it (whole address, any
+    case)."""
+    from ..store.audit import record_account_change
+    from ..store.users import get_user, set_user_email
+    email = email if email and email.strip() else None
+    with store.transaction() as conn:
+        before = get_user(conn, name)
+        stored = set_user_email(conn, name, email)
+        if stored != before.email:
+            record_account_change(conn, actor, "e-mail", before.name, f"{before.email or '(none)'} → {stored or '(none)'}")
+    return stored
 
 
 def set_password(store, name: str, password: str, *, actor: str | None = None, detail: str = "password set",
@@ -326,6 +351,7 @@ class UserInfo:
     failed_logins: int
     locked_until: datetime | None
     active: bool = True
+    email: str | None = None
 
 
 def list_users(store) -> list[UserInfo]:
@@ -341,7 +367,7 @@ def list_users(store) -> list[UserInfo]:
             count, _, locked = failures.get(user_name_key(u.name), (0, None, None))
             locked = _utc(locked)
             out.append(UserInfo(u.name, u.role.value, bool(row.password_hash), count,
-                                locked if locked is not None and locked > now else None, bool(row.active)))
+                                locked if locked is not None and locked > now else None, bool(row.active), u.email))
     return out
 
 

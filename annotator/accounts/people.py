@@ -18,8 +18,8 @@ from ..errors import InputError
 from ..model import Role
 from .access import require_role
 
-__all__ = ["generate_password", "add_person", "reset_password", "change_role", "change_active", "unlock_person",
-           "log_out_everywhere", "account_changes", "CHANGE_COLUMNS"]
+__all__ = ["generate_password", "add_person", "change_email", "reset_password", "change_role", "change_active",
+           "unlock_person", "log_out_everywhere", "account_changes", "CHANGE_COLUMNS"]
 
 #: Letters and digits that cannot be mistaken for one another when read off a screen (no 0/O, 1/l/I).
 _ALPHABET = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -36,14 +36,22 @@ def _admin(actor_role) -> None:
     require_role(actor_role, {Role.ADMIN}, "managing accounts")
 
 
-def add_person(store, name: str, role: Role | str, *, actor: str, actor_role: Role | str) -> tuple[str, str]:
-    """Create an account with a generated password, to be changed at the first log-in; return (stored name,
-    password) — the one time it is shown."""
+def add_person(store, name: str, role: Role | str, *, actor: str, actor_role: Role | str,
+               email: str | None = None) -> tuple[str, str]:
+    """Create an account (with ``email`` when given) with a generated password, to be changed at the first
+    log-in; return (stored name, password) — the one time it is shown."""
     from .auth import add_user
     _admin(actor_role)
     password = generate_password()
-    user = add_user(store, name, role, password, actor=actor, must_change=True)
+    user = add_user(store, name, role, password, actor=actor, must_change=True, email=email)
     return user.name, password
+
+
+def change_email(store, name: str, email: str | None, *, actor: str, actor_role: Role | str) -> str | None:
+    """Set (or with None take away) ``name``'s e-mail address; the address as stored."""
+    from .auth import set_email
+    _admin(actor_role)
+    return set_email(store, name, email, actor=actor)
 
 
 def reset_password(store, name: str, *, actor: str, actor_role: Role | str) -> str:

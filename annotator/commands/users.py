@@ -1,4 +1,5 @@
-"""``annotator users add|list|passwd|unlock|role|deactivate|activate|changes``: accounts, roles, the record of changes."""
+"""``annotator users add|list|email|passwd|unlock|role|deactivate|activate|changes``: accounts, roles, the record of
+changes."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from . import add_json_flag
 
 
 def register(sub) -> None:
-    """Add ``users add|list|passwd|unlock|role|deactivate|activate|changes`` to the CLI."""
-    users = sub.add_parser("users", help="manage accounts: add, list, passwd, unlock, role, deactivate, activate, "
-                                         "changes")
+    """Add ``users add|list|email|passwd|unlock|role|deactivate|activate|changes`` to the CLI."""
+    users = sub.add_parser("users", help="manage accounts: add, list, email, passwd, unlock, role, deactivate, "
+                                         "activate, changes")
     inner = users.add_subparsers(dest="users_command", metavar="ACTION")
 
     p = inner.add_parser("add", help="create an account (asks for its password)")
@@ -22,8 +23,16 @@ def register(sub) -> None:
     p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     p.add_argument("--no-password", action="store_true",
                    help="create the account without a password (it cannot log in until `users passwd`)")
+    p.add_argument("--email", metavar="ADDRESS", default=None,
+                   help="the person's e-mail address (unique; Label Studio knows people by it)")
     add_json_flag(p)
     p.set_defaults(func=_add, creates_store=True)
+
+    p = inner.add_parser("email", help="set an account's e-mail address (\"\" takes it away)")
+    p.add_argument("name")
+    p.add_argument("address", help="the address, unique regardless of case; \"\" for none")
+    add_json_flag(p)
+    p.set_defaults(func=_email)
 
     p = inner.add_parser("list", help="list accounts, their roles and log-in state")
     add_json_flag(p)
@@ -91,9 +100,18 @@ def _read_password(args) -> str:
 def _add(args, ctx) -> int:
     from ..accounts.auth import add_user
     password = None if args.no_password else _read_password(args)
-    user = add_user(ctx.store(), args.name, args.role, password)
-    ctx.emit({"name": user.name, "role": user.role.value, "can_log_in": password is not None},
-             f"created {user.role.value} {user.name!r}" + ("" if password is not None else " (no password yet)"))
+    user = add_user(ctx.store(), args.name, args.role, password, email=args.email)
+    ctx.emit({"name": user.name, "role": user.role.value, "can_log_in": password is not None, "email": user.email},
+             f"created {user.role.value} {user.name!r}" + (f" <{user.email}>" if user.email else "")
+             + ("" if password is not None else " (no password yet)"))
+    return 0
+
+
+def _email(args, ctx) -> int:
+    from ..accounts.auth import set_email
+    stored = set_email(ctx.store(), args.name, args.address)
+    ctx.emit({"name": args.name, "email": stored},
+             f"{args.name!r} has the e-mail address {stored}" if stored else f"{args.name!r} has no e-mail address")
     return 0
 
 
@@ -101,6 +119,7 @@ def _list(args, ctx) -> int:
     from ..accounts.auth import list_users
     rows = list_users(ctx.store())
     lines = [f"{u.name:<20} {u.role:<10} {'can log in' if u.can_log_in else 'no password'}"
+             + (f", {u.email}" if u.email else "")
              + ("" if u.active else ", deactivated")
              + (f", {u.failed_logins} failed log-ins" if u.failed_logins else "")
              + (f", locked until {u.locked_until:%Y-%m-%d %H:%M} UTC" if u.locked_until else "") for u in rows]

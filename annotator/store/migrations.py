@@ -190,6 +190,16 @@ def _m0015_draft_spans(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE drafts ADD COLUMN spans TEXT"))
 
 
+def _m0016_account_emails(conn: Connection) -> None:
+    """Accounts carry an e-mail address (NULL: none) and its comparison key, unique (NULLs do not collide)."""
+    from sqlalchemy import text
+    have = {c["name"] for c in inspect(conn).get_columns("users")}
+    for name in ("email", "email_key"):
+        if name not in have:
+            conn.execute(text(f"ALTER TABLE users ADD COLUMN {name} VARCHAR(254)"))
+    schema.ix_users_email_key.create(conn, checkfirst=True)
+
+
 # Migrations that rebuild a table on SQLite: run with foreign keys off there (a dropped table would otherwise
 # take every row that refers to it along, by ON DELETE CASCADE).
 _SQLITE_REBUILDS = {14}
@@ -218,6 +228,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
          "and (system, n, line)",
      _m0014_caption_samples),
     (15, "drafts carry the error spans marked before Save draft", _m0015_draft_spans),
+    (16, "accounts carry an e-mail address, unique regardless of case", _m0016_account_emails),
 ]
 
 

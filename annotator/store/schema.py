@@ -114,9 +114,14 @@ users = Table(
     # Added by migration 12: True for a password an admin generated (a new account, a reset); the log-in
     # then asks for a new password before the app opens (annotator.accounts.auth.change_own_password clears it).
     Column("must_change_password", Boolean, nullable=False, server_default=false()),
+    # Added by migration 16: the account's e-mail address (None: none given), as stored by names.check_email,
+    # and the form it is compared in (names.email_key), unique: Label Studio and other tools name people by it.
+    Column("email", String(254)),
+    Column("email_key", String(254)),
 )
 
 ix_users_name_key = Index("uq_users_name_key", users.c.name_key, unique=True)
+ix_users_email_key = Index("uq_users_email_key", users.c.email_key, unique=True)
 
 # Failed log-ins per typed name (its user_name_key), whether or not an account has that name, so that
 # throttling and lock-out look the same for every name and hold across app processes; added by migration 4.

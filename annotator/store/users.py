@@ -17,7 +17,7 @@ from sqlalchemy import Connection, exists, func, select
 
 from ..errors import InputError, NotFound
 from ..model import Role, User
-from ..names import clean_name
+from ..names import check_email, clean_name, email_key
 from .rows import insert_if_absent
 from .schema import users
 
@@ -53,7 +53,7 @@ def _named(name: str):
 
 
 def _row_to_user(r) -> User:
-    return User(name=r.name, role=Role(r.role), password_hash=r.password_hash, user_id=r.id)
+    return User(name=r.name, role=Role(r.role), password_hash=r.password_hash, user_id=r.id, email=r.email)
 
 
 def user_id(conn: Connection, name: str, *, create_role: Role | None = None) -> int:
@@ -72,15 +72,21 @@ def user_id(conn: Connection, name: str, *, create_role: Role | None = None) -> 
     return uid
 
 
-def create_user(conn: Connection, name: str, role: Role, password_hash: str | None = None) -> int:
-    """Insert a user; InputError if the name is taken (compared by its key) or not a valid name."""
+def create_user(conn: Connection, name: str, role: Role, password_hash: str | None = None, *,
+                email: str | None = None) -> int:
+    """Insert a user; InputError if the name is taken (compared by its key) or not a valid name, or the e-mail
+    address is not one or is another account's."""
     name = normalise_user_name(name)
+    if email is not None:
+        email = check_email(email)
+        _email_free(conn, email, None)
     taken = conn.execute(select(users.c.name).where(_named(name))).scalar()
     if taken is None:
         # ON CONFLICT DO NOTHING: a concurrent creation of the same name makes this insert a no-op, not a database error.
         uid = insert_if_absent(conn, users, {
             "name": name, "name_key": user_name_key(name), "role": Role(role).value, "password_hash": password_hash,
-            "session_epoch": new_session_epoch(), "active": True, "created_at": datetime.now(timezone.utc)})
+            "session_epoch": new_session_epoch(), "active": True, "created_at": datetime.now(timezone.utc),
+            "email": email, "email_key": None if email is None else email_key(email)})
         if uid is not None:
             return uid
         taken = conn.execute(select(users.c.name).where(_named(name))).scalar() or name
@@ -156,3 +162,28 @@ def update_user(conn: Connection, name: str, *, end_sessions: bool = False, **va
     n = conn.execute(users.update().where(_named(name)).values(**values)).rowcount
     if n == 0:
         raise NotFound(f"no user called {name!r}")
+
+
+# ------------------------------------------------------------------ e-mail addresses
+
+def _email_free(conn: Connection, email: str, owner: str | None) -> None:
+    """InputError when ``email`` belongs to an account other than ``owner`` (compared regardless of case)."""
+    holder = conn.execute(select(users.c.name).where(users.c.email_key == email_key(email))).scalar()
+    if holder is not None and (owner is None or user_name_key(holder) != user_name_key(owner)):
+        raise InputError(f"the e-mail address {email!r} belongs to the account {holder!r} already (addresses are "
+                         "compared regardless of case)")
+
+
+def set_user_email(conn: Connection, name: str, email: str | None) -> str | None:
+    """Give account ``name`` the e-mail address ``email`` (None: take it away) and return it as stored;
+    InputError when it is not an address or another account has it, NotFound when there is no such account."""
+    if email is not None:
+        email = check_email(email)
+        _email_free(conn, email, name)
+    update_user(conn, name, email=email, email_key=None if email is None else email_key(email))
+    return email
+
+
+def user_by_email(conn: Connection, email: str):
+    """The row of the account whose e-mail address is ``email`` (the whole address, any case), or None."""
+    return conn.execute(select(users).where(users.c.email_key == email_key(email))).first()

@@ -12,7 +12,8 @@ from ..errors import AnnotatorError
 from ..model import Role
 from .password import show_generated
 from ..accounts.people import (
-    account_changes, add_person, change_active, change_role, log_out_everywhere, reset_password, unlock_person,
+    account_changes, add_person, change_active, change_email, change_role, log_out_everywhere, reset_password,
+    unlock_person,
 )
 
 K_ONCE = "ppl_once"      # (account, password) to show in the next run only
@@ -22,11 +23,13 @@ ROLES = [r.value for r in Role]
 
 
 def _accounts_table(users) -> pd.DataFrame:
-    return pd.DataFrame([{"name": u.name, "role": u.role, "can log in": "yes" if u.can_log_in else "no password",
+    return pd.DataFrame([{"name": u.name, "role": u.role, "e-mail": u.email or "",
+                          "can log in": "yes" if u.can_log_in else "no password",
                           "active": "yes" if u.active else "deactivated", "failed log-ins": u.failed_logins,
                           "locked until (UTC)": u.locked_until.strftime("%Y-%m-%d %H:%M") if u.locked_until else ""}
                          for u in users],
-                        columns=["name", "role", "can log in", "active", "failed log-ins", "locked until (UTC)"])
+                        columns=["name", "role", "e-mail", "can log in", "active", "failed log-ins",
+                                 "locked until (UTC)"])
 
 
 def _done(message: str, password: tuple[str, str] | None = None, select: str | None = None) -> None:
@@ -72,12 +75,15 @@ def render(ctx: ui.PageContext) -> None:
 
     with st.form("ppl_add", clear_on_submit=True, border=True):
         st.markdown("**Add an account**")
-        a1, a2 = st.columns([3, 1])
+        a1, a3, a2 = st.columns([2, 2, 1])
         name = a1.text_input("User name", key="ppl_new_name")
+        email = a3.text_input("E-mail (optional)", key="ppl_new_email",
+                              help="Unique; Label Studio and other tools know the person by it.")
         role = a2.selectbox("Role", ROLES, index=ROLES.index(Role.ANNOTATOR.value), key="ppl_new_role")
         if st.form_submit_button("Add with a generated password", type="primary"):
             created = {}
-            if _attempt(lambda: created.update(zip(("name", "password"), add_person(ctx.store, name, role, **me)))):
+            if _attempt(lambda: created.update(zip(("name", "password"),
+                                                   add_person(ctx.store, name, role, email=email or None, **me)))):
                 _done(f"Added {created['name']} ({role}).", (created["name"], created["password"]),
                       select=created["name"])
 
@@ -88,6 +94,7 @@ def render(ctx: ui.PageContext) -> None:
     who = st.selectbox("Account", names, key=K_ACCOUNT)
     info = next(u for u in users if u.name == who)
     st.text(f"{info.name}: {info.role}, " + ("active" if info.active else "deactivated")
+            + (f", {info.email}" if info.email else "")
             + (f", {info.failed_logins} failed log-ins" if info.failed_logins else "")
             + (f", locked until {info.locked_until:%Y-%m-%d %H:%M} UTC" if info.locked_until else ""))
     r1, r2 = st.columns([2, 1], vertical_alignment="bottom")
@@ -95,6 +102,12 @@ def render(ctx: ui.PageContext) -> None:
     if r2.button("Set role", key="ppl_set_role", disabled=new_role == info.role):
         if _attempt(lambda: change_role(ctx.store, who, new_role, **me)):
             _done(f"{who} is now {new_role}; their open sessions end.")
+    e1, e2 = st.columns([2, 1], vertical_alignment="bottom")
+    new_email = e1.text_input("E-mail", value=info.email or "", key=f"ppl_email_{who}",
+                              help="Unique, compared regardless of case; empty for none.").strip()
+    if e2.button("Set e-mail", key="ppl_set_email", disabled=new_email == (info.email or "")):
+        if _attempt(lambda: change_email(ctx.store, who, new_email or None, **me)):
+            _done(f"{who}'s e-mail address is now {new_email}." if new_email else f"{who} has no e-mail address now.")
     b1, b2, b3, b4 = st.columns(4)
     if b1.button("Reset password", key="ppl_reset",
                  help="Your own password: “Change my password” in the sidebar" if who == ctx.user.name else None):
