@@ -40,9 +40,16 @@ def register(sub) -> None:
     p.add_argument("--config", metavar="FILE", default=None,
                    help="label-studio: also write the labeling config (XML) that shows these tasks")
     p.add_argument("--image-prefix", default="",
-                   help="label-studio: put this before each image path (e.g. a URL where Label Studio finds them)")
+                   help="label-studio: put this before each image path, where Label Studio finds the pictures (e.g. "
+                        "'/data/local-files/?d=sample/' for its local files, see docs/formats.md)")
     p.add_argument("--predictions", action="store_true",
                    help="label-studio: add the automatic detectors' flags and trigger words as predictions")
+    p.add_argument("--email-domain", metavar="DOMAIN", default=None,
+                   help="label-studio: accounts without an e-mail address get NAME@DOMAIN (recorded on the account); "
+                        "without it such accounts refuse the export")
+    p.add_argument("--blind", action="store_true",
+                   help="label-studio: no system name and no predictions, one task per caption and annotator (nobody "
+                        "starts from another's annotation)")
     add_json_flag(p)
     p.set_defaults(func=_export)
 
@@ -102,14 +109,17 @@ def _export_label_studio(args, ctx) -> int:
     from ..io.label_studio import labeling_config, write_label_studio
     if args.format is not None:
         raise InputError("label-studio writes Label Studio's JSON; leave out --format", "--format")
+    if args.blind and args.predictions:
+        raise InputError("--blind leaves the detectors' predictions out; leave out --predictions", "--predictions")
     tasks = export_label_studio(ctx.store(), args.project, system=args.system, layer=args.layer,
-                                image_prefix=args.image_prefix, predictions=args.predictions)
+                                image_prefix=args.image_prefix, predictions=args.predictions,
+                                email_domain=args.email_domain, blind=args.blind)
     if args.output is None:
         write_label_studio(tasks, ctx.data_out())
     else:
         _write_atomic(Path(args.output), lambda fh: write_label_studio(tasks, fh))
     if args.config:
-        _write_atomic(Path(args.config), lambda fh: fh.write(labeling_config()))
+        _write_atomic(Path(args.config), lambda fh: fh.write(labeling_config(blind=args.blind)))
     summary = {"project": args.project, "format": "label-studio", "tasks": len(tasks),
                "annotations": sum(len(t["annotations"]) for t in tasks), "output": args.output, "config": args.config}
     if args.output is None:
@@ -130,8 +140,9 @@ def _export(args, ctx) -> int:
     for flag in ("system", "layer", "config"):
         if getattr(args, flag):
             raise InputError(f"--{flag} belongs to 'export label-studio'", f"--{flag}")
-    if args.image_prefix or args.predictions:
-        raise InputError("--image-prefix and --predictions belong to 'export label-studio'", "export")
+    if args.image_prefix or args.predictions or args.email_domain or args.blind:
+        raise InputError("--image-prefix, --predictions, --email-domain and --blind belong to 'export label-studio'",
+                         "export")
     store = ctx.store()
     if args.output is None:
         if hasattr(sys.stdout, "reconfigure"):

@@ -1,40 +1,110 @@
 """Label Studio both ways: a project's captions and judgements as Label Studio tasks, and Label Studio's export
-read back into the project.
+read back into the project, every judgement under the person who made it.
 
-The format itself (the labeling config, the tasks' data and results, characters against caption words) is the
-codec :mod:`annotator.io.label_studio`; this module composes what lies above it: the judgements export, the
-automatic detectors' predictions and the accounts.
+The files themselves (the labeling config, task data, results, characters against words) are the codec
+:mod:`annotator.io.label_studio`; this module composes what lies above it: the judgements export, the automatic
+detectors' predictions, the accounts and the store.
+
+People. Label Studio knows people by their e-mail address, and anyone may sign up there with any address. So the
+export writes each annotation's ``completed_by`` with the account's own e-mail address (an account without one
+gets NAME@DOMAIN with ``email_domain``, recorded on the account; without it the export is refused, naming those
+accounts), and the import matches ``completed_by`` by its whole address to an account's stored one, never by the
+part before "@": ``Sample-Ann@attacker.example`` is not sample-ann. An address no account has becomes a new
+*annotator* account with that address (its name from the part before "@", made unique), listed in the result.
+Label Studio's plain JSON export names people by their Label Studio user id: the import then needs that server's
+user list (``GET /api/users/``) to read the ids as addresses. A ``ground_truth`` annotation becomes a lead's
+decision (an adjudication) only when its author's address belongs to an account that is a lead or an admin here
+already; otherwise it is stored as an annotation and the result says so. No import creates a lead or an admin.
+
+Revisions. Each annotation's ``updated_at`` (else ``created_at``) is its save time; one person's annotations of
+one caption are stored in time order. An annotation that says what a stored revision of that person's judgement
+says (label, types, spans, note) is *unchanged*; one older than the person's newest stored revision that says
+something else is refused (the store's judgement is newer). Label Studio's drafts are counted, not imported.
+
+All or nothing, unless asked: any annotation that cannot be read or stored stops the import (nothing stored) with
+the file, the task and the annotation; with ``skip_invalid`` every valid annotation is stored and each refused
+one is listed with its task, annotation and reason.
 """
 
 from __future__ import annotations
 
+import posixpath
+import urllib.parse
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 
+from ..accounts.access import LEADS
+from ..errors import InputError
 from ..io.importers import ImportResult, import_guard
-from ..io.judgement_rows import store_records
-from ..io.label_studio import ACCURATE, DETECTOR_MODEL, INACCURATE, annotation_results, read_label_studio
+from ..io.label_studio import (ACCURATE, DETECTOR_MODEL, INACCURATE, Controls, LabelStudioAnnotation,
+                               annotation_results, place, read_annotation, read_controls, read_tasks)
 from ..io.options import Example, ImportFormat, ReaderOption
+from ..io.textfiles import read_json
 from ..io.validate import check_name
 from ..judgement_export import export_judgements
+from ..model import JudgementKind, Role
+from ..names import check_email, email_key
 from ..store import Store
-from ..store.projects import load_project
+from ..store.exchange import project_caption_index, stored_revisions
+from ..store.judgements import insert_judgement, newest_revision_times
+from ..store.projects import load_project, project_id
+from ..store.users import create_user, get_user_row, list_users, set_user_email, user_by_email, user_name_key
+from ..taxonomy import taxonomy
+
+
+# ------------------------------------------------------------------ export
+
+def account_emails(store: Store, names, email_domain: str | None = None) -> dict[str, str]:
+    """Name → e-mail address of the accounts ``names`` (the address Label Studio must know them by).
+
+    An account without an address gets ``NAME@email_domain``, recorded on the account (so the import knows the
+    person again by it). Without ``email_domain`` such accounts refuse the export, listed by name."""
+    wanted = sorted(set(names), key=str.casefold)
+    with store.read() as conn:
+        have = {u.name: u.email for u in list_users(conn) if u.name in wanted}
+    missing = [n for n in wanted if not have.get(n)]
+    if missing and not email_domain:
+        raise InputError(f"{len(missing)} account(s) have no e-mail address, which Label Studio knows people by: "
+                         f"{', '.join(missing[:20])}{' …' if len(missing) > 20 else ''}; give each one (`annotator "
+                         "users email NAME ADDRESS`) or export with --email-domain DOMAIN (NAME@DOMAIN)",
+                         "--email-domain")
+    if missing:
+        domain = check_email(f"x@{email_domain}", "--email-domain").split("@", 1)[1]
+        with store.transaction() as conn:
+            for name in missing:
+                have[name] = set_user_email(conn, name, _address(name, domain))
+    return have
+
+
+def _address(name: str, domain: str) -> str:
+    try:
+        return check_email(f"{name}@{domain}")
+    except InputError:
+        raise InputError(f"the account {name!r} cannot take the address {name}@{domain} (an address holds letters, "
+                         "digits and !#$%&'*+/=?^_`{|}~- before the '@'): give it one with `annotator users email`",
+                         "--email-domain") from None
 
 
 def export_label_studio(store: Store, project: str, *, system: str | None = None, layer=None,
-                        image_prefix: str = "", predictions: bool = False) -> list[dict]:
+                        image_prefix: str = "", predictions: bool = False, email_domain: str | None = None,
+                        blind: bool = False) -> list[dict]:
     """The Label Studio task list of ``project`` (one task per caption; ``system``: one system's only).
 
     ``layer`` keeps the judgements that layer rests on (annotator.layers), else every current judgement.
-    ``predictions`` adds the detectors' flags as predictions (annotator.estimate).
+    ``predictions`` adds the detectors' flags as predictions (annotator.estimate). Annotations name their
+    annotator by e-mail address (:func:`account_emails`). ``blind`` writes what a second annotator must not
+    start from apart: no system name in the task data, no predictions, and one task per caption and annotator
+    (with that annotator's own annotation only), so nobody opens a caption already filled in by another.
     """
     proj = load_project(store, project)
     table = export_judgements(store, project, layer=layer, system=system).rows
     by_caption: dict[tuple[str, str], list[dict]] = {}
     for row in table.to_dict("records"):
         by_caption.setdefault((row["system"], row["item"]), []).append(row)
-    flagged = _detector_results(store, project, system) if predictions else {}
-    tasks = []
-    users: dict[str, int] = {}
+    emails = account_emails(store, table["annotator"].tolist(), email_domain)
+    flagged = _detector_results(store, project, system) if predictions and not blind else {}
+    tasks: list[dict] = []
     for item in proj.items:
         refs = "\n".join(f"{k}. {r.text}" for k, r in enumerate(item.references, start=1))
         for cap in item.captions:
@@ -43,30 +113,36 @@ def export_label_studio(store: Store, project: str, *, system: str | None = None
             data = {"image": f"{image_prefix}{item.image}" if item.image else "", "caption": cap.text,
                     "references": refs, "project": project, "system": cap.system, "item": item.key,
                     "line": cap.line}
-            annotations = []
-            for row in by_caption.get((cap.system, item.key), []):
-                uid = users.setdefault(row["annotator"], len(users) + 1)
-                annotations.append({
-                    "id": len(tasks) * 1000 + len(annotations) + 1,
-                    "completed_by": {"id": uid, "email": row["annotator"], "first_name": row["annotator"],
-                                     "last_name": ""},
-                    "result": annotation_results(cap.text, row["label"], row["error_types"], row["spans"],
-                                                 row["note"], prefix=f"u{uid}"),
-                    "was_cancelled": row["label"] is None,
-                    "ground_truth": row["kind"] == "adjudication",
-                    "lead_time": float(row["seconds"]),
-                    "created_at": row["saved_at"], "updated_at": row["saved_at"]})
-            task = {"id": len(tasks) + 1, "data": data, "annotations": annotations}
-            if predictions:
-                task["predictions"] = [flagged.get(cap.caption_id) or {"model_version": DETECTOR_MODEL, "score": 0.0,
-                                                                        "result": []}]
-            tasks.append(task)
+            rows = by_caption.get((cap.system, item.key), [])
+            groups = [[r] for r in rows] if blind else [rows]
+            for group in groups or [[]]:
+                task = {"id": len(tasks) + 1, "data": dict(data),
+                        "annotations": [_annotation(len(tasks), k, row, cap.text, emails)
+                                        for k, row in enumerate(group)]}
+                if blind:
+                    task["data"]["system"] = ""
+                if flagged or (predictions and not blind):
+                    task["predictions"] = [flagged.get(cap.caption_id) or {"model_version": DETECTOR_MODEL,
+                                                                            "score": 0.0, "result": []}]
+                tasks.append(task)
     return tasks
+
+
+def _annotation(task_index: int, k: int, row: dict, caption: str, emails: dict[str, str]) -> dict:
+    name = row["annotator"]
+    return {"id": task_index * 1000 + k + 1,
+            "completed_by": {"email": emails[name], "first_name": name, "last_name": ""},
+            "result": annotation_results(caption, row["label"], row["error_types"], row["spans"], row["note"],
+                                         prefix=f"a{k + 1}"),
+            "was_cancelled": row["label"] is None,
+            "ground_truth": row["kind"] == JudgementKind.ADJUDICATION.value,
+            "lead_time": float(row["seconds"]),
+            "created_at": row["saved_at"], "updated_at": row["saved_at"]}
 
 
 def _detector_results(store: Store, project: str, system: str | None) -> dict[int, dict]:
     """caption id → the detectors' prediction (flagged types and their trigger spans)."""
-    from ..estimate.span_eval import detector_spans  # only with --predictions
+    from ..estimate.span_eval import detector_spans  # only with --predictions: the detectors load their lexicons
     out = {}
     for found in detector_spans(store, project, systems=None if system is None else [system]).values():
         for caption_id, text, types, spans, score in found:
@@ -75,27 +151,316 @@ def _detector_results(store: Store, project: str, system: str | None) -> dict[in
     return out
 
 
+# ------------------------------------------------------------------ import: reading
+
+@dataclass
+class LabelStudioImport(ImportResult):
+    """What an import of a Label Studio export did: per annotator the judgements written, unchanged and refused;
+    the accounts it created; the ground-truth annotations stored as annotations; every refused annotation
+    (``refused``: (task and annotation, reason)); the drafts it left out."""
+
+    per_annotator: dict = field(default_factory=dict)
+    accounts_created: list = field(default_factory=list)
+    ground_truth_as_annotation: list = field(default_factory=list)
+    drafts: int = 0
+
+    def count(self, who: str, what: str) -> None:
+        counts = self.per_annotator.setdefault(who, {"written": 0, "unchanged": 0, "refused": 0})
+        counts[what] += 1
+
+    def describe(self) -> str:
+        """The summary the command line prints and the Data page shows."""
+        n_refused = len(self.refused)
+        lines = [f"label-studio import into {self.project!r}: {self.judgements} judgements written, "
+                 f"{self.unchanged} unchanged, {n_refused} refused ({self.items_read} annotations read)"
+                 + (f", {self.drafts} Label Studio drafts not imported" if self.drafts else "")]
+        lines += [f"  {who}: {c['written']} written, {c['unchanged']} unchanged, {c['refused']} refused"
+                  for who, c in sorted(self.per_annotator.items(), key=lambda kv: kv[0].casefold())]
+        lines += [f"  new account {a['name']} <{a['email']}> (annotator)" for a in self.accounts_created]
+        lines += [f"  {where}: ground truth by {who}, stored as an annotation ({who} is not a lead or an admin "
+                  "here)" for where, who in self.ground_truth_as_annotation]
+        lines += [f"  refused {where}: {why}" for where, why in self.refused]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One annotation read from the file, with the caption its task names."""
+
+    annotation: LabelStudioAnnotation
+    system: str
+    item: str | None
+    line: int | None
+    caption: str
+
+
+class _Refusals:
+    """Refused annotations: all of them with ``skip``, else the first stops the import (nothing stored)."""
+
+    def __init__(self, result: LabelStudioImport, src: str, skip: bool):
+        self.result, self.src, self.skip = result, src, skip
+
+    def add(self, where: str, reason: str, who: str | None = None) -> None:
+        if not self.skip:
+            raise InputError(f"{reason} (with --skip-invalid the other annotations are imported and this one is "
+                             "listed); nothing was imported", self.src, where)
+        self.result.refused.append((where, reason))
+        if who is not None:
+            self.result.count(who, "refused")
+
+
+def read_users_file(path: Path | str) -> dict[int, str]:
+    """Label Studio user id → e-mail address, from the JSON of ``GET /api/users/`` (a list of users, each with an
+    ``id`` and an ``email``)."""
+    src = str(path)
+    users = read_json(path)
+    if isinstance(users, dict) and isinstance(users.get("results"), list):
+        users = users["results"]  # a paginated answer
+    if not isinstance(users, list):
+        raise InputError("a Label Studio user list is the JSON list GET /api/users/ answers", src)
+    out = {}
+    for k, user in enumerate(users, start=1):
+        if (not isinstance(user, dict) or not isinstance(user.get("id"), int) or isinstance(user.get("id"), bool)
+                or not isinstance(user.get("email"), str)):
+            raise InputError("each user has an integer 'id' and an 'email'", src, f"user {k}")
+        out[user["id"]] = user["email"]
+    return out
+
+
+def _image_key(value) -> str | None:
+    """The file name of a task's picture (a plain name, a URL, or Label Studio's local-files address)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    parts = urllib.parse.urlsplit(value.strip())
+    inner = urllib.parse.parse_qs(parts.query).get("d")
+    path = inner[0] if inner else urllib.parse.unquote(parts.path)
+    return posixpath.basename(path) or None
+
+
+def _caption_key(task: dict, system: str | None, controls: Controls, src: str, where: str) -> tuple:
+    """(system, item, line) of the caption a task names; a task of a project not made here takes ``system``
+    and names its item by its picture's file name."""
+    data = task["data"]
+    named = data.get("system")
+    if isinstance(named, str) and named:
+        item, line = data.get("item"), data.get("line")
+        if item is None and line is None:
+            raise InputError("the task's data names no item (or line)", src, where)
+        return named, None if item is None else str(item), line if isinstance(line, int) else None
+    if system is None:
+        raise InputError("the task's data names no system (was it exported by annotator? a Label Studio project "
+                         "not made here is read with --system NAME)", src, where)
+    item = data.get("item") if isinstance(data.get("item"), str) else _image_key(data.get(controls.image_field))
+    if item is None:
+        raise InputError(f"the task names no item: its data has neither 'item' nor a picture "
+                         f"({controls.image_field!r})", src, where)
+    return system, item, None
+
+
+def _read_file(path, src, *, users, system, controls, refusals) -> tuple[list[_Read], int, int]:
+    """Every annotation of the file, read (refused ones handed to ``refusals``); (read, how many there were,
+    drafts)."""
+    tax = taxonomy()
+    out: list[_Read] = []
+    total = drafts = 0
+    for k, task in enumerate(read_tasks(path, source=src), start=1):
+        annotations = task.get("annotations") or []
+        drafts += len(task.get("drafts") or []) if isinstance(task.get("drafts"), list) else 0
+        if not isinstance(annotations, list):
+            raise InputError("a task's annotations must be a list", src, place(task, k, None, 0, "task"))
+        for j, entry in enumerate(annotations, start=1):
+            total += 1
+            where = place(task, k, entry, j)
+            try:
+                if not isinstance(entry, dict):
+                    raise InputError("an annotation must be an object", src, where)
+                drafts += len(entry.get("drafts") or []) if isinstance(entry.get("drafts"), list) else 0
+                read = read_annotation(task, entry, controls, src, where, tax)
+                key = _caption_key(task, system, controls, src, where)
+            except InputError as e:
+                refusals.add(where, e.detail, None)
+                continue
+            if isinstance(read.author, int):
+                if users is None:
+                    raise InputError(f"completed_by is Label Studio's user id {read.author} (its plain JSON export); "
+                                     "give the server's user list with --label-studio-users FILE (the JSON of GET "
+                                     "/api/users/) to know who that is; nothing was imported", src, where)
+                if read.author not in users:
+                    refusals.add(where, f"Label Studio user {read.author} is not in the user list", None)
+                    continue
+                read = _with_author(read, users[read.author])
+            out.append(_Read(read, *key, caption=task["data"].get(controls.caption_field)
+                             or task["data"].get("text")))
+    return out, total, drafts
+
+
+def _with_author(read: LabelStudioAnnotation, email: str) -> LabelStudioAnnotation:
+    return replace(read, author=email)
+
+
+# ------------------------------------------------------------------ import: people and storing
+
+class _People:
+    """Label Studio authors (e-mail addresses) → accounts, inside the import's transaction."""
+
+    def __init__(self, conn, result: LabelStudioImport):
+        self.conn, self.result = conn, result
+        self.by_key: dict[str, tuple[int, str, str, bool]] = {}   # address key → (id, name, role, created here)
+
+    def account(self, email: str) -> tuple[int, str, str, bool]:
+        key = email_key(email)
+        if key not in self.by_key:
+            row = user_by_email(self.conn, email)
+            if row is not None:
+                self.by_key[key] = (row.id, row.name, row.role, False)
+            else:
+                self.by_key[key] = self._create(check_email(email))
+        return self.by_key[key]
+
+    def _create(self, email: str) -> tuple[int, str, str, bool]:
+        base = check_name(email.split("@", 1)[0], "user", "completed_by")
+        name, n = base, 1
+        while get_user_row(self.conn, name) is not None:
+            n += 1
+            name = f"{base}-{n}"
+        uid = create_user(self.conn, name, Role.ANNOTATOR, email=email)
+        self.result.accounts_created.append({"name": name, "email": email})
+        return uid, name, Role.ANNOTATOR.value, True
+
+
+def _resolve(conn, pid: int, reads: list[_Read], people: _People, refusals: _Refusals, result) -> list[tuple]:
+    """(caption id, user id, name, kind, read) of each annotation that names a caption of the project."""
+    index = project_caption_index(conn, pid)
+    by_line = {(system, found[1]): found for (system, _), found in index.items()}
+    out = []
+    for r in reads:
+        found = index.get((r.system, r.item)) if r.item is not None else by_line.get((r.system, r.line))
+        ann = r.annotation
+        if found is None:
+            named = f"item {r.item!r}" if r.item is not None else f"caption line {r.line}"
+            refusals.add(ann.where, f"the project has no caption of system {r.system!r} for {named}", None)
+            continue
+        if r.caption is not None and r.caption != found[2]:
+            refusals.add(ann.where, f"the caption differs from the project's ({r.caption[:60]!r} vs "
+                                    f"{found[2][:60]!r})", None)
+            continue
+        try:
+            uid, name, role, created = people.account(ann.author)
+        except InputError as e:
+            refusals.add(ann.where, f"completed_by {str(ann.author)[:80]!r}: {e.detail}", None)
+            continue
+        kind = JudgementKind.ANNOTATION.value
+        if ann.ground_truth:
+            if not created and Role(role) in LEADS:
+                kind = JudgementKind.ADJUDICATION.value
+            else:
+                result.ground_truth_as_annotation.append((ann.where, name))
+        out.append((found[0], uid, name, kind, ann))
+    return out
+
+
+def _store(conn, targets: list[tuple], refusals: _Refusals, result: LabelStudioImport) -> None:
+    """Store each person's annotations of each caption in time order (see the module's rules)."""
+    stored = stored_revisions(conn, [t[0] for t in targets])
+    newest = newest_revision_times(conn, [t[0] for t in targets])
+    groups: dict[tuple, list] = {}
+    for cid, uid, name, kind, ann in targets:
+        groups.setdefault((cid, uid, kind), []).append((name, ann))
+    tax = taxonomy()
+    for (cid, uid, kind), anns in groups.items():
+        seen = {(label, tax.in_order(types), spans, note)
+                for label, types, note, _, spans in stored.get((cid, uid, kind), {}).values()}
+        last = newest.get((cid, uid, kind))
+        for name, ann in sorted(anns, key=lambda a: _utc(a[1].saved_at)):
+            if ann.content in seen:
+                result.count(name, "unchanged")
+                result.unchanged += 1
+                continue
+            if last is not None and ann.saved_at is not None and _utc(ann.saved_at) < _utc(last):
+                stored_at, given_at = (f"{_utc(t):%Y-%m-%d %H:%M:%S} UTC" for t in (last, ann.saved_at))
+                refusals.add(ann.where, f"{name}'s judgement of this caption stored here (saved {stored_at}) is newer "
+                                        f"than this annotation (saved {given_at}) and says something else", name)
+                continue
+            insert_judgement(conn, cid, uid, label=ann.label, error_types=ann.error_types, note=ann.note,
+                             seconds=ann.seconds, kind=kind, at=ann.saved_at, spans=ann.spans)
+            seen.add(ann.content)
+            last = ann.saved_at or last
+            result.count(name, "written")
+            result.judgements += 1
+
+
+def _utc(at: datetime | None) -> datetime:
+    if at is None:
+        return datetime.now(timezone.utc)
+    return at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
+
+
 @import_guard
-def import_label_studio(store: Store, project: str, path: Path | str, *, source: str | None = None) -> ImportResult:
-    """Import the annotations of a Label Studio JSON export into ``project``'s captions (all or nothing)."""
+def import_label_studio(store: Store, project: str, path: Path | str, *, source: str | None = None,
+                        users_file: Path | str | None = None, skip_invalid: bool = False, system: str | None = None,
+                        mapping: Path | str | None = None) -> LabelStudioImport:
+    """Import the annotations of a Label Studio JSON export into ``project``'s captions (the module's rules).
+
+    ``users_file``: the JSON of Label Studio's ``GET /api/users/``, for an export that names people by user id.
+    ``skip_invalid``: store every valid annotation and list the refused ones (else the first stops the import).
+    ``system`` and ``mapping`` (a file, :func:`annotator.io.label_studio.read_controls`) read a Label Studio
+    project not made by annotator: its tasks' captions belong to that system, its results are named in the file.
+    """
     project = check_name(project, "project", "--project")
     src = source or str(path)
-    return store_records(store, project, read_label_studio(path, source=src), source=src, format_name="label-studio")
+    system = None if system is None else check_name(system, "system", "--system")
+    result = LabelStudioImport(project, "label-studio", systems=[])
+    refusals = _Refusals(result, src, skip_invalid)
+    reads, total, drafts = _read_file(path, src, users=None if users_file is None else read_users_file(users_file),
+                                      system=system, controls=Controls() if mapping is None else read_controls(mapping),
+                                      refusals=refusals)
+    result.items_read, result.drafts = total, drafts
+    if total == 0:
+        raise InputError("no annotations in the file", src)
+    with store.transaction() as conn:
+        people = _People(conn, result)
+        targets = _resolve(conn, project_id(conn, project), reads, people, refusals, result)
+        _store(conn, targets, refusals, result)
+    result.systems = list(dict.fromkeys(r.system for r in reads))
+    result.user = ", ".join(sorted(result.per_annotator, key=str.casefold))
+    return result
 
 
-def _run(store, project: str, *, command_line: bool, file):
-    return import_label_studio(store, project, file)
+def _run(store, project: str, *, command_line: bool, file, label_studio_users=None, skip_invalid=False,
+         system=None, mapping=None):
+    return import_label_studio(store, project, file, users_file=label_studio_users, skip_invalid=skip_invalid,
+                               system=system, mapping=mapping)
+
+
+def _read(path, **_):
+    """Read a Label Studio export without storing it (the catalog's reader): its tasks."""
+    return read_tasks(path)
 
 
 FORMAT = ImportFormat(
     name="label-studio",
-    help="a Label Studio JSON export of an annotator project (see docs/formats.md)",
-    title="Label Studio JSON export (annotations of tasks made by `annotator export label-studio`)",
-    options=(ReaderOption("file", None, "a Label Studio JSON export (a list of tasks)", metavar="FILE", kind="file",
-                          required=True, label="Label Studio JSON file", types=("json",)),),
-    read=read_label_studio,
+    help="a Label Studio JSON export (see docs/formats.md)",
+    title="Label Studio JSON export (its plain or snapshot JSON)",
+    options=(
+        ReaderOption("file", None, "a Label Studio JSON export (a list of tasks)", metavar="FILE", kind="file",
+                     required=True, label="Label Studio JSON file", types=("json",)),
+        ReaderOption("label_studio_users", "--label-studio-users",
+                     "the JSON of the Label Studio server's GET /api/users/: needed when the export names people by "
+                     "user id (Label Studio's plain JSON export)", metavar="FILE", kind="file",
+                     label="Label Studio user list (GET /api/users/, for the plain JSON export)", types=("json",)),
+        ReaderOption("skip_invalid", "--skip-invalid",
+                     "import every valid annotation and list the refused ones (default: the first stops the import "
+                     "and nothing is stored)", kind="switch", label="Import the valid annotations, list the others"),
+        ReaderOption("system", "--system", "a Label Studio project not made by annotator: the system its captions "
+                     "belong to (items named by their picture's file name)", metavar="NAME",
+                     label="System (a Label Studio project not made here)"),
+        ReaderOption("mapping", "--mapping", "a JSON file naming the results of a project not made here: from_name "
+                     "-> judgement, types, spans, fix, note or ignore; \"$caption\"/\"$image\": its data fields",
+                     metavar="FILE", kind="file", label="Mapping of its results (a project not made here)",
+                     types=("json",)),
+    ),
+    read=_read,
     run=_run,
     example=Example(files={"file": "example.json"}, into_sample=True,
                     expect={"judgements": 2, "user": "ls-annotator", "systems": ["sat-attn"]}),
 )
-

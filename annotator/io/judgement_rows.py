@@ -177,7 +177,9 @@ def _types(value, label: str | None, src: str, n: int) -> tuple[str, ...]:
     return types
 
 
-def _saved_at(value, src: str, n: int) -> datetime | None:
+def parse_saved_at(value, src: str, n) -> datetime | None:
+    """A saved time as ISO 8601 read into UTC (None stays None); InputError naming ``src`` and ``n`` when it is not
+    one, or lies more than :data:`FUTURE_TOLERANCE` in the future."""
     if value is None:
         return None
     if not isinstance(value, str):
@@ -235,7 +237,7 @@ def parse_record(obj, src: str, n: int) -> JudgementRecord:
         note="" if obj.get("note") is None else check_free_text(obj["note"], "note", src, n),
         seconds=seconds,
         revision=_whole(obj.get("revision"), "revision", src, n, minimum=1),
-        saved_at=_saved_at(obj.get("saved_at"), src, n))
+        saved_at=parse_saved_at(obj.get("saved_at"), src, n))
 
 
 def read_judgement_rows(path: Path | str, *, source: str | None = None) -> list[JudgementRecord]:

@@ -1,45 +1,43 @@
-"""Label Studio in and out: a project's captions as Label Studio tasks, and a Label Studio export read back.
+"""Label Studio's formats: the labeling config, the task list, and a Label Studio export read back (the codec).
 
-Export (:func:`export_label_studio`): one task per caption. ``data`` holds the picture (``image``: the
-item's image path, behind ``--image-prefix`` when given), the ``caption``, the ``references`` (one per
-line) and where the caption comes from (``project``, ``system``, ``item``, ``line``). Each current
-judgement becomes one ``annotation``:
+What a project becomes in Label Studio and how it comes back — people, revisions, the store — is the exchange
+:mod:`annotator.exchange.label_studio`; this module knows only the files.
 
-* ``completed_by``: the annotator, as ``{"email": NAME, "first_name": NAME}``; ``lead_time``: its seconds;
-  ``created_at``/``updated_at``: when it was saved; a skipped caption is a cancelled annotation
-  (``was_cancelled``), a lead's decision (adjudication) a ``ground_truth`` annotation;
-* results, in the labeling config's names (:func:`labeling_config`): ``judgement`` (choices: accurate or
-  inaccurate), ``error_types`` (choices: the caption-level type ids), ``error_span`` (labels over the
-  caption text, one per span, with character offsets of the span's tokens), ``fix`` (a text area per
-  span: its suggested fix, under the span's region id) and ``note`` (a text area).
+*Tasks* (Label Studio's JSON import format): one per caption. ``data`` holds the picture (``image``), the
+``caption``, the ``references`` (one per line) and where the caption comes from (``project``, ``system``,
+``item``, ``line``). A judgement is an ``annotation`` whose results use the labeling config's names
+(:func:`labeling_config`): ``judgement`` (choices: accurate or inaccurate), ``error_types`` (choices: the
+caption-level type ids), ``error_span`` (labels over the caption text, one per span, with character offsets),
+``fix`` (a text area per span: its suggested fix, under the span's region id) and ``note`` (a text area).
 
-With ``predictions`` the automatic detectors' flags (annotator.estimate) come as ``predictions``: the
-flagged types as choices and their trigger words as spans.
+*Reading an export* (:func:`read_tasks`, :func:`read_annotation`): the file goes through the strict JSON reader
+(a key given twice, NaN or Infinity, or nesting too deep are refused with the file named); each annotation is
+read into a :class:`LabelStudioAnnotation` — what it says (label, types, spans, note), its working time (at most
+a day, :func:`annotator.limits.check_seconds`), when it was saved and who made it as Label Studio names them.
+Messages name the task and annotation by their ids. :class:`Controls` says which result is which, for a project
+not made here whose config uses other names (a mapping file).
 
-Import (:func:`read_label_studio`, ``annotator import label-studio``): a Label Studio JSON export of such a
-project. Every annotation becomes a judgement row (annotator.io.judgement_rows) and goes through the same
-checks and the same store step as a judgements export read back, so a round trip gives the same labels,
-types, spans, notes and annotators. Whatever cannot be mapped (a task that names no system and item, an
-unknown type, a span whose characters do not fall on word boundaries, a result of another tool) is
-refused with the file and the task id, and nothing is stored.
-
-Spans are token spans (start, end exclusive, over the caption's whitespace-separated words); Label
-Studio counts characters. :func:`token_offsets` maps one to the other.
+Spans: caption spans count whitespace-separated words; Label Studio counts characters and, with word granularity,
+leaves the punctuation next to a word out of a selection ("setting" of "setting."). :func:`token_span` maps a
+character span onto the words whose letters it covers, forgiving adjacent punctuation and white space; only a
+span that cuts inside a word is refused.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 from ..errors import InputError
-from ..spans import Span, caption_tokens
+from ..limits import check_free_text, check_seconds
+from ..spans import Span, caption_tokens, check_spans
 from ..taxonomy import Taxonomy, group_colours, taxonomy
-from .judgement_rows import parse_record
-from .textfiles import decode_utf8, parse_json, read_bytes, shorten
-from .validate import check_name
+from .judgement_rows import parse_saved_at
+from .textfiles import read_json
 
 #: The names of the labeling config's controls: what the results' ``from_name`` says.
 JUDGEMENT, TYPES, SPAN, FIX, NOTE, CAPTION, IMAGE = ("judgement", "error_types", "error_span", "fix", "note",
@@ -47,10 +45,11 @@ JUDGEMENT, TYPES, SPAN, FIX, NOTE, CAPTION, IMAGE = ("judgement", "error_types",
 #: ``model_version`` of the detectors' predictions.
 DETECTOR_MODEL = "annotator-detectors"
 ACCURATE, INACCURATE = "accurate", "inaccurate"
-_DATA_FIELDS = ("image", "caption", "references", "project", "system", "item", "line")
+#: What a result can be to the import: the roles of a mapping file's values ("ignore": read past it).
+ROLES = ("judgement", "types", "spans", "fix", "note", "ignore")
 
 
-# ------------------------------------------------------------------ tokens and characters
+# ------------------------------------------------------------------ characters and words
 
 def token_offsets(text: str) -> list[tuple[int, int]]:
     """Character (start, end) of each whitespace-separated token of ``text``, in order."""
@@ -68,33 +67,46 @@ def char_span(text: str, span: Span, offsets: list[tuple[int, int]] | None = Non
     return offsets[span.start][0], offsets[span.end - 1][1]
 
 
-def token_span(text: str, start: int, end: int, offsets: list[tuple[int, int]] | None = None) -> tuple[int, int]:
-    """The token span (start, end exclusive) whose characters are exactly ``[start, end)`` of ``text``.
+def _is_word_character(ch: str) -> bool:
+    """Letters, digits and marks make words; punctuation, symbols and white space only stand beside them."""
+    return unicodedata.category(ch)[0] in "LNM"
 
-    Surrounding white space is forgiven (Label Studio keeps what the mouse took); a span that starts or
-    ends inside a word is refused with InputError, since a span counts whole words.
+
+def token_span(text: str, start, end, offsets: list[tuple[int, int]] | None = None) -> tuple[int, int]:
+    """The token span (start, end exclusive) whose words the characters ``[start, end)`` of ``text`` select.
+
+    Label Studio keeps what the selection took: white space around it, and with word granularity a word without
+    the punctuation beside it ("setting" of "setting.", "red" of "(red"). A selection maps to the words it
+    touches as long as what it leaves out of its first and last word is punctuation or symbols only; one that
+    starts or ends inside a word, or selects no letter or digit, is refused with InputError.
     """
     offsets = offsets or token_offsets(text)
     if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
         raise InputError(f"a span's start and end must be character offsets, got {start!r} and {end!r}")
-    while start < end and start < len(text) and text[start].isspace():
-        start += 1
-    while end > start and end <= len(text) and text[end - 1].isspace():
-        end -= 1
-    starts = {s: k for k, (s, _) in enumerate(offsets)}
-    ends = {e: k for k, (_, e) in enumerate(offsets)}
-    if start not in starts or end not in ends or ends[end] < starts[start]:
-        raise InputError(f"the span of characters {start}-{end} ({shorten(text[start:end])!r}) does not fall on "
-                         "word boundaries of the caption")
-    return starts[start], ends[end] + 1
+    if not 0 <= start < end <= len(text):
+        raise InputError(f"the span of characters {start}-{end} does not lie within the caption "
+                         f"({len(text)} characters)")
+    picked = text[start:end]
+    touched = [k for k, (a, b) in enumerate(offsets) if a < end and b > start]
+    if not touched or not any(_is_word_character(ch) for ch in picked):
+        raise InputError(f"the span of characters {start}-{end} ({picked!r}) selects no word of the caption")
+    first, last = offsets[touched[0]], offsets[touched[-1]]
+    left_out = text[first[0]:max(start, first[0])] + text[min(end, last[1]):last[1]]
+    inside = (start > first[0] and _is_word_character(text[start - 1]) and _is_word_character(text[start])) or (
+        end < last[1] and _is_word_character(text[end - 1]) and _is_word_character(text[end]))
+    if inside or any(_is_word_character(ch) for ch in left_out):
+        raise InputError(f"the span of characters {start}-{end} ({picked!r}) cuts inside a word of the caption; "
+                         "a span counts whole words")
+    return touched[0], touched[-1] + 1
 
 
 # ------------------------------------------------------------------ the labeling config
 
-def labeling_config(tax: Taxonomy | None = None) -> str:
+def labeling_config(tax: Taxonomy | None = None, *, blind: bool = False) -> str:
     """The Label Studio labeling config (XML) that shows a caption task as the annotate page does: the picture,
-    the caption with its error types as span labels, accurate/inaccurate (keys y/n), the caption-level types
-    with their keys, a suggested fix per span, a note, and the references."""
+    the caption with its error types as span labels, accurate/inaccurate (keys y/n), the caption-level types,
+    a suggested fix per span, a note, and the references. A type's span label and its checkbox carry the
+    annotate page's key for that type. ``blind`` leaves out the header that names the system."""
     tax = tax or taxonomy()
     colour = group_colours(tax)
 
@@ -102,12 +114,12 @@ def labeling_config(tax: Taxonomy | None = None) -> str:
         return quoteattr(str(value))
 
     labels = "\n".join(f'    <Label value={attr(t.id)} alias={attr(t.id)} hint={attr(t.name)} '
-                       f'background={attr(colour[t.id])}/>' for t in tax.types)
+                       f'background={attr(colour[t.id])} hotkey={attr(t.key)}/>' for t in tax.types)
     choices = "\n".join(f'    <Choice value={attr(t.id)} hint={attr(t.name + " (" + t.group + ")")} '
                         f'hotkey={attr(t.key)}/>' for t in tax.types)
+    header = "" if blind else '  <Header value="$system"/>\n'
     return f"""<View>
-  <Header value="$system"/>
-  <Image name={attr(IMAGE)} value="$image" zoom="true"/>
+{header}  <Image name={attr(IMAGE)} value="$image" zoom="true"/>
   <Labels name={attr(SPAN)} toName={attr(CAPTION)}>
 {labels}
   </Labels>
@@ -128,11 +140,7 @@ def labeling_config(tax: Taxonomy | None = None) -> str:
 """
 
 
-# ------------------------------------------------------------------ export
-
-def _time(value) -> str | None:
-    return value if value is None or isinstance(value, str) else value.isoformat()
-
+# ------------------------------------------------------------------ writing tasks
 
 def annotation_results(caption: str, label: str | None, error_types, spans, note: str, *,
                        prefix: str = "r") -> list[dict]:
@@ -166,25 +174,110 @@ def write_label_studio(tasks: list[dict], out) -> None:
     out.write("\n")
 
 
-# ------------------------------------------------------------------ import
+# ------------------------------------------------------------------ reading an export
 
-def _annotator_name(completed_by, src: str, where: str) -> str:
-    """Who made an annotation: the export's e-mail (its part before '@'), else its first name."""
+@dataclass(frozen=True)
+class Controls:
+    """Which result is which: ``results`` maps a result's ``from_name`` to its role (:data:`ROLES`), and the
+    task data's ``caption`` and ``image`` fields are named by ``caption_field`` and ``image_field``. The default
+    is annotator's own config; a project not made here gives a mapping file (:func:`read_controls`)."""
+
+    results: dict = field(default_factory=lambda: {JUDGEMENT: "judgement", TYPES: "types", SPAN: "spans",
+                                                   FIX: "fix", NOTE: "note"})
+    caption_field: str = CAPTION
+    image_field: str = IMAGE
+    mapped: bool = False
+
+
+def read_controls(path: Path | str) -> Controls:
+    """A mapping file: a JSON object from each result's ``from_name`` to its role (judgement, types, spans, fix,
+    note or ignore), plus ``"$caption"`` and ``"$image"``, the task data fields holding the caption text and the
+    picture (default ``caption``, falling back to ``text``, and ``image``). InputError naming the file and key."""
+    src = str(path)
+    obj = read_json(path)
+    if not isinstance(obj, dict) or not obj:
+        raise InputError('a mapping file is a JSON object such as {"verdict": "judgement", "errors": "types", '
+                         '"$caption": "text"}', src)
+    results, data = {}, {}
+    for key, value in obj.items():
+        if not isinstance(value, str) or not value:
+            raise InputError(f"the value of {key!r} must be a name", src, f"key {key!r}")
+        if key in ("$caption", "$image"):
+            data[key[1:]] = value
+        elif value in ROLES:
+            results[key] = value
+        else:
+            raise InputError(f"{key!r} maps to {value!r}; a result's role is one of {', '.join(ROLES)} (data "
+                             "fields: \"$caption\", \"$image\")", src, f"key {key!r}")
+    missing = [r for r in ("judgement",) if r not in results.values()]
+    if missing:
+        raise InputError("the mapping names no result as the judgement (accurate or inaccurate)", src)
+    return Controls(results, data.get("caption", CAPTION), data.get("image", IMAGE), mapped=True)
+
+
+def read_tasks(path: Path | str, *, source: str | None = None) -> list[dict]:
+    """The tasks of a Label Studio JSON export, read by the strict JSON reader (a single task object counts as
+    a list of one); InputError naming the file when it is not a list of task objects."""
+    src = source or str(path)
+    try:
+        tasks = read_json(path)
+    except InputError as e:
+        raise InputError(e.detail, src, e.location) from None
+    if isinstance(tasks, dict):
+        tasks = [tasks]
+    if not isinstance(tasks, list):
+        raise InputError("a Label Studio export is a list of tasks", src)
+    for k, task in enumerate(tasks, start=1):
+        if not isinstance(task, dict):
+            raise InputError("a task must be an object", src, f"task {k} of the list")
+    return tasks
+
+
+@dataclass(frozen=True)
+class LabelStudioAnnotation:
+    """One Label Studio annotation, read: where it is, who made it as Label Studio names them (``author``: the
+    ``completed_by`` e-mail, or the Label Studio user id), what it says and when it was saved."""
+
+    where: str
+    author: str | int
+    label: str | None
+    error_types: tuple[str, ...]
+    spans: tuple[Span, ...]
+    note: str
+    seconds: float
+    saved_at: datetime | None
+    ground_truth: bool
+
+    @property
+    def content(self) -> tuple:
+        """What the person said: label, types, spans and note (the working time is not a judgement)."""
+        return (self.label, self.error_types, self.spans, self.note)
+
+
+def place(task: dict, k: int, entry, j: int, what: str = "annotation") -> str:
+    """How messages name an annotation: ``task ID, annotation ID`` (positions in the file when ids are missing)."""
+    tid = task.get("id", f"#{k}")
+    aid = entry.get("id", f"#{j}") if isinstance(entry, dict) else f"#{j}"
+    return f"task {tid}, {what} {aid}"
+
+
+def author_of(completed_by, src: str, where: str) -> str | int:
+    """Who made an annotation, as Label Studio names them: the e-mail of ``completed_by`` (an object, as the
+    snapshot export with ``completed_by`` expanded and annotator's own export write it), else its Label Studio
+    user id (an integer, as the plain JSON export writes it)."""
     if isinstance(completed_by, dict):
-        email = completed_by.get("email") or ""
-        name = email.split("@")[0] if email else (completed_by.get("first_name") or "")
-        if name:
-            return check_name(name, "user", src, where)
-        if completed_by.get("id") is not None:
-            completed_by = completed_by["id"]
+        email = completed_by.get("email")
+        if isinstance(email, str) and email.strip():
+            return email
+        completed_by = completed_by.get("id")
     if isinstance(completed_by, int) and not isinstance(completed_by, bool):
-        return f"label-studio-{completed_by}"
-    raise InputError("the annotation does not say who made it (completed_by)", src, where)
+        return completed_by
+    raise InputError("the annotation does not say who made it (completed_by: an e-mail or a Label Studio user id)",
+                     src, where)
 
 
 def _choices(result: dict, src: str, where: str) -> list[str]:
-    value = result.get("value") or {}
-    choices = value.get("choices")
+    choices = (result.get("value") or {}).get("choices") if isinstance(result.get("value"), dict) else None
     if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
         raise InputError(f"the {result.get('from_name')!r} result has no list of choices", src, where)
     return choices
@@ -192,116 +285,112 @@ def _choices(result: dict, src: str, where: str) -> list[str]:
 
 def _texts(result: dict, what: str, src: str, where: str, *, empty: bool) -> list[str]:
     """The lines of a text-area result (``empty``: whether it may hold none)."""
-    text = (result.get("value") or {}).get("text")
+    value = result.get("value")
+    text = value.get("text") if isinstance(value, dict) else None
     if not isinstance(text, list) or not all(isinstance(t, str) for t in text) or (not text and not empty):
         raise InputError(f"{what} result carries its text as a list", src, where)
     return text
 
 
-def _listed_objects(values, what_list: str, what_one: str, place, src: str, where: str):
-    """The objects of a list in an export (None: an empty one) as (k, where it stands, object): k counts from 1, the
-    place is ``place(k, value)`` after ``where``. InputError when it is not a list or one of them is not an
-    object."""
-    values = values or []
-    if not isinstance(values, list):
-        raise InputError(f"{what_list} must be a list", src, where)
-    for k, value in enumerate(values, start=1):
-        at = f"{where}, {place(k, value)}"
-        if not isinstance(value, dict):
-            raise InputError(f"{what_one} must be an object", src, at)
-        yield k, at, value
-
-
-def annotation_row(task: dict, annotation: dict, src: str, where: str, tax: Taxonomy | None = None) -> dict:
-    """One Label Studio annotation of a task as a judgement row (the form annotator.io.judgement_rows reads)."""
-    tax = tax or taxonomy()
+def caption_of(task: dict, controls: Controls, src: str, where: str) -> str:
+    """The caption text of a task (its data's caption field)."""
     data = task.get("data")
     if not isinstance(data, dict):
         raise InputError("the task has no data", src, where)
-    for field in ("system", "caption"):
-        if not isinstance(data.get(field), str):
-            raise InputError(f"the task's data has no {field!r} (was it exported by annotator?)", src, where)
-    if data.get("item") is None and data.get("line") is None:
-        raise InputError("the task's data names no item (or line)", src, where)
-    caption = data["caption"]
-    offsets = token_offsets(caption)
-    label, types, note = None, [], ""
-    spans: dict[str, dict] = {}
-    fixes: dict[str, str] = {}
-    for k, at, result in _listed_objects(annotation.get("result"), "an annotation's result", "a result",
-                                         lambda k, r: f"result {k}", src, where):
+    names = [controls.caption_field] + (["text"] if controls.caption_field == CAPTION else [])
+    for name in names:
+        if isinstance(data.get(name), str):
+            return data[name]
+    raise InputError(f"the task's data has no caption text ({' or '.join(map(repr, names))})", src, where)
+
+
+class _Reading:
+    """The results of one annotation, read one after another (:func:`read_annotation`)."""
+
+    def __init__(self, caption: str, tax: Taxonomy, src: str):
+        self.caption, self.tax, self.src = caption, tax, src
+        self.offsets = token_offsets(caption)
+        self.label, self.types, self.note = None, [], ""
+        self.spans: dict[str, dict] = {}
+        self.fixes: dict[str, str] = {}
+
+    def judgement(self, result, k, at):
+        given = _choices(result, self.src, at)
+        chosen = [c.strip().casefold() for c in given]
+        if len(chosen) != 1 or chosen[0] not in (ACCURATE, INACCURATE):
+            raise InputError(f"the judgement must be 'accurate' or 'inaccurate', got {repr(given)[:80]}", self.src, at)
+        self.label = chosen[0]
+
+    def types_(self, result, k, at):
+        self.types += [self.tax.resolve_strict(c, self.src, at) for c in _choices(result, self.src, at)]
+
+    def span(self, result, k, at):
+        value = result.get("value") if isinstance(result.get("value"), dict) else {}
+        names = value.get("labels")
+        if not isinstance(names, list) or len(names) != 1 or not isinstance(names[0], str):
+            raise InputError("a span result carries exactly one label", self.src, at)
+        try:
+            start, end = token_span(self.caption, value.get("start"), value.get("end"), self.offsets)
+        except InputError as e:
+            raise InputError(e.detail, self.src, at) from None
+        self.spans[str(result.get("id", k))] = {"start": start, "end": end,
+                                                "type": self.tax.resolve_strict(names[0], self.src, at)}
+
+    def fix(self, result, k, at):
+        self.fixes[str(result.get("id"))] = " ".join(_texts(result, "a fix", self.src, at, empty=False))
+
+    def note_(self, result, k, at):
+        self.note = check_free_text("\n".join(_texts(result, "a note", self.src, at, empty=True)), "note", self.src, at)
+
+    def step(self, role: str):
+        return {"judgement": self.judgement, "types": self.types_, "spans": self.span, "fix": self.fix,
+                "note": self.note_, "ignore": lambda *a: None}[role]
+
+
+def read_annotation(task: dict, annotation: dict, controls: Controls, src: str, where: str,
+                    tax: Taxonomy | None = None) -> LabelStudioAnnotation:
+    """Read one annotation of ``task`` (InputError naming ``where``: the task and annotation ids)."""
+    tax = tax or taxonomy()
+    reading = _Reading(caption_of(task, controls, src, where), tax, src)
+    results = annotation.get("result") or []
+    if not isinstance(results, list):
+        raise InputError("an annotation's result must be a list", src, where)
+    for k, result in enumerate(results, start=1):
+        at = f"{where}, result {k}"
+        if not isinstance(result, dict):
+            raise InputError("a result must be an object", src, at)
         name = result.get("from_name")
-        if name == JUDGEMENT:
-            chosen = _choices(result, src, at)
-            if len(chosen) != 1 or chosen[0] not in (ACCURATE, INACCURATE):
-                raise InputError(f"the judgement must be 'accurate' or 'inaccurate', got {shorten(repr(chosen))}",
-                                 src, at)
-            label = chosen[0]
-        elif name == TYPES:
-            for c in _choices(result, src, at):
-                types.append(tax.resolve_strict(c, src, at))
-        elif name == SPAN:
-            value = result.get("value") or {}
-            names = value.get("labels")
-            if not isinstance(names, list) or len(names) != 1:
-                raise InputError("a span result carries exactly one label", src, at)
-            try:
-                start, end = token_span(caption, value.get("start"), value.get("end"), offsets)
-            except InputError as e:
-                raise InputError(e.detail, src, at) from None
-            spans[str(result.get("id", k))] = {"start": start, "end": end, "type": tax.resolve_strict(names[0], src, at)}
-        elif name == FIX:
-            fixes[str(result.get("id"))] = " ".join(_texts(result, "a fix", src, at, empty=False))
-        elif name == NOTE:
-            note = "\n".join(_texts(result, "a note", src, at, empty=True))
-        else:
-            raise InputError(f"a result of {shorten(repr(name))} is not part of annotator's labeling config "
-                             f"({', '.join((JUDGEMENT, TYPES, SPAN, FIX, NOTE))})", src, at)
-    for rid, fix in fixes.items():
+        role = controls.results.get(name) if isinstance(name, str) else None
+        if role is None:
+            hint = ("" if controls.mapped else "; a project not made by annotator names its results in a mapping "
+                    "file (--mapping)")
+            raise InputError(f"a result of {str(name)[:60]!r} is not part of the labeling config "
+                             f"({', '.join(controls.results)}){hint}", src, at)
+        reading.step(role)(result, k, at)
+    return _finish(reading, annotation, src, where, tax)
+
+
+def _finish(reading: _Reading, annotation: dict, src: str, where: str, tax: Taxonomy) -> LabelStudioAnnotation:
+    spans = reading.spans
+    for rid, fix in reading.fixes.items():
         if rid not in spans:
-            raise InputError(f"a suggested fix belongs to no span (region {shorten(rid)!r})", src, where)
+            raise InputError(f"a suggested fix belongs to no span (region {rid[:60]!r})", src, where)
         spans[rid]["fix"] = fix
-    cancelled = bool(annotation.get("was_cancelled"))
-    if cancelled:
+    label, types = reading.label, list(tax.in_order(dict.fromkeys(reading.types)))
+    if annotation.get("was_cancelled"):
         label, types, spans = None, [], {}
     elif label is None:
-        raise InputError("the annotation says neither accurate nor inaccurate (and was not cancelled)", src, where)
-    seconds = annotation.get("lead_time") or 0.0
-    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds):
-        seconds = round(float(seconds), 3)
-    row = {"system": data["system"], "item": data.get("item"), "line": data.get("line"), "caption": caption,
-           "annotator": _annotator_name(annotation.get("completed_by"), src, where),
-           "kind": "adjudication" if annotation.get("ground_truth") else "annotation",
-           "label": label, "error_types": list(tax.in_order(dict.fromkeys(types))), "spans": list(spans.values()),
-           "note": note, "seconds": seconds}
+        raise InputError("the annotation says neither accurate nor inaccurate (and was not skipped)", src, where)
+    if types and label != INACCURATE:
+        raise InputError("an accurate caption has no error types", src, where)
+    try:
+        checked = check_spans(list(spans.values()), label=label, error_types=tuple(types), caption=reading.caption)
+    except InputError as e:
+        raise InputError(e.detail, src, where) from None
     saved = annotation.get("updated_at") or annotation.get("created_at")
-    if saved:
-        row["saved_at"] = saved
-    return row
-
-
-def read_label_studio(path: Path | str, *, source: str | None = None) -> list:
-    """Read a Label Studio JSON export (a list of tasks) into checked judgement rows; nothing is stored."""
-    src = source or str(path)
-    tasks = parse_json(decode_utf8(read_bytes(path), src), src)
-    if isinstance(tasks, dict):
-        tasks = [tasks]
-    if not isinstance(tasks, list):
-        raise InputError("a Label Studio export is a list of tasks", src)
-    tax = taxonomy()
-    records = []
-    for k, task in enumerate(tasks, start=1):
-        if not isinstance(task, dict):
-            raise InputError("a task must be an object", src, f"task {k}")
-        where = f"task {task.get('id', k)}"
-        for _, at, ann in _listed_objects(task.get("annotations"), "a task's annotations", "an annotation",
-                                          lambda j, a: f"annotation {a.get('id', j) if isinstance(a, dict) else j}",
-                                          src, where):
-            row = annotation_row(task, ann, src, at, tax)
-            try:
-                records.append(parse_record(row, src, len(records) + 1))
-            except InputError as e:
-                raise InputError(e.detail, src, at) from None
-    if not records:
-        raise InputError("no annotations in the file", src)
-    return records
+    return LabelStudioAnnotation(
+        where=where, author=author_of(annotation.get("completed_by"), src, where), label=label,
+        error_types=tuple(types), spans=checked, note=reading.note,
+        seconds=round(check_seconds(annotation.get("lead_time"), "lead_time", src, where), 3),
+        saved_at=None if saved is None else parse_saved_at(saved, src, where),
+        ground_truth=annotation.get("ground_truth") is True)

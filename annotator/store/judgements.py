@@ -255,3 +255,17 @@ def caption_place(conn: Connection, caption_id: int) -> tuple[str, str]:
     if r is None:
         raise NotFound(f"no caption with id {caption_id}")
     return r[0], r[1]
+
+
+def newest_revision_times(conn: Connection, caption_ids) -> dict[tuple[int, int, str], datetime]:
+    """(caption id, user id, kind) → when the newest revision of that judgement was saved, for the given captions."""
+    out: dict = {}
+    ids = sorted(set(caption_ids))
+    for start in range(0, len(ids), 5000):
+        q = (select(judgements.c.caption_id, judgements.c.user_id, judgements.c.kind, func.max(judgements.c.created_at))
+             .where(judgements.c.caption_id.in_(ids[start:start + 5000]))
+             .group_by(judgements.c.caption_id, judgements.c.user_id, judgements.c.kind))
+        for r in conn.execute(q):
+            at = r[3]
+            out[(r[0], r[1], r[2])] = at if at is None or at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
+    return out

@@ -13,8 +13,7 @@ import pytest
 from annotator.errors import InputError
 from annotator.io.judgement_rows import import_judgement_rows
 from annotator.exchange.label_studio import export_label_studio, import_label_studio
-from annotator.io.label_studio import (labeling_config, read_label_studio,
-                                       token_offsets, token_span, write_label_studio)
+from annotator.io.label_studio import labeling_config, token_offsets, token_span, write_label_studio
 from annotator.judgement_export import export_judgements
 from annotator.io.jsonl import import_jsonl
 from annotator.sample import SAMPLE_DIR, load_sample
@@ -77,13 +76,14 @@ def test_characters_and_tokens_map_both_ways():
     assert [text[a:b] for a, b in offsets] == ["Two", "dogs,", "on", "a", "beach"]
     assert token_span(text, 5, 13, offsets) == (1, 3)
     assert token_span(text, 4, 14, offsets) == (1, 3)  # white space around the words is forgiven
-    with pytest.raises(InputError, match="word boundaries"):
+    assert token_span(text, 5, 9, offsets) == (1, 2)  # "dogs" of "dogs,": the comma left out, as Label Studio does
+    with pytest.raises(InputError, match="cuts inside a word"):
         token_span(text, 6, 13, offsets)  # starts inside "dogs,"
 
 
 def test_label_studio_reads_our_config_and_tasks(sqlite_store, tmp_path):
     _with_spans(sqlite_store, tmp_path)
-    tasks = export_label_studio(sqlite_store, "a", predictions=True)
+    tasks = export_label_studio(sqlite_store, "a", predictions=True, email_domain="lab.example.org")
     config, path = tmp_path / "config.xml", tmp_path / "tasks.json"
     config.write_text(labeling_config(), encoding="utf-8")
     with path.open("w", encoding="utf-8") as fh:
@@ -92,7 +92,7 @@ def test_label_studio_reads_our_config_and_tasks(sqlite_store, tmp_path):
     assert checked["errors"] == []
     assert checked["controls"] == ["error_span", "error_types", "fix", "judgement", "note"]
     # Label Studio's converter reads our character offsets back to the words of the token spans
-    mine = [r for r in checked["min"] if r.get("caption") == CAPTION and r.get("annotator") == "ali"]
+    mine = [r for r in checked["min"] if r.get("caption") == CAPTION and r.get("annotator") == "ali@lab.example.org"]
     assert len(mine) == 1
     assert sorted((s["text"], s["labels"][0]) for s in mine[0]["error_span"]) == [("man", "gender"),
                                                                                   ("orange jacket", "clothing_color")]
@@ -119,7 +119,7 @@ def test_round_trip_gives_the_same_judgements(store, tmp_path):
     _empty_copy(store)
     path = tmp_path / "tasks.json"
     with path.open("w", encoding="utf-8") as fh:
-        write_label_studio(export_label_studio(store, "a"), fh)
+        write_label_studio(export_label_studio(store, "a", email_domain="lab.example.org"), fh)
     result = import_label_studio(store, "b", path)
     before = _current(store, "a")
     assert result.judgements == len(before)
@@ -136,7 +136,8 @@ def test_the_command_line_exports_and_imports(sqlite_store, tmp_path, capsys):
     _empty_copy(sqlite_store)
     tasks, config = tmp_path / "out" / "tasks.json", tmp_path / "out" / "config.xml"
     code, out, _ = run_cli(capsys, "--db", sqlite_store.url, "export", "label-studio", "--project", "a", "--system",
-                           "sat-attn", "--output", str(tasks), "--config", str(config), "--json")
+                           "sat-attn", "--output", str(tasks), "--config", str(config), "--email-domain",
+                           "lab.example.org", "--json")
     assert code == 0, out
     summary = json.loads(out)
     written = json.loads(tasks.read_text(encoding="utf-8"))
@@ -150,17 +151,17 @@ def test_the_command_line_exports_and_imports(sqlite_store, tmp_path, capsys):
 @pytest.mark.parametrize("change, fragment", [
     (lambda t: t[0]["annotations"][0]["result"][1]["value"].update(choices=["no-such-type"]), "no-such-type"),
     (lambda t: next(r for r in t[0]["annotations"][0]["result"] if r["from_name"] == "error_span")["value"]
-     .update(start=3), "word boundaries"),
+     .update(start=3), "cuts inside a word"),
     (lambda t: t[0]["annotations"][0]["result"].append({"from_name": "rating", "value": {}}), "rating"),
-    (lambda t: t[0]["data"].pop("system"), "'system'"),
+    (lambda t: t[0]["data"].pop("system"), "names no system"),
     (lambda t: t[0]["annotations"][0].pop("completed_by"), "completed_by"),
 ])
 def test_what_cannot_be_mapped_is_refused_naming_the_task(sqlite_store, tmp_path, change, fragment):
     _with_spans(sqlite_store, tmp_path, "a")
     _empty_copy(sqlite_store)
-    tasks = [t for t in export_label_studio(sqlite_store, "a") if t["data"]["caption"] == CAPTION
-             and t["data"]["system"] == "sat-attn"]
-    tasks[0]["annotations"].sort(key=lambda a: a["completed_by"]["email"] != "ali")
+    tasks = [t for t in export_label_studio(sqlite_store, "a", email_domain="lab.example.org")
+             if t["data"]["caption"] == CAPTION and t["data"]["system"] == "sat-attn"]
+    tasks[0]["annotations"].sort(key=lambda a: a["completed_by"]["email"] != "ali@lab.example.org")
     change(tasks)
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(tasks), encoding="utf-8")
