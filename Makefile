@@ -52,8 +52,9 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements.loc
 	@$(PY) -m pip install -q -r requirements-dev.txt -c requirements.lock
 	@touch $@
 
-# Label Studio's SDK, the reference the Label Studio tests check our files with, pins an older numpy than the app
-# uses: it gets a virtualenv of its own (tests/io/test_label_studio.py runs it as a separate process).
+# Label Studio Community (the server tests/io/test_label_studio_server.py starts) and its SDK (the reference
+# tests/io/test_label_studio.py checks our files with) pin other versions than the app uses: they get a virtualenv
+# of their own, run as separate processes (about 1 GB; the server's first start migrates its database, ~1-2 min).
 $(LS_VENV)/.installed: requirements-labelstudio.txt requirements-labelstudio.lock
 	@echo "== Label Studio's SDK, in a virtualenv of its own ($(LS_VENV)/)"
 	@$(PYTHON) -m venv $(LS_VENV)

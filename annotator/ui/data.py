@@ -132,7 +132,8 @@ def import_section(ctx: PageContext) -> None:
     outcome = st.session_state.get(RESULT_KEY)
     if outcome:
         kind, text = outcome
-        (message.success if kind == "success" else message.error)(md_escape(text))  # beside the Import button
+        # beside the Import button, one line of the summary (an annotator, a refused record) per line
+        (message.success if kind == "success" else message.error)(md_escape(text).replace("\n", "  \n"))
 
 
 def export_section(ctx: PageContext) -> None:

@@ -51,9 +51,9 @@ def _fill(page, fmt, project: str) -> None:
     expect(name).to_have_value(project)
 
 
-def _open_import(page, server, fmt) -> None:
-    """The Data page of ada (an admin) with the import form of ``fmt`` drawn."""
-    signed_in(page, server, "ada", PW)
+def _open_import(page, server, fmt, user: str = "ada") -> None:
+    """The Data page of ``user`` (an admin) with the import form of ``fmt`` drawn."""
+    signed_in(page, server, user, PW)
     more = page.locator('[data-testid="stSidebarNavViewButton"]')  # the menu shows its first entries only
     if more.count():
         more.click()
@@ -114,4 +114,45 @@ def test_an_uploaded_caption_over_the_length_limit_is_refused_by_file_and_line(s
     expect(error).to_contain_text("long-captions.txt, line 2")
     expect(error).to_contain_text(f"is {limit + 1:,} characters long; at most {limit:,} are allowed")
     assert table_counts(store) == before
+
+
+def test_a_label_studio_file_cannot_write_under_anothers_account_on_the_data_page(server, page, tmp_path):
+    """Addresses that name accounts only by the part before "@" (one of them with ground truth) write nothing under
+    those accounts and make no lead or admin, through the page as through the command line."""
+    import json
+
+    from annotator.accounts.auth import list_users, set_email
+    from annotator.judgement_export import export_judgements
+    store = server.store()
+    add_user(store, "boss", "admin", PW, email="boss@lab.example.org")
+    load_sample(store)
+    set_email(store, "sample-ann", "sample-ann@lab.example.org")
+    caption = "A man in an orange jacket smiling in front of an american flag"
+    result = [{"id": "j", "from_name": "judgement", "to_name": "caption", "type": "choices",
+               "value": {"choices": ["accurate"]}}]
+    tasks = [{"id": 1, "data": {"caption": caption, "system": "sat-attn", "item": "astronaut.jpg"}, "annotations": [
+        {"id": 11, "completed_by": {"email": "Sample-Ann@attacker.example"}, "result": result},
+        {"id": 12, "completed_by": {"email": "BOSS@evil.org"}, "result": result, "ground_truth": True}]}]
+    upload = tmp_path / "label-studio.json"
+    upload.write_text(json.dumps(tasks), encoding="utf-8")
+    rows = export_judgements(store, SAMPLE_PROJECT, history=True).rows
+    before = rows[rows["annotator"].isin(["sample-ann", "boss"])].to_dict("records")
+    fmt = next(f for f in formats() if f.name == "label-studio")
+    _open_import(page, server, fmt, user="boss")
+    form = page.locator('[data-testid="stForm"]')
+    uploader = form.locator('[data-testid="stFileUploader"]').filter(has_text=fmt.get_option("file").label)
+    uploader.locator('input[type="file"]').set_input_files(str(upload))
+    expect(uploader).to_contain_text(upload.name)
+    form.get_by_label("Project", exact=True).fill(SAMPLE_PROJECT)
+    form.get_by_role("button", name="Import").click()
+    wait_for_app(page)
+    success = page.locator('[data-testid="stAlertContentSuccess"]')
+    expect(success).to_contain_text("new account Sample-Ann-2")
+    expect(success).to_contain_text("ground truth by BOSS-2, stored as an annotation")
+    rows = export_judgements(store, SAMPLE_PROJECT, history=True).rows
+    assert rows[rows["annotator"].isin(["sample-ann", "boss"])].to_dict("records") == before
+    assert sorted(rows[rows["annotator"].isin(["Sample-Ann-2", "BOSS-2"])]["kind"]) == ["annotation", "annotation"]
+    assert {u.name: u.role for u in list_users(store)} == {"boss": "admin", "sample-ann": "annotator",
+                                                         "sample-ben": "annotator", "Sample-Ann-2": "annotator",
+                                                         "BOSS-2": "annotator"}
     store.dispose()

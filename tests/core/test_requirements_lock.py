@@ -56,3 +56,16 @@ def test_make_installs_through_the_lock_and_reinstalls_when_it_changes():
     assert len(pip_lines) == 3, plan  # pip itself, the app's requirements, the tests' requirements
     assert all("-c requirements.lock" in ln for ln in pip_lines), plan
     assert any("-r requirements.txt" in ln for ln in pip_lines) and any("-r requirements-dev.txt" in ln for ln in pip_lines)
+
+
+def test_label_studios_lock_pins_the_server_and_the_sdk_it_asks_for():
+    lock = {}
+    for line in (ROOT / "requirements-labelstudio.lock").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, version = line.split("==")
+            lock[canonicalize_name(name)] = version
+    wanted = [Requirement(ln) for ln in (ROOT / "requirements-labelstudio.txt").read_text().splitlines()
+              if ln.strip() and not ln.startswith("#")]
+    assert {canonicalize_name(r.name) for r in wanted} >= {"label-studio", "label-studio-sdk"}
+    for req in wanted:
+        assert req.specifier.contains(lock[canonicalize_name(req.name)]), f"{req} is not what the lock pins"
