@@ -1,6 +1,6 @@
 """``annotator import <format> …`` and ``annotator export``.
 
-The import commands are built from the importer catalog (:mod:`annotator.io.catalog`):
+The import commands are built from the importer catalog (:mod:`annotator.exchange.catalog`):
 one subcommand per format, its flags from the format's declared options.
 Every import is all-or-nothing: bad input prints one message naming the file
 and line/record on stderr, exits with code 2 and leaves the database as it was.

@@ -6,7 +6,7 @@ format's module, writes what the reader produced in one store transaction
 (with :mod:`annotator.io.importers`, the step they share), so an import is
 all-or-nothing. Writers turn stored projects back into files.
 
-Import formats are listed by the importer catalog (:mod:`annotator.io.catalog`):
+Import formats are listed by the importer catalog (:mod:`annotator.exchange.catalog`):
 each format's module declares ``FORMAT`` (name, help, options, example files
 under ``examples/``, reader and import), and the command line and the Data page
 are built from it. Formats (documented for users in ``docs/formats.md``):
@@ -21,6 +21,8 @@ are built from it. Formats (documented for users in ``docs/formats.md``):
                  JSONL reads back through ``import_jsonl``)
 * ``corrections`` a corrected full copy of one system's captions
 * ``human-scores`` per-caption human judgement scores (CSV/TSV or one per line)
+* ``label_studio`` the codec of Label Studio's files (config, tasks, characters and words); the exchange
+                 itself, which maps people and stores, is :mod:`annotator.exchange.label_studio`
 
 (``annotator.io.tables`` holds the table writers every export of analysis
 results goes through.)

@@ -30,7 +30,7 @@ under one name, an unknown item or system) raises
 
 The module-level ``NAME``, ``HELP``, ``OPTIONS``, ``EXAMPLE`` and :func:`read`
 describe the format; ``FORMAT`` is its entry in the importer catalog
-(:mod:`annotator.io.catalog`), for the command line and the Data page.
+(:mod:`annotator.exchange.catalog`), for the command line and the Data page.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A format module (``annotator/io/<format>.py``) declares one :class:`ImportFormat`
 named ``FORMAT``: its name, help, the :class:`ReaderOption` inputs it takes,
 an :class:`Example` and the function that runs the import. The catalog
-(:mod:`annotator.io.catalog`) lists the format modules; ``annotator import
+(:mod:`annotator.exchange.catalog`) lists the format modules; ``annotator import
 <format>`` and the Data page's import form are generated from it.
 """
 

@@ -1,6 +1,6 @@
 """The importer catalog, format by format: its example imports, hostile copies of it are refused, the Data page's form.
 
-Every test here is parametrised over :func:`annotator.io.catalog.formats`, so a
+Every test here is parametrised over :func:`annotator.exchange.catalog.formats`, so a
 format added to the catalog is run through all of them without a new test.
 """
 
