@@ -260,3 +260,37 @@ def test_label_studio_refuses_our_tasks_without_its_users_and_says_whom(label_st
     project = label_studio.create_project("no such user", labeling_config())
     with pytest.raises(LabelStudioError, match="stranger@lab.example.org"):
         label_studio.import_tasks(project["id"], export_label_studio(team, "sample"))
+
+
+def test_a_label_studio_project_not_made_here_comes_in_with_system_and_mapping(label_studio, team, tmp_path):
+    """A plain Label Studio captioning project (its own image, text, choices and labels) read with --system and a
+    mapping file."""
+    ls = label_studio
+    config = """<View>
+  <Image name="picture" value="$img"/>
+  <Text name="text" value="$text" granularity="word"/>
+  <Labels name="words" toName="text"><Label value="Color"/><Label value="Number"/></Labels>
+  <Choices name="verdict" toName="text"><Choice value="Accurate"/><Choice value="Inaccurate"/></Choices>
+  <Choices name="errors" toName="text" choice="multiple"><Choice value="Color"/><Choice value="Number"/></Choices>
+  <TextArea name="comment" toName="text"/>
+</View>"""
+    caption = "A close up of a tabby cat with green eyes"
+    project = ls.create_project("their own", config)
+    ls.import_tasks(project["id"], [{"img": "/data/local-files/?d=pictures/chelsea.jpg", "text": caption}])
+    task = ls.tasks(project["id"])[0]
+    green = caption.index("green")
+    ls.post(f"/api/tasks/{task['id']}/annotations/", {"completed_by": ls.ids[BEN], "lead_time": 9.5, "result": [
+        {"id": "v", "from_name": "verdict", "to_name": "text", "type": "choices", "value": {"choices": ["Inaccurate"]}},
+        {"id": "e", "from_name": "errors", "to_name": "text", "type": "choices", "value": {"choices": ["Color"]}},
+        {"id": "w", "from_name": "words", "to_name": "text", "type": "labels",
+         "value": {"start": green, "end": green + 5, "text": "green", "labels": ["Color"]}},
+        {"id": "c", "from_name": "comment", "to_name": "text", "type": "textarea", "value": {"text": ["amber eyes"]}}]})
+    mapping = tmp_path / "mapping.json"
+    mapping.write_text(json.dumps({"verdict": "judgement", "errors": "types", "words": "spans", "comment": "note",
+                                   "$caption": "text", "$image": "img"}), encoding="utf-8")
+    snapshot = ls.snapshot_export(project["id"])
+    result = _import(tmp_path, team, "sample", snapshot, "theirs", system="sat-attn", mapping=mapping)
+    assert result.per_annotator == {"sample-ben": {"written": 1, "unchanged": 0, "refused": 0}}
+    label, types, spans, note = _current(team, "sample")[("sat-attn", "chelsea.jpg", "sample-ben", "annotation")]
+    assert (label, types, note) == ("inaccurate", ("color",), "amber eyes")
+    assert [(caption.split()[s.start:s.end], s.type) for s in spans] == [(["green"], "color")]
