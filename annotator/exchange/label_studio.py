@@ -28,6 +28,7 @@ one is listed with its task, annotation and reason.
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import urllib.parse
 from dataclasses import dataclass, field, replace
@@ -119,13 +120,19 @@ def export_label_studio(store: Store, project: str, *, system: str | None = None
                 task = {"id": len(tasks) + 1, "data": dict(data),
                         "annotations": [_annotation(len(tasks), k, row, cap.text, emails)
                                         for k, row in enumerate(group)]}
-                if blind:
-                    task["data"]["system"] = ""
+                if blind:  # the caption is found again by a key that does not show the system's name
+                    del task["data"]["system"]
+                    task["data"]["caption_key"] = blind_key(cap.system, item.key)
                 if flagged or (predictions and not blind):
                     task["predictions"] = [flagged.get(cap.caption_id) or {"model_version": DETECTOR_MODEL,
                                                                             "score": 0.0, "result": []}]
                 tasks.append(task)
     return tasks
+
+
+def blind_key(system: str, item: str) -> str:
+    """The key a blind task names its caption by instead of its system (the import finds the caption by it)."""
+    return "c-" + hashlib.sha256(f"{system}\x00{item}".encode("utf-8")).hexdigest()[:20]
 
 
 def _annotation(task_index: int, k: int, row: dict, caption: str, emails: dict[str, str]) -> dict:
@@ -188,10 +195,11 @@ class _Read:
     """One annotation read from the file, with the caption its task names."""
 
     annotation: LabelStudioAnnotation
-    system: str
+    system: str | None
     item: str | None
     line: int | None
     caption: str
+    blind: str | None = None
 
 
 class _Refusals:
@@ -242,11 +250,13 @@ def _caption_key(task: dict, system: str | None, controls: Controls, src: str, w
     and names its item by its picture's file name."""
     data = task["data"]
     named = data.get("system")
+    if isinstance(data.get("caption_key"), str) and named is None:  # a blind export's task
+        return None, data.get("item"), None, data["caption_key"]
     if isinstance(named, str) and named:
         item, line = data.get("item"), data.get("line")
         if item is None and line is None:
             raise InputError("the task's data names no item (or line)", src, where)
-        return named, None if item is None else str(item), line if isinstance(line, int) else None
+        return named, None if item is None else str(item), line if isinstance(line, int) else None, None
     if system is None:
         raise InputError("the task's data names no system (was it exported by annotator? a Label Studio project "
                          "not made here is read with --system NAME)", src, where)
@@ -254,7 +264,7 @@ def _caption_key(task: dict, system: str | None, controls: Controls, src: str, w
     if item is None:
         raise InputError(f"the task names no item: its data has neither 'item' nor a picture "
                          f"({controls.image_field!r})", src, where)
-    return system, item, None
+    return system, item, None, None
 
 
 def _read_file(path, src, *, users, system, controls, refusals) -> tuple[list[_Read], int, int]:
@@ -289,8 +299,8 @@ def _read_file(path, src, *, users, system, controls, refusals) -> tuple[list[_R
                     refusals.add(where, f"Label Studio user {read.author} is not in the user list", None)
                     continue
                 read = _with_author(read, users[read.author])
-            out.append(_Read(read, *key, caption=task["data"].get(controls.caption_field)
-                             or task["data"].get("text")))
+            out.append(_Read(read, *key[:3], caption=task["data"].get(controls.caption_field)
+                             or task["data"].get("text"), blind=key[3]))
     return out, total, drafts
 
 
@@ -332,13 +342,18 @@ def _resolve(conn, pid: int, reads: list[_Read], people: _People, refusals: _Ref
     """(caption id, user id, name, kind, read) of each annotation that names a caption of the project."""
     index = project_caption_index(conn, pid)
     by_line = {(system, found[1]): found for (system, _), found in index.items()}
+    by_key = {blind_key(*key): found for key, found in index.items()} if any(r.blind for r in reads) else {}
     out = []
     for r in reads:
-        found = index.get((r.system, r.item)) if r.item is not None else by_line.get((r.system, r.line))
+        if r.blind:
+            found = by_key.get(r.blind)
+        else:
+            found = index.get((r.system, r.item)) if r.item is not None else by_line.get((r.system, r.line))
         ann = r.annotation
         if found is None:
             named = f"item {r.item!r}" if r.item is not None else f"caption line {r.line}"
-            refusals.add(ann.where, f"the project has no caption of system {r.system!r} for {named}", None)
+            refusals.add(ann.where, f"the project has no caption {r.blind!r} (a blind export's key)" if r.blind else
+                         f"the project has no caption of system {r.system!r} for {named}", None)
             continue
         if r.caption is not None and r.caption != found[2]:
             refusals.add(ann.where, f"the caption differs from the project's ({r.caption[:60]!r} vs "
@@ -421,7 +436,7 @@ def import_label_studio(store: Store, project: str, path: Path | str, *, source:
         people = _People(conn, result)
         targets = _resolve(conn, project_id(conn, project), reads, people, refusals, result)
         _store(conn, targets, refusals, result)
-    result.systems = list(dict.fromkeys(r.system for r in reads))
+    result.systems = list(dict.fromkeys(r.system for r in reads if r.system))
     result.user = ", ".join(sorted(result.per_annotator, key=str.casefold))
     return result
 

@@ -273,15 +273,27 @@ def test_the_export_names_people_by_address_or_refuses(sqlite_store, capsys, tmp
     assert code == 2 and "'dr who' cannot take the address" in err
 
 
-def test_the_blind_export_shows_no_system_no_predictions_and_no_one_elses_work(sqlite_store):
+def test_the_blind_export_shows_no_system_no_predictions_and_no_one_elses_work(sqlite_store, tmp_path):
     store = sqlite_store
     _team(store)
     tasks = export_label_studio(store, "sample", blind=True)
-    assert {t["data"]["system"] for t in tasks} == {""} and not any("predictions" in t for t in tasks)
+    assert not any("system" in t["data"] or "predictions" in t for t in tasks)
+    assert not any(name in json.dumps(tasks) for name in ("sat-attn", "nic-beam"))
     assert all(len(t["annotations"]) <= 1 for t in tasks)
     doubled = [t for t in tasks if t["data"]["caption"] == CAPTION and t["data"]["item"] == "astronaut.jpg"]
     assert sorted(t["annotations"][0]["completed_by"]["email"] for t in doubled) == [ANN, BEN]
     assert "$system" not in labeling_config(blind=True) and "$system" in labeling_config()
+    # and the blind tasks come back to their captions
+    before = _rows(store)
+    for task in doubled:
+        task["annotations"][0]["result"][0]["value"]["choices"] = ["accurate"]
+        del task["annotations"][0]["result"][1:]
+        task["annotations"][0]["updated_at"] = _later(1)
+    result = import_label_studio(store, "sample", _write(tmp_path, tasks))
+    assert (result.judgements, result.unchanged, result.refused) == (2, len(tasks) - 2, [])
+    changed = sorted(set(_rows(store)) - set(before))
+    assert [(r[0], r[1], r[2], r[4]) for r in changed] == [("astronaut.jpg", "sat-attn", "sample-ann", "accurate"),
+                                                          ("astronaut.jpg", "sat-attn", "sample-ben", "accurate")]
 
 
 def test_span_labels_carry_the_keys_of_their_types():
