@@ -163,8 +163,9 @@ def _detector_results(store: Store, project: str, system: str | None) -> dict[in
 @dataclass
 class LabelStudioImport(ImportResult):
     """What an import of a Label Studio export did: per annotator the judgements written, unchanged and refused;
-    the accounts it created; the ground-truth annotations stored as annotations; every refused annotation
-    (``refused``: (task and annotation, reason)); the drafts it left out."""
+    the accounts it created (``accounts``, and with their addresses ``accounts_created``); the ground-truth
+    annotations stored as annotations; every refused annotation (``refused``: (task and annotation, reason)); the
+    drafts it left out."""
 
     per_annotator: dict = field(default_factory=dict)
     accounts_created: list = field(default_factory=list)
@@ -178,12 +179,13 @@ class LabelStudioImport(ImportResult):
     def describe(self) -> str:
         """The summary the command line prints and the Data page shows."""
         n_refused = len(self.refused)
-        lines = [f"label-studio import into {self.project!r}: {self.judgements} judgements written, "
-                 f"{self.unchanged} unchanged, {n_refused} refused ({self.items_read} annotations read)"
+        lines = [f"label-studio import into {self.project!r}: {self.judgements} judgements written with {self.spans} "
+                 f"error spans, {self.unchanged} unchanged, {n_refused} refused ({self.items_read} annotations read)"
                  + (f", {self.drafts} Label Studio drafts not imported" if self.drafts else "")]
         lines += [f"  {who}: {c['written']} written, {c['unchanged']} unchanged, {c['refused']} refused"
                   for who, c in sorted(self.per_annotator.items(), key=lambda kv: kv[0].casefold())]
-        lines += [f"  new account {a['name']} <{a['email']}> (annotator)" for a in self.accounts_created]
+        lines += [f"  new account {a['name']} <{a['email']}> (annotator, no password yet: an admin sets one on People, "
+                  "or with annotator users passwd NAME)" for a in self.accounts_created]
         lines += [f"  {where}: ground truth by {who}, stored as an annotation ({who} is not a lead or an admin "
                   "here)" for where, who in self.ground_truth_as_annotation]
         lines += [f"  refused {where}: {why}" for where, why in self.refused]
@@ -335,6 +337,7 @@ class _People:
             name = f"{base}-{n}"
         uid = create_user(self.conn, name, Role.ANNOTATOR, email=email)
         self.result.accounts_created.append({"name": name, "email": email})
+        self.result.accounts.append(name)
         return uid, name, Role.ANNOTATOR.value, True
 
 
@@ -402,6 +405,7 @@ def _store(conn, targets: list[tuple], refusals: _Refusals, result: LabelStudioI
             last = ann.saved_at or last
             result.count(name, "written")
             result.judgements += 1
+            result.spans += len(ann.spans)
 
 
 def _utc(at: datetime | None) -> datetime:

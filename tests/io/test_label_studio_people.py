@@ -99,6 +99,7 @@ def test_an_address_that_names_an_account_only_before_the_at_is_another_person(s
                              "BOSS-2": ("annotator", "BOSS@evil.org"), "nobody": ("annotator", "nobody@evil.org")}
     assert [who for _, who in summary["ground_truth_as_annotation"]] == ["BOSS-2", "nobody"]
     assert summary["per_annotator"]["Sample-Ann-2"] == {"written": 1, "unchanged": 0, "refused": 0}
+    assert summary["accounts"] == ["Sample-Ann-2", "BOSS-2", "nobody"]
 
 
 def test_an_account_without_an_address_is_not_matched_by_its_name(sqlite_store, tmp_path):
@@ -217,7 +218,7 @@ def test_skip_invalid_imports_the_rest_and_lists_the_refused(sqlite_store, tmp_p
         import_label_studio(store, "sample", path)
     assert _rows(store) == before
     result = import_label_studio(store, "sample", path, skip_invalid=True)
-    assert result.judgements == 1 and result.drafts == 1
+    assert (result.judgements, result.spans, result.drafts, result.accounts) == (1, 1, 1, [])
     assert [where for where, _ in result.refused] == ["task 35, annotation 5"]
     assert "clothing_color" in result.refused[0][1]
     assert "refused task 35, annotation 5" in result.describe() and "1 Label Studio drafts" in result.describe()
