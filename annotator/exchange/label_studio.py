@@ -42,7 +42,7 @@ from ..io.label_studio import (ACCURATE, DETECTOR_MODEL, INACCURATE, Controls, L
                                annotation_results, place, read_annotation, read_controls, read_tasks)
 from ..io.options import Example, ImportFormat, ReaderOption
 from ..io.textfiles import read_json
-from ..io.validate import check_name
+from ..io.validate import check_name, check_same_caption
 from ..judgement_export import export_judgements
 from ..model import JudgementKind, Role
 from ..names import check_email, email_key
@@ -358,10 +358,12 @@ def _resolve(conn, pid: int, reads: list[_Read], people: _People, refusals: _Ref
             refusals.add(ann.where, f"the project has no caption {r.blind!r} (a blind export's key)" if r.blind else
                          f"the project has no caption of system {r.system!r} for {named}", None)
             continue
-        if r.caption is not None and r.caption != found[2]:
-            refusals.add(ann.where, f"the caption differs from the project's ({r.caption[:60]!r} vs "
-                                    f"{found[2][:60]!r})", None)
-            continue
+        if r.caption is not None:
+            try:
+                check_same_caption(r.caption, found[2])
+            except InputError as e:
+                refusals.add(ann.where, e.detail, None)
+                continue
         try:
             uid, name, role, created = people.account(ann.author)
         except InputError as e:

@@ -167,6 +167,20 @@ def test_a_working_time_over_a_day_is_refused_naming_the_annotation(sqlite_store
         import_label_studio(sqlite_store, "sample", path)
 
 
+def test_a_changed_caption_is_named_as_one_not_as_a_span_problem(sqlite_store, tmp_path):
+    """A task whose caption text is not the project's is refused as "the caption differs from the project's", with
+    both texts where they part (annotator.io.validate.check_same_caption), before any span is held against it."""
+    _team(sqlite_store)
+    before = _rows(sqlite_store)
+    changed = CAPTION.replace("orange jacket", "orange coat")
+    ann = _annotation(7, ANN, "inaccurate", ["clothing_color"], spans=[(12, 23, "clothing_color")])
+    path = _write(tmp_path, [_task(35, [ann], caption=changed)])
+    with pytest.raises(InputError, match=r"task 35, annotation 7: the caption differs from the project's: the file "
+                                         r"has '.*orange coat.*', the project '.*orange jacket.*'"):
+        import_label_studio(sqlite_store, "sample", path)
+    assert _rows(sqlite_store) == before
+
+
 # ------------------------------------------------------------------ revisions in time order
 
 def test_revisions_follow_time_not_file_order(sqlite_store, tmp_path):
