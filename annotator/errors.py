@@ -107,3 +107,9 @@ class MetricUnavailable(AnnotatorError):
 
 class MetricInputError(InputError, ValueError):
     """Captions, references or samples that cannot be scored (wrong lengths, no references, an unknown metric)."""
+
+
+def shorten(value, limit: int = 60) -> str:
+    """``value`` as text, cut to ``limit`` characters with an ellipsis (for messages about huge input)."""
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

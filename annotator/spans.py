@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from .errors import InputError
 from .names import line_problem
+from .strict_json import parse_json
 
 #: Longest suggested fix (characters).
 MAX_FIX_LENGTH = 500
@@ -120,7 +121,6 @@ def parse_spans(value) -> tuple[Span, ...]:
     if value is None or value == "" or (isinstance(value, float) and value != value):  # NaN: an empty cell
         return ()
     if isinstance(value, str):
-        from .io.textfiles import parse_json  # the strict reader every input goes through
         try:
             value = parse_json(value)
         except InputError as e:

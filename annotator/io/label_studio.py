@@ -33,7 +33,7 @@ from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 from ..errors import InputError
-from ..limits import check_free_text, check_seconds
+from ..limits import check_free_text, check_seconds, check_text_length
 from ..spans import Span, caption_tokens, check_spans
 from ..taxonomy import Taxonomy, group_colours, taxonomy
 from .judgement_rows import parse_saved_at
@@ -300,7 +300,7 @@ def caption_of(task: dict, controls: Controls, src: str, where: str) -> str:
     names = [controls.caption_field] + (["text"] if controls.caption_field == CAPTION else [])
     for name in names:
         if isinstance(data.get(name), str):
-            return data[name]
+            return check_text_length(data[name], "caption", src, where)
     raise InputError(f"the task's data has no caption text ({' or '.join(map(repr, names))})", src, where)
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import re
 from json.decoder import scanstring
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, shorten
+from ..strict_json import parse_json
+
+__all__ = ["decode_utf8", "read_bytes", "read_lines", "read_json", "read_json_text", "MemberLines",
+           "parse_json", "shorten"]
 
 
 def decode_utf8(raw: bytes, source: str | None) -> str:
@@ -109,123 +111,3 @@ def _member_lines(text: str) -> list[int]:
                 pending = True
         i += 1
     return lines
-
-
-# ------------------------------------------------------------------ JSON
-
-class _Refused(ValueError):
-    """Raised by the decoding hooks; :func:`parse_json` then finds where in the text it happened."""
-
-
-def _unique_pairs(pairs: list) -> dict:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise _Refused("duplicate key")
-    return obj
-
-
-def _reject_constant(name: str):
-    raise _Refused(name)
-
-
-def parse_json(text: str, source: str | None = None, location=None):
-    """``json.loads`` for input files: every failure is an InputError naming the line.
-
-    Refused besides syntax errors: a key given twice in one object (``json``
-    would silently keep the last), ``NaN``/``Infinity`` (not JSON), and integers
-    too long for Python to convert. ``location`` is the line of a one-line
-    document (a JSONL line); otherwise lines are counted in ``text``.
-    """
-    try:
-        return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        line = exc.lineno if location is None else location
-        raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", source, line) from None
-    except RecursionError:
-        line = location if location is not None else text.count("\n", 0, _too_deep_at(text)) + 1
-        raise InputError("invalid JSON: nested too deeply", source, line) from None
-    except ValueError:
-        # A refused key or value (or an integer beyond Python's digit limit): walk the text to say which and where.
-        problem, pos = _find_problem(text)
-        line = location if location is not None or pos is None else text.count("\n", 0, pos) + 1
-        raise InputError(f"invalid JSON: {problem}", source, line) from None
-
-
-#: How deep :func:`_too_deep_at` lets arrays and objects nest before it names the place (json itself gives up
-#: near the interpreter's recursion limit, 1,000 by default).
-_DEEP = 500
-
-
-def _too_deep_at(text: str) -> int:
-    """The offset at which arrays and objects in ``text`` first nest deeper than :data:`_DEEP` (0 if they never do)."""
-    depth, i, n = 0, 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            try:
-                i = scanstring(text, i + 1)[1]
-            except ValueError:  # an unterminated string: the rest of the text
-                return 0
-            continue
-        if c in "[{":
-            depth += 1
-            if depth > _DEEP:
-                return i
-        elif c in "]}":
-            depth -= 1
-        i += 1
-    return 0
-
-
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_CONSTANT = re.compile(r"NaN|-?Infinity")
-#: Python refuses to convert longer integer strings (sys.get_int_max_str_digits, 4300 by default).
-_MAX_JSON_INT_DIGITS = 4300
-
-
-def _find_problem(text: str) -> tuple[str, int | None]:
-    """The first duplicate key, non-JSON constant or overlong integer in syntactically valid JSON, and its offset.
-
-    Only called after :func:`json.loads` refused the document, so speed does
-    not matter and the syntax is known to be sound.
-    """
-    keys: list[set | None] = []  # per open container: the keys seen so far (None for an array)
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            value, end = scanstring(text, i + 1)
-            j = end
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] == ":" and keys and keys[-1] is not None:
-                if value in keys[-1]:
-                    return f"key {shorten(value)!r} appears twice in one object", i
-                keys[-1].add(value)
-            i = end
-            continue
-        if c == "{":
-            keys.append(set())
-        elif c == "[":
-            keys.append(None)
-        elif c in "}]":
-            keys.pop()
-        elif c in "-0123456789NI":
-            m = _CONSTANT.match(text, i)
-            if m:
-                return f"{m.group()} is not a number JSON allows", i
-            m = _NUMBER.match(text, i)
-            if m:
-                digits = m.end() - i - (text[i] == "-")
-                if not (m.group(1) or m.group(2)) and digits > _MAX_JSON_INT_DIGITS:
-                    return f"an integer of {digits} digits is too long", i
-                i = m.end()
-                continue
-        i += 1
-    return "a value cannot be read", None
-
-
-def shorten(value, limit: int = 60) -> str:
-    """``value`` as text, cut to ``limit`` characters with an ellipsis (for messages about huge input)."""
-    text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

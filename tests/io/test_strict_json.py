@@ -11,7 +11,7 @@ import pytest
 from annotator.errors import InputError
 from annotator.io import import_jsonl
 from annotator.io.jsonl import iter_records
-from annotator.io.label_studio import import_label_studio
+from annotator.exchange.label_studio import import_label_studio
 from annotator.spans import parse_spans
 from annotator.ui.annotate_spans import read_field
 from tests.cli_helpers import run_cli

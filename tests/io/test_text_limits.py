@@ -18,7 +18,7 @@ from annotator.io import (
     import_coco, import_corrections, import_flickr30k, import_jsonl, import_judgement_rows, import_lines,
 )
 from annotator.correction import correct_caption
-from annotator.io.label_studio import import_label_studio
+from annotator.exchange.label_studio import import_label_studio
 from annotator.limits import TEXT_LIMITS
 from annotator.store.projects import load_project
 from tests.store_helpers import annotated_project, refused

@@ -17,7 +17,7 @@ from sqlalchemy import update
 from annotator.annotation import Queue
 from annotator.errors import InputError
 from annotator.io import import_jsonl
-from annotator.io.label_studio import import_label_studio
+from annotator.exchange.label_studio import import_label_studio
 from annotator.limits import MAX_SECONDS, check_seconds, measured_seconds
 from annotator.store.schema import current_judgements, judgements
 from tests.cli_helpers import run_cli
