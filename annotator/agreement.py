@@ -71,7 +71,8 @@ from .model import Label
 from .taxonomy import taxonomy
 
 __all__ = ["AgreementReport", "PairAgreement", "FineAgreement", "TypeAgreement", "BootstrapSpec", "agreement_report",
-           "cohen_kappa_from_table", "krippendorff_alpha_nominal", "fleiss_kappa_counts", "DEFAULT_RESAMPLES",
+           "cohen_kappa_from_table", "kappa_with_interval", "krippendorff_alpha_nominal", "fleiss_kappa_counts",
+           "DEFAULT_RESAMPLES",
            "DEFAULT_SEED", "DEFAULT_CONFIDENCE"]
 
 DEFAULT_RESAMPLES = 2000
@@ -489,6 +490,19 @@ def _bootstrap_ci(cells: np.ndarray, spec: BootstrapSpec, rng: np.random.Generat
     alpha = (1 - spec.confidence) / 2
     lo, hi = np.quantile(k, [alpha, 1 - alpha])
     return (float(lo), float(hi))
+
+
+def kappa_with_interval(a, b, *, n_resamples: int = DEFAULT_RESAMPLES, seed=DEFAULT_SEED,
+                        confidence: float = DEFAULT_CONFIDENCE) -> tuple[float | None, tuple[float, float] | None, tuple]:
+    """Cohen's kappa of two raters' yes/no decisions ``a`` and ``b`` (aligned), its percentile-bootstrap interval
+    as :func:`agreement_report` computes it for a pair of annotators (multinomial resampling of the 2×2 cells,
+    ``numpy.random.default_rng(seed)``), and the 2×2 table [[a0b0, a0b1], [a1b0, a1b1]]."""
+    a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    cells = np.bincount(a.astype(np.int64) * 2 + b, minlength=4)
+    kappa = _f(_kappa_cells(*cells))
+    spec = BootstrapSpec(int(n_resamples), 0, float(confidence))
+    ci = _bootstrap_ci(cells, spec, np.random.default_rng(seed)) if kappa is not None else None
+    return kappa, ci, ((int(cells[0]), int(cells[1])), (int(cells[2]), int(cells[3])))
 
 
 def agreement_report(frame: pd.DataFrame, annotators=None, *, system: str | None = None,

@@ -229,6 +229,7 @@ class DrawSummary:
     queued: int  # added to queues
     already_queued: int  # drawn but in a queue already (left in place)
     per_annotator: dict[str, int] = field(default_factory=dict)
+    judge: str | None = None  # an active draw: the judge whose scores set its chances
 
 
 @dataclass
@@ -243,7 +244,7 @@ class SampleSummary:
 def plan_sample(store, project: str, annotators: Sequence[str], size: int, *, systems: Sequence[str] | None = None,
                   design: str = "active", seed: int = 0, layer: str = "adjudicated",
                   targets: Sequence[str] | None = None, widest: int | None = None, floor: float | None = None,
-                  actor_role: Role | str = Role.ADMIN) -> "SamplePlan":
+                  actor_role: Role | str = Role.ADMIN, judge: str | None = None) -> "SamplePlan":
     """Work out the next human sample of each system (about ``size`` captions each) without writing it (lead/admin
     only); :func:`record_sample` draws and queues it.
 
@@ -253,6 +254,8 @@ def plan_sample(store, project: str, annotators: Sequence[str], size: int, *, sy
     ``layer`` already are part of the draw for certain. The draw is recorded
     with every caption's inclusion probability; the same seed on the same data
     gives the same draw. See the module documentation for the queues.
+    ``judge`` (annotator.judges; default the detectors) is whose scores an
+    active draw reads for how unsure each caption is, and is recorded with it.
     """
     from .estimate.project import draws_as_rows, layer_labels, project_detections, recorded_draws
     from .estimate.report import estimate_report
@@ -305,6 +308,7 @@ def plan_sample(store, project: str, annotators: Sequence[str], size: int, *, sy
         raise NotFound(f"{chosen_layer.user!r} has no judgements in project {project!r}")
     scored = project_detections(proj)
     earlier = recorded_draws(store, project)
+    source = _draw_judge(store, project, judge, design)
 
     planned = []
     for s in chosen:
@@ -315,12 +319,13 @@ def plan_sample(store, project: str, annotators: Sequence[str], size: int, *, sy
         if earlier.get(s):
             human = replace(human, draws=draws_as_rows(sc.caption_ids, earlier[s]))
         widths = None
+        predictor = None if source is None else source.scores_for(sc)
         if len(human.rows) >= 2:
             try:
-                widths = interval_widths(estimate_report(sc.detections, human, system=s))
+                widths = interval_widths(estimate_report(sc.detections, human, system=s, predictor=predictor))
             except ValueError:  # the draws so far cannot give an estimate yet
                 widths = None
-        scores = {t: sc.detections.score(t) for t in TARGETS}
+        scores = {t: (predictor or sc.detections).score(t) for t in TARGETS}
         try:
             alloc = allocate(scores, human, int(size), design=design, targets=targets, widest=widest, floor=floor,
                              widths=widths)
@@ -328,7 +333,19 @@ def plan_sample(store, project: str, annotators: Sequence[str], size: int, *, sy
             raise InputError(f"system {s!r}: {exc}") from None
         planned.append((s, sc, alloc))
     return SamplePlan(project, names, rows, built.name, design, int(seed), floor, tuple(planned),
-                      {s: len(earlier.get(s, ())) for s in chosen})
+                      {s: len(earlier.get(s, ())) for s in chosen},
+                      None if design != "active" else (source.name if source is not None else "detectors"))
+
+
+def _draw_judge(store, project: str, judge: str | None, design: str):
+    """The judge an active draw reads its chances from (None: the detectors); InputError for a judge with a
+    uniform draw, whose chances read nothing."""
+    if judge is None or judge == "detectors":
+        return None
+    if design != "active":
+        raise InputError("a uniform draw gives every caption the same chance: --judge belongs to --active", "--judge")
+    from .judges import load_judge
+    return load_judge(store, project, judge)
 
 
 @dataclass(frozen=True)
@@ -344,19 +361,20 @@ class SamplePlan:
     floor: float
     planned: tuple  # (system, SystemCaptions, Allocation) per system
     draws_seen: dict[str, int]  # each system's recorded draws when the plan was made
+    judge: str | None = None  # the judge an active draw's chances come from
 
 
 def assign_sample(store, project: str, annotators: Sequence[str], size: int, *, systems: Sequence[str] | None = None,
                   design: str = "active", seed: int = 0, layer: str = "adjudicated",
                   targets: Sequence[str] | None = None, widest: int | None = None, floor: float | None = None,
-                  actor_role: Role | str = Role.ADMIN) -> SampleSummary:
+                  actor_role: Role | str = Role.ADMIN, judge: str | None = None) -> SampleSummary:
     """Draw the next human sample of each system (about ``size`` captions each) and queue it (lead/admin only).
 
     :func:`plan_sample` (its arguments are explained there) then :func:`record_sample`.
     """
     return record_sample(store, plan_sample(store, project, annotators, size, systems=systems, design=design,
                                             seed=seed, layer=layer, targets=targets, widest=widest, floor=floor,
-                                            actor_role=actor_role))
+                                            actor_role=actor_role, judge=judge))
 
 
 def record_sample(store, plan: SamplePlan) -> SampleSummary:
@@ -406,7 +424,7 @@ def record_sample(store, plan: SamplePlan) -> SampleSummary:
                                   number=number, design=design, size=alloc.size, seed=int(seed),
                                   layer=plan.layer, targets=" ".join(alloc.targets), floor=floor,
                                   taken=len(fresh), labelled_before=int(alloc.labelled.sum()),
-                                  created_at=datetime.now(timezone.utc))
+                                  created_at=datetime.now(timezone.utc), predictor=plan.judge)
             fresh_ids = sc.caption_ids[fresh]
             to_queue = [int(c) for c in rng.permutation(fresh_ids) if int(c) not in queued]
             owners = _blocks(len(to_queue), len(names))
@@ -424,7 +442,7 @@ def record_sample(store, plan: SamplePlan) -> SampleSummary:
                 widths=alloc.widths, floor=floor, seed=int(seed), layer=plan.layer,
                 probability_range=(float(drawn_pi.min()), float(drawn_pi.max())) if len(fresh) else None,
                 queued=len(to_queue), already_queued=len(fresh) - len(to_queue),
-                per_annotator={n: per[n] for n in names}))
+                per_annotator={n: per[n] for n in names}, judge=plan.judge))
         add_assignments(conn, pid, new_rows)
     return summary
 

@@ -4,7 +4,8 @@ Eight photographs that scikit-image and scikit-learn ship, with hand-drawn
 gold boxes, five hand-written references each, captions from two made-up
 systems whose mistakes cover all 20 error types (the answer key is in
 ``data/sample/README.md`` and ``answer_key.json``), and example judgements by
-two demo annotators so the agreement pages have something to show.
+two demo annotators so the agreement pages have something to show, and an example AI judge (``judge.jsonl``,
+written by hand) so the Judges page does too.
 """
 
 from __future__ import annotations
@@ -63,6 +64,10 @@ def load_sample(store: Store, *, project: str = SAMPLE_PROJECT, sample_dir: Path
                 if coarse.is_file():
                     judgement_sets.append((annotator, system, str(coarse),
                                            read_legacy_judgements(coarse, fine if fine.is_file() else None)))
+    judge = None
+    if with_judgements and (sample_dir / "judge.jsonl").is_file():
+        from .exchange.judge_files import read_judge_file
+        judge = read_judge_file(sample_dir / "judge.jsonl")
     try:
         with store.transaction() as conn:
             if has_projects(conn):
@@ -70,9 +75,20 @@ def load_sample(store: Store, *, project: str = SAMPLE_PROJECT, sample_dir: Path
             write_jsonl_project(conn, data, source=str(sample_dir / "sample.jsonl"))
             for annotator, system, source, judgements in judgement_sets:
                 write_legacy_judgements(conn, project, system, annotator, judgements, source=source)
+            if judge is not None:
+                _store_judge(conn, project, judge)
     except IntegrityError:
         return False
     return True
+
+
+def _store_judge(conn, project: str, judge) -> None:
+    from .exchange.judge_files import resolve_rows
+    from .store.judges import replace_judge
+    from .store.projects import project_id
+    pid = project_id(conn, project)
+    outputs = resolve_rows(conn, pid, judge)
+    replace_judge(conn, pid, judge.name, judge.signature, "judge.jsonl", [o.row() for o in outputs])
 
 
 def _relative_to_install(root: str | None) -> str | None:

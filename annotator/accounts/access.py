@@ -43,6 +43,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("adjudicate", "pages/adjudicate.py", "Adjudication", ":material/gavel:", "Team", LEADS),
     PageSpec("analysis", "pages/analysis.py", "Error analysis", ":material/bar_chart:", "Analysis", REVIEW),
     PageSpec("estimate", "pages/estimate.py", "Error estimates", ":material/query_stats:", "Analysis", REVIEW),
+    PageSpec("judges", "pages/judges.py", "Judges", ":material/smart_toy:", "Analysis", REVIEW),
     PageSpec("correct", "pages/correct.py", "Correction", ":material/spellcheck:", "Analysis", REVIEW),
     PageSpec("rescore", "pages/rescore.py", "Rescoring", ":material/calculate:", "Analysis", REVIEW),
     PageSpec("content_selection", "pages/content_selection.py", "Content selection", ":material/select_all:", "Analysis", REVIEW),

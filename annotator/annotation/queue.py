@@ -203,14 +203,15 @@ class Queue:
                     context=ctx, current=current)
 
     def save(self, task: Task, label: Label | str | None, error_types=(), note: str = "", seconds: float = 0.0, *,
-             base_revision: int | None = None, spans=()) -> SaveResult:
+             base_revision: int | None = None, spans=(), suggested: bool | None = None) -> SaveResult:
         """Validate and store one revision of the user's judgement of ``task`` (committed on return).
 
         ``spans``: where in the caption the error types are (annotator.spans; checked there).
         ``base_revision`` is the revision of the user's judgement the page showed (0: none; default: the
         task's, :attr:`Task.shown_revision`): when another tab saved a newer one since, JudgementChanged
         (carrying that judgement) and nothing stored. CaptionChanged (nothing stored) when the task's caption
-        id holds another caption by now."""
+        id holds another caption by now. ``suggested``: whether the panel opened pre-filled from a judge
+        (:meth:`suggestion`); recorded with the revision."""
         from ..spans import check_spans
         from ..store.judgements import save_judgement
         types = validate(label, error_types, note=note, stage=task.stage)
@@ -219,7 +220,7 @@ class Queue:
         self._check_assigned(task.caption_id, task.stamp)
         revision = save_judgement(self.store, task.caption_id, self.user_id, label=label, error_types=types,
                                   note=(note or "").strip(), seconds=max(0.0, float(seconds or 0.0)),
-                                  kind=JudgementKind.ANNOTATION, stamp=task.stamp, spans=spans,
+                                  kind=JudgementKind.ANNOTATION, stamp=task.stamp, spans=spans, suggested=suggested,
                                   base_revision=task.shown_revision if base_revision is None else base_revision)
         return SaveResult(task.caption_id, revision, label.value, types, _is_done(task))
 
@@ -295,6 +296,26 @@ class Queue:
         if not enabled:
             return {}
         return detector_hints(task.caption.text, task.item, enabled=True, blind=self.in_double_sample(task))
+
+    # -- judge suggestions ----------------------------------------------------
+
+    def suggestion(self, task: Task):
+        """What the panel of ``task`` starts from when the project's suggestions are on
+        (:mod:`annotator.judges.suggestions`): the judge's label, types and spans, or None — always None for the
+        second annotator of a double-annotated caption, a practice item, a corrector during blind correction
+        with closed views, a caption this user has judged or drafted already, and a caption the judge did not
+        score."""
+        from ..correction.blind import views_closed_for
+        from ..judges.suggestions import suggestion_judge, suggestion_of, withheld
+        judge = suggestion_judge(self.store, self.project)
+        if judge is None or task.current is not None:
+            return None
+        if withheld(is_second=task.is_second, is_practice=task.item.is_practice,
+                    views_closed=views_closed_for(self.store, self.project, self.role)):
+            return None
+        if self.load_draft(task) is not None:
+            return None
+        return suggestion_of(self.store, self.project, task.caption_id, judge)
 
     # -- the caption list ---------------------------------------------------
 

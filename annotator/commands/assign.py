@@ -52,6 +52,9 @@ def register(sub) -> None:
                         help="aim at these intervals ('inaccurate' or error type ids; default: the widest)")
     sample.add_argument("--widest", type=int, default=None,
                         help=f"how many of the widest intervals to aim at (default: {DEFAULT_WIDEST})")
+    sample.add_argument("--judge", default=None, metavar="NAME",
+                        help="with --active: read how unsure each caption is from this judge's probabilities "
+                             "(annotator judge list; default the built-in detectors)")
     sample.add_argument("--floor", type=float, default=None,
                         help="every caption keeps at least this share of the chance a uniform draw gives it "
                              f"(default: {DEFAULT_FLOOR})")
@@ -70,7 +73,8 @@ def _assign(args, ctx) -> int:
                              "(it adds to the queues and leaves the double sample alone)",
                              "--active" if args.active is not None else "--random")
         return _draw(args, ctx, size)
-    for flag, value in (("--targets", args.targets), ("--widest", args.widest), ("--floor", args.floor)):
+    for flag, value in (("--targets", args.targets), ("--widest", args.widest), ("--floor", args.floor),
+                        ("--judge", args.judge)):
         if value is not None:
             raise InputError(f"{flag} belongs to a sample draw; add --active N", flag)
     if args.layer != "adjudicated":
@@ -91,7 +95,7 @@ def _draw(args, ctx, size: int) -> int:
     from ..assignment import assign_sample
     s = assign_sample(ctx.store(), args.project, args.annotators, size, systems=args.systems,
                       design="active" if args.active is not None else "uniform", seed=args.seed, layer=args.layer,
-                      targets=args.targets, widest=args.widest, floor=args.floor)
+                      targets=args.targets, widest=args.widest, floor=args.floor, judge=args.judge)
     ctx.emit(s, _draw_text(s))
     return 0
 
@@ -104,7 +108,7 @@ def _draw_text(s) -> str:
                      + (f"; the {d.labelled_before} labelled already count for certain" if d.labelled_before else ""))
         if d.design == "active":
             aims = ", ".join(t if w is None else f"{t} (interval {100 * w:.1f} points wide)" for t, w in d.widths.items())
-            lines.append(f"  aimed at: {aims}")
+            lines.append(f"  aimed at: {aims}; how unsure each caption is: judge {d.judge}")
         if d.probability_range:
             lo, hi = d.probability_range
             lines.append(f"  chances of the drawn captions: {lo:.3g} to {hi:.3g}")

@@ -40,6 +40,9 @@ def _estimate_options(p) -> None:
                         "FILE (.csv or .jsonl), to check an estimate with another tool")
     p.add_argument("--difference", nargs=2, action="append", default=[], metavar=("A", "B"),
                    help="also estimate system A minus system B for every target (repeatable)")
+    p.add_argument("--judge", default=None, metavar="NAME",
+                   help="use this judge's probabilities as the predictor (annotator judge list; default the built-in "
+                        "detectors); types it does not score get the classical interval")
 
 
 def _estimate(args, ctx) -> int:
@@ -52,9 +55,13 @@ def _estimate(args, ctx) -> int:
     if types not in ("all", "top5"):
         from ..taxonomy import taxonomy
         types = [taxonomy().resolve_strict(t, "--types") for t in types]
+    judge = None
+    if args.judge is not None:
+        from ..judges import load_judge
+        judge = load_judge(ctx.store(), args.project, args.judge)
     result = estimate_store(ctx.store(), args.project, chosen_layer(args), systems=args.system or None, alpha=args.alpha,
                             types=types, finite_population=not args.population,
-                            pairs=[tuple(p) for p in args.difference])
+                            pairs=[tuple(p) for p in args.difference], judge=judge)
     if scores_fmt:
         _write_scores(result, args.scores, scores_fmt, ctx)
     return emit_report(result, args, ctx, _readable, caption=f"Estimated error shares ({result.layer})",
@@ -71,7 +78,8 @@ def _write_scores(result, path: str, fmt: str, ctx) -> None:
             out.write(data)
     except OSError as exc:
         raise InputError(f"cannot write {path!r}: {exc.strerror}", "--scores") from None
-    ctx.note(f"wrote the detector scores of {len(frame):,} captions to {path}")
+    whose = "the detector scores" if result.judge == "detectors" else f"judge {result.judge!r}'s scores"
+    ctx.note(f"wrote {whose} of {len(frame):,} captions to {path}")
 
 
 def _pct(x) -> str:
@@ -87,9 +95,9 @@ def _readable(result) -> str:
     for r in result.reports:
         estimand = "share of these captions" if r.finite_population else "rate of the process"
         lines.append(f"system {r.system}, layer {result.layer}: {r.n_total} captions, {r.n_human} with human labels "
-                     f"({estimand}, {100 * (1 - r.alpha):g}% intervals)")
+                     f"({estimand}, {100 * (1 - r.alpha):g}% intervals, predictor: {r.predictor})")
         lines.append(f"  {'target':22s} {'estimate':>8s}  {'interval':17s}  {'classical':17s}  {'labels':>6s}  "
-                     f"detector P / R / AUC")
+                     f"{'detector' if r.predictor == 'detectors' else 'judge'} P / R / AUC")
         for row in r.frame().itertuples(index=False):
             q = f"{_num(row.precision)} / {_num(row.recall)} / {_num(row.auc)}" if row.target in r.detectors else "—"
             mark = "*" if row.sparse else " "

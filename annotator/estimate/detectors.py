@@ -58,6 +58,8 @@ DETECTED_TYPES = tuple(t for t in ERROR_TYPE_IDS if t != "other")
 #: Score columns of :class:`Detections`: every taxonomy type, then the overall target.
 SCORE_COLUMNS = tuple(ERROR_TYPE_IDS) + (INACCURATE,)
 _COL = {t: i for i, t in enumerate(SCORE_COLUMNS)}
+#: The detectors' signature as a judge (annotator.judges): what they are and where their words come from.
+SIGNATURE = {"model": "built-in word-list detectors", "prompt": "guidelines/detector_words.toml", "k": 1}
 
 
 @dataclass(frozen=True)

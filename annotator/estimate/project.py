@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..errors import InputError, NotFound
 from ..layers import JudgementLayer, Layer, build_layer, masks_to_ids
-from .detectors import INACCURATE, Detections, detect, evidence_of_item
+from .detectors import INACCURATE, SCORE_COLUMNS, SIGNATURE, Detections, detect, evidence_of_item
 from .ppi import DifferenceEstimate, SampleDraw, paired_difference
 from .report import EstimateReport, HumanLabels, compare, comparison_frame, estimate_report
 
@@ -51,6 +51,7 @@ class SystemCaptions:
     practice_left_out: int
     items: np.ndarray | None = None  # the image (item position in the project) of each caption
     item_keys: tuple[str, ...] = ()  # the project's item keys, by position
+    texts: tuple[str, ...] = ()  # each caption's text
 
 
 def project_detections(project) -> dict[str, SystemCaptions]:
@@ -75,7 +76,7 @@ def project_detections(project) -> dict[str, SystemCaptions]:
         mine = systems_arr == system
         rows = np.flatnonzero(mine & ~practice_arr)
         out[system] = SystemCaptions(system, ids_arr[rows], det.subset(rows), int((mine & practice_arr).sum()),
-                                     items_arr[rows], keys)
+                                     items_arr[rows], keys, tuple(captions[i] for i in rows.tolist()))
     return out
 
 
@@ -164,6 +165,15 @@ class ProjectEstimates:
     skipped: dict[str, str] = field(default_factory=dict)  # systems left out of an all-systems run, and why
     # Each system's captions and human labels, for paired differences (not part of the output).
     inputs: dict[str, tuple[SystemCaptions, HumanLabels]] = field(default_factory=dict, compare=False, repr=False)
+    # The judge whose scores are the predictor (annotator.judges; the detectors by default) and its signature,
+    # and its scores of each system's captions (None: the detectors').
+    judge: str = "detectors"
+    signature: dict = field(default_factory=dict)
+    predictors: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def scores_of(self, system: str):
+        """The predictor's scores of a system's captions: the judge's, or the detections."""
+        return self.predictors[system] if system in self.predictors else self.inputs[system][0].detections
 
     def report(self, system: str) -> EstimateReport:
         """The report of one system."""
@@ -186,7 +196,8 @@ class ProjectEstimates:
             out = compare(self.reports, a, b)
             if a in self.inputs and b in self.inputs:
                 for target in out:
-                    paired = _paired(self.report(a), self.report(b), self.inputs[a], self.inputs[b], target)
+                    paired = _paired(self.report(a), self.report(b), self.inputs[a], self.inputs[b], target,
+                                     (self.scores_of(a), self.scores_of(b)))
                     if paired is not None:
                         out[target] = paired
             self.differences[(a, b)] = out
@@ -224,9 +235,14 @@ class ProjectEstimates:
             frame = pd.DataFrame({"caption_id": sc.caption_ids, "image": [sc.item_keys[i] for i in sc.items]
                                   if sc.items is not None and sc.item_keys else [""] * n,
                                   "system": system, "human_label": label, "human_types": types})
-            scores = sc.detections.frame().drop(columns=["similarity"])
+            source = self.scores_of(system)
+            scores = pd.DataFrame(source.scores, columns=list(SCORE_COLUMNS))
+            if system in self.predictors:  # a type the judge does not score has no score, not 0
+                for col in SCORE_COLUMNS:
+                    if not source.scores_column(col):
+                        scores[col] = None
             frame = pd.concat([frame, scores], axis=1)
-            frame["triggers"] = [sc.detections.triggers(i) for i in range(n)]
+            frame["triggers"] = [source.triggers(i) for i in range(n)]
             parts.append(frame)
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
@@ -240,9 +256,10 @@ class ProjectEstimates:
     def to_dict(self) -> dict:
         """JSON: one system gives its report's object; several give ``systems`` and ``differences``."""
         skipped = {"skipped": dict(self.skipped)} if self.skipped else {}
+        judge = {"judge": self.judge, "signature": dict(self.signature)}
         if len(self.reports) == 1 and not self.differences:
-            return {"project": self.project, "layer": self.layer, **self.reports[0].to_dict(), **skipped}
-        return {"project": self.project, "layer": self.layer, **skipped,
+            return {"project": self.project, "layer": self.layer, **self.reports[0].to_dict(), **judge, **skipped}
+        return {"project": self.project, "layer": self.layer, **judge, **skipped,
                 "systems": {r.system: r.to_dict() for r in self.reports},
                 "differences": [{"a": a, "b": b, "targets": {t: {"estimate": d.estimate, "ci": list(d.ci),
                                                                  "classical_ci": list(d.classical_ci),
@@ -255,7 +272,7 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
                      types="all", finite_population: bool = True, pairs: list[tuple[str, str]] = (),
                      scored: dict[str, SystemCaptions] | None = None,
                      draws: dict[str, list[RecordedDraw]] | None = None,
-                     skip_unlabelled: bool | None = None) -> ProjectEstimates:
+                     skip_unlabelled: bool | None = None, judge=None) -> ProjectEstimates:
     """Estimate every (or the given) system of a loaded project from a built layer.
 
     ``pairs`` lists (A, B) system pairs whose differences A - B are computed.
@@ -267,7 +284,8 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
     ``skip_unlabelled`` (default: when ``systems`` is not given) leaves out a
     system that cannot be estimated yet (fewer than two labels, draws without
     labels) instead of stopping, and names it in ``skipped``; a system of a
-    pair is never skipped.
+    pair is never skipped. ``judge`` (annotator.judges: a stored judge or the
+    detectors) gives the predictor's scores; default the detectors.
     """
     check_alpha(alpha)
     for a, b in pairs:
@@ -284,9 +302,11 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
     inputs: dict[str, tuple[SystemCaptions, HumanLabels]] = {}
     paired = {x for p in pairs for x in p}
     skipped: dict[str, str] = {}
+    predictors = {}
     for s in dict.fromkeys(chosen + [x for p in pairs for x in p]):
         sc = scored[s]
         human = layer_labels(layer, sc.caption_ids)
+        predictor = None if judge is None or judge.name == "detectors" else judge.scores_for(sc)
         try:
             if len(human.rows) < 2:
                 raise InputError(f"layer {layer.name!r} labels {len(human.rows)} of the {len(sc.caption_ids)} "
@@ -295,7 +315,7 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
                 human = replace(human, draws=draws_as_rows(sc.caption_ids, draws[s]))
             try:
                 report = estimate_report(sc.detections, human, system=s, alpha=alpha, types=types,
-                                         finite_population=finite_population)
+                                         finite_population=finite_population, predictor=predictor)
             except ValueError as exc:
                 if not human.draws:
                     raise
@@ -310,17 +330,21 @@ def estimate_project(project, layer: JudgementLayer, *, systems: list[str] | Non
         reports.append(replace(report, warnings=report.warnings + ((warning,) if warning else ()),
                                notes=report.notes + ((note,) if note else ())))
         inputs[s] = (sc, human)
+        if predictor is not None:
+            predictors[s] = predictor
     if not reports:
         raise InputError(f"no system can be estimated from layer {layer.name!r}: "
                          + "; ".join(skipped.values()))
-    out = ProjectEstimates(project.name, layer.name, tuple(reports), skipped=skipped, inputs=inputs)
+    out = ProjectEstimates(project.name, layer.name, tuple(reports), skipped=skipped, inputs=inputs,
+                           judge="detectors" if judge is None else judge.name,
+                           signature=dict(SIGNATURE if judge is None else judge.signature), predictors=predictors)
     for a, b in pairs:
         out.difference(a, b)
     return out
 
 
 def _paired(ra: EstimateReport, rb: EstimateReport, ia: tuple[SystemCaptions, HumanLabels],
-            ib: tuple[SystemCaptions, HumanLabels], target: str) -> DifferenceEstimate | None:
+            ib: tuple[SystemCaptions, HumanLabels], target: str, sources) -> DifferenceEstimate | None:
     """The paired difference of one target, or None when the two samples are not on the same images."""
     (sa, ha), (sb, hb) = ia, ib
     if sa.items is None or sb.items is None or ha.draws or hb.draws or ha.weights is not None or hb.weights is not None:
@@ -344,7 +368,7 @@ def _paired(ra: EstimateReport, rb: EstimateReport, ia: tuple[SystemCaptions, Hu
         y = h.inaccurate.astype(float) if target == INACCURATE else h.type_matrix([target])[:, 0]
         return y[mask][order]
 
-    fa_all, fb_all = sa.detections.score(target), sb.detections.score(target)
+    fa_all, fb_all = sources[0].score(target), sources[1].score(target)
     ea, eb = ra.target(target), rb.target(target)
     return paired_difference(labels(ha, ma, oa), fa_all[ha.rows[ma][oa]], fa_all[np.argsort(sa.items, kind="stable")],
                              ea.lam, labels(hb, mb, ob), fb_all[hb.rows[mb][ob]],
@@ -386,7 +410,8 @@ def score_format(path: str, source: str = "--scores") -> str:
 
 
 def estimate_store(store, project: str, layer: Layer | str, **kw) -> ProjectEstimates:
-    """:func:`estimate_project` on a project read from the store, with the layer built from its judgements."""
+    """:func:`estimate_project` on a project read from the store, with the layer built from its judgements
+    (``judge``: a judge object, annotator.judges.load_judge)."""
     from ..store.analysis_queries import judgement_frame
     from ..store.projects import load_project
     frame = judgement_frame(store, project, kinds=("annotation", "adjudication"))

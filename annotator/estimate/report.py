@@ -129,6 +129,8 @@ class EstimateReport:
     warnings: tuple[str, ...] = field(default=())  # what puts the intervals themselves in doubt
     notes: tuple[str, ...] = field(default=())  # what to know when reading them
     draws: tuple[DrawUse, ...] = field(default=())  # the recorded draws the estimate rests on (none: random sample)
+    predictor: str = "detectors"  # the judge whose scores are the predictor (annotator.judges)
+    classical_only: tuple[str, ...] = field(default=())  # targets the judge does not score: classical intervals
 
     @property
     def design(self) -> str:
@@ -178,6 +180,8 @@ class EstimateReport:
                                    for u in self.draws]},
             "warnings": list(self.warnings),
             "notes": list(self.notes),
+            "predictor": self.predictor,
+            "classical_only": list(self.classical_only),
         }
 
     def to_tables(self) -> dict[str, pd.DataFrame]:
@@ -203,7 +207,7 @@ class EstimateReport:
 
 def estimate_report(detections: Detections, human: HumanLabels, *, system: str | None = None,
                     alpha: float = 0.05, types: str | Sequence[str] = "all", finite_population: bool = True,
-                    threshold: float = 0.5, min_support: int = MIN_SUPPORT) -> EstimateReport:
+                    threshold: float = 0.5, min_support: int = MIN_SUPPORT, predictor=None) -> EstimateReport:
     """Estimate one system's inaccurate share and error-type shares.
 
     ``detections`` holds the scores of all of the system's captions;
@@ -216,8 +220,17 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     shares: without recorded draws the typed inaccurate captions are
     weighted up to stand for them; with draws (or none typed) the type
     shares are left out, and a note says which and why.
+
+    ``predictor`` (an :class:`annotator.judges.JudgeScores` of the same
+    captions) is the judge whose scores enter prediction-powered inference
+    instead of the detectors'; a type it does not score has a column of
+    zeros, which gives exactly the classical estimate and interval there
+    (named in ``classical_only``). ``detections`` still give CHAIR.
     """
     N = len(detections)
+    if predictor is not None and len(predictor) != N:
+        raise ValueError(f"the judge scores {len(predictor)} captions, the detectors {N}")
+    source = detections if predictor is None else predictor
     if len(human.rows) and (human.rows.min() < 0 or human.rows.max() >= N):
         raise ValueError("a labelled caption is outside the system's captions")
     if len(human.rows) < 2:
@@ -238,7 +251,7 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
         return found
 
     y = human.inaccurate.astype(float)
-    f_all = detections.score(INACCURATE)
+    f_all = source.score(INACCURATE)
     everyone = np.ones(len(human.rows), dtype=bool)
     try:
         (inacc,) = means(everyone, y, f_all)
@@ -248,7 +261,7 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
         raise ValueError(f"the recorded sample draws cannot give an estimate yet: {exc}") from None
     quality = {INACCURATE: detector_quality(y, f_all[human.rows], threshold)}
 
-    results = _type_shares(detections, human, means, finite_population, threshold, quality, notes)
+    results = _type_shares(source, human, means, finite_population, threshold, quality, notes)
     if human.draws:
         notes.extend(_draw_notes(human, uses))
     if inacc.n < MIN_LABELS_FOR_CLT:
@@ -257,13 +270,34 @@ def estimate_report(detections: Detections, human: HumanLabels, *, system: str |
     results = _chosen_types(results, types)
     _interval_notes(inacc, results, notes, warnings)
     quality = {t: q for t, q in quality.items() if t == INACCURATE or t in results}
+    fields = _predictor_fields(predictor, results, notes)
     return EstimateReport(system=system, n_total=N, n_human=inacc.n, alpha=alpha,
                           finite_population=finite_population, inaccurate=inacc, types=results,
                           detectors=quality, chair=detections.chair(), warnings=tuple(warnings), notes=tuple(notes),
-                          draws=tuple(uses))
+                          draws=tuple(uses), **fields)
 
 
-def _type_shares(detections: Detections, human: HumanLabels, means, finite_population: bool, threshold: float,
+def _predictor_fields(predictor, results: dict, notes: list[str]) -> dict:
+    """The report's ``predictor`` and ``classical_only`` fields for the judge used (None: the detectors), and a
+    note naming the types a judge does not score and how many captions it has no score for."""
+    scored = DETECTED_TYPES if predictor is None else tuple(t for t in results if predictor.scores_column(t))
+    unscored = tuple(t for t in results if t not in scored)
+    if predictor is None or predictor.name == "detectors":
+        return {"classical_only": unscored}
+    if unscored:
+        notes.append(f"judge {predictor.name!r} does not score {len(unscored)} error type"
+                     f"{'s' if len(unscored) > 1 else ''} ({', '.join(unscored)}): "
+                     f"{'their intervals are' if len(unscored) > 1 else 'its interval is'} the classical "
+                     "one from the human labels alone")
+    missing = predictor.missing_count(INACCURATE)
+    if missing:
+        notes.append(f"judge {predictor.name!r} has no output for {missing} of these {len(predictor)} captions: "
+                     "each is scored with the judge's mean score, which keeps the estimate unbiased and gains less "
+                     "from the judge")
+    return {"predictor": predictor.name, "classical_only": unscored}
+
+
+def _type_shares(detections, human: HumanLabels, means, finite_population: bool, threshold: float,
                  quality: dict, notes: list[str]) -> dict[str, MeanEstimate]:
     """Every error type's estimated share (none when fewer than two labelled captions have complete types), with
     the detectors' quality into ``quality`` and what the estimate assumed into ``notes``."""
@@ -284,8 +318,9 @@ def _type_shares(detections: Detections, human: HumanLabels, means, finite_popul
         if not (pending and scale is None):  # types pending and refused: the note says so already
             notes.append("fewer than two labelled captions have complete error types; no type shares")
         return {}
+    scores = getattr(detections, "scores_column", lambda t: t in DETECTED_TYPES)
     for j, t in enumerate(type_ids):
-        if t in DETECTED_TYPES:
+        if scores(t):
             quality[t] = detector_quality(Y[:, j], F_all[rows, j], threshold)
     if pending:
         notes.append(f"{pending} labelled inaccurate caption{'s have' if pending > 1 else ' has'} error types "

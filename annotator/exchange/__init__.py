@@ -6,6 +6,7 @@ judgements export (:mod:`annotator.judgement_export`), the automatic detectors (
 the accounts' e-mail addresses, and its import maps Label Studio's users to accounts. Those live here:
 
 * :mod:`annotator.exchange.label_studio` — Label Studio tasks out, Label Studio exports back in;
+* :mod:`annotator.exchange.judge_files` — an AI judge's outputs in and out (annotator.judges);
 * :mod:`annotator.exchange.catalog` — the importer catalog (it names io/'s formats and the exchanges).
 
 The house's layers are kept by tests/core/test_house_layers.py: no package imports one that imports it back,

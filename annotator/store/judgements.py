@@ -44,7 +44,8 @@ def newest_judgement_id(conn: Connection) -> int:
 def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: Label | str | None,
                      error_types=(), note: str = "", seconds: float = 0.0,
                      kind: JudgementKind | str = JudgementKind.ANNOTATION, at: datetime | None = None,
-                     revision: int | None = None, stamp=None, base_revision: int | None = None, spans=()) -> int:
+                     revision: int | None = None, stamp=None, base_revision: int | None = None, spans=(),
+                     suggested: bool | None = None) -> int:
     """Append a revision inside the caller's transaction; return its revision number.
 
     Validation of label/types rules is the caller's job (annotator.annotation);
@@ -57,7 +58,8 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     draft of the caption (annotator.store.drafts) in the same transaction. ``base_revision`` (the revision of
     this key a page showed, 0 for none) refuses the save with JudgementChanged, writing nothing, unless it is
     still the newest revision of the key. ``spans`` (annotator.spans.Span, checked by the caller) are stored
-    with the revision. Refused here whatever the caller (InputError, nothing written): ``seconds`` outside 0 to
+    with the revision; ``suggested`` records whether the panel opened pre-filled from a judge (None: not
+    recorded). Refused here whatever the caller (InputError, nothing written): ``seconds`` outside 0 to
     a day (annotator.limits.check_seconds) and a span's fix with a control character (annotator.spans.clean_fix).
     """
     seconds = check_seconds(seconds)
@@ -80,7 +82,7 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
     jid = conn.execute(judgements.insert().values(
         caption_id=caption_id, user_id=user_id, kind=kind, revision=revision, label=label_value,
         error_types=types, note=note or "", seconds=seconds, created_at=at,
-        spans=encode_spans(spans))).inserted_primary_key[0]
+        spans=encode_spans(spans), suggested=suggested)).inserted_primary_key[0]
     if revision > newest:
         upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
                                            "judgement_id": jid, "revision": revision, "label": label_value,

@@ -200,6 +200,25 @@ def _m0016_account_emails(conn: Connection) -> None:
     schema.ix_users_email_key.create(conn, checkfirst=True)
 
 
+def _m0017_judges(conn: Connection) -> None:
+    schema.judges.create(conn, checkfirst=True)
+    schema.judge_outputs.create(conn, checkfirst=True)
+
+
+def _m0018_judge_answers(conn: Connection) -> None:
+    schema.judge_answers.create(conn, checkfirst=True)
+
+
+def _m0019_suggested(conn: Connection) -> None:
+    """Judgement revisions record whether the panel was pre-filled from a judge; active draws record the judge
+    they aimed with."""
+    from sqlalchemy import text
+    if "suggested" not in {c["name"] for c in inspect(conn).get_columns("judgements")}:
+        conn.execute(text("ALTER TABLE judgements ADD COLUMN suggested BOOLEAN"))
+    if "predictor" not in {c["name"] for c in inspect(conn).get_columns("sample_draws")}:
+        conn.execute(text("ALTER TABLE sample_draws ADD COLUMN predictor VARCHAR(200)"))
+
+
 # Migrations that rebuild a table on SQLite: run with foreign keys off there (a dropped table would otherwise
 # take every row that refers to it along, by ON DELETE CASCADE).
 _SQLITE_REBUILDS = {14}
@@ -229,6 +248,10 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
      _m0014_caption_samples),
     (15, "drafts carry the error spans marked before Save draft", _m0015_draft_spans),
     (16, "accounts carry an e-mail address, unique regardless of case", _m0016_account_emails),
+    (17, "AI judges: each judge's signature and its outputs per caption, apart from human judgements", _m0017_judges),
+    (18, "the answers of judge runs, kept as they arrive so a stopped run resumes", _m0018_judge_answers),
+    (19, "judgement revisions record whether they were made with a judge's suggestion; active draws record "
+         "their judge", _m0019_suggested),
 ]
 
 

@@ -148,6 +148,10 @@ judgements = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     # Added by migration 13: the revision's error spans as JSON (annotator.spans.encode_spans), None without.
     Column("spans", Text),
+    # Added by migration 19: True when the annotate panel opened pre-filled from a judge's suggestion
+    # (annotator.judges.suggestions), False when it did not; None where nothing was recorded (imports, and
+    # every revision saved before suggestions existed, when no panel was ever pre-filled).
+    Column("suggested", Boolean),
     UniqueConstraint("caption_id", "user_id", "kind", "revision", name="uq_judgements_revision"),
 )
 
@@ -234,6 +238,9 @@ sample_draws = Table(
     Column("taken", Integer, nullable=False),  # captions not labelled before that it took
     Column("labelled_before", Integer, nullable=False),  # captions labelled before it (taken with probability 1)
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # Added by migration 19: the judge whose scores an active draw aimed with ("detectors" or an imported or run
+    # judge's name); None for uniform draws and for draws made before judges existed (the detectors then).
+    Column("predictor", String(200)),
     UniqueConstraint("system_id", "number", name="uq_sample_draws_system_number"),
     Index("ix_sample_draws_project", "project_id"),
 )
@@ -325,4 +332,50 @@ drafts = Table(
     Column("spans", Text),  # the draft's error spans as JSON (annotator.spans.encode_spans); NULL: none
     Column("note", Text, nullable=False, default=""),
     Column("saved_at", DateTime(timezone=True), nullable=False),
+)
+
+
+# AI judges of a project (annotator.judges), added by migration 17: one row per judge name, with its signature
+# (JSON object: model, prompt version, k and any other setting, shown wherever its figures are) and where its
+# outputs came from. Importing or running a judge of the same name replaces its outputs.
+judges = Table(
+    "judges", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("project_id", Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("signature", Text, nullable=False),
+    Column("source", Text, nullable=False, default=""),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("project_id", "name", name="uq_judges_project_name"),
+)
+
+# What a judge said about one caption, apart from the human judgements: its probability that the caption is
+# inaccurate, its error-type probabilities (JSON {type id: probability}; NULL: it gave none for this caption), its
+# error spans (annotator.spans.encode_spans; NULL: none) and its raw replies (JSON list; NULL: none kept).
+judge_outputs = Table(
+    "judge_outputs", metadata,
+    Column("judge_id", Integer, ForeignKey("judges.id", ondelete="CASCADE"), primary_key=True),
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), primary_key=True),
+    Column("p_inaccurate", Float, nullable=False),
+    Column("types", Text),
+    Column("spans", Text),
+    Column("answers", Text),
+    Index("ix_judge_outputs_caption", "caption_id"),
+)
+
+# The answers of `annotator judge run`, one row per caption, model, prompt version, settings and sample, stored as
+# each arrives (added by migration 18): a run stopped at any point (even by kill -9) resumes without asking the
+# model again for what it has. ``text_hash`` is the SHA-256 of what the model was shown (caption and references):
+# a caption whose text changed since is asked again.
+judge_answers = Table(
+    "judge_answers", metadata,
+    Column("caption_id", Integer, ForeignKey("captions.id", ondelete="CASCADE"), primary_key=True),
+    Column("model", String(200), primary_key=True),
+    Column("prompt_version", String(100), primary_key=True),
+    Column("settings", String(200), primary_key=True),
+    Column("sample", Integer, primary_key=True),
+    Column("text_hash", String(64), nullable=False),
+    Column("answer", Text, nullable=False),  # the reply's text as the model gave it
+    Column("parsed", Text, nullable=False),  # the answer it parsed to (JSON: inaccurate, types, spans)
+    Column("created_at", DateTime(timezone=True), nullable=False),
 )

@@ -49,6 +49,8 @@ K_NEWER = "adj_newer"        # (caption id, the decision saved since) after a re
 K_MSG = "adj_msg"
 K_ERR = "adj_err"
 K_SPANS = "adj_spans"        # the decision's spans as JSON: the hidden field annotate_spans.js writes
+K_OPEN = "adj_open_caption"  # a caption another page asks to open here (the Judges page's disagreements)
+K_OPENED = "adj_opened"      # that caption, kept at the head of the list while the page stays open
 LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccurate"}
 
 _STYLE = """<style>
@@ -314,8 +316,26 @@ def _listed(full: pd.DataFrame, chosen, system_choice: str, kind: str, status: s
         kept = full[full["caption_id"] == loaded]
         if len(kept):
             queue = pd.concat([queue, kept]).sort_values("caption_id", kind="stable").reset_index(drop=True)
+    queue = _with_opened(queue, full)
     st.session_state[K_IDS] = [int(c) for c in queue["caption_id"]]
     return queue
+
+
+def _with_opened(queue: pd.DataFrame, full: pd.DataFrame) -> pd.DataFrame:
+    """The list with the caption another page opened here (a judge's disagreement with the humans) at its head,
+    whether or not the annotators disagree on it; the form shows it first."""
+    asked = st.session_state.pop(K_OPEN, None)
+    if asked is not None:
+        st.session_state[K_OPENED] = st.session_state[K_CAPTION] = int(asked)
+        st.session_state.pop(K_LOADED, None)
+    opened = st.session_state.get(K_OPENED)
+    if opened is None or (queue["caption_id"] == opened).any():
+        return queue
+    row = full[full["caption_id"] == opened]
+    if row.empty:
+        row = pd.DataFrame([{"caption_id": opened, "system": "", "disagreement": "opened from Judges",
+                             "waiting_for": "", "adjudicated": False}])
+    return pd.concat([row, queue], ignore_index=True)
 
 
 def _caption_picker(queue: pd.DataFrame, ids: list[int]) -> tuple[pd.DataFrame, int, int]:

@@ -17,6 +17,7 @@ from ..store.caption_queries import caption_details, practice_items
 from ..store.projects import set_practice
 from ..taxonomy import taxonomy
 from .downloads import table_download
+from .agreement_suggestions import suggestion_section
 from .team_choice import team_picker
 
 
@@ -102,6 +103,7 @@ def render(ctx: ui.PageContext) -> None:
     _all_annotators(report)
     _span_section(store, project, version, chosen, system, a, b)
     _disagreements(store, project, report, a, b)
+    suggestion_section(store, project)
     _practice_items(store, project)
     _export(report, project)
 

@@ -18,6 +18,7 @@ from ..store.analysis_queries import annotators_in
 from ..store.content_selection import project_fingerprint
 from ..taxonomy import taxonomy
 from .downloads import table_download
+from .estimate_judges import judge_choice, judge_object, widths_by_judge
 from .formatting import number, percent, text_table
 
 
@@ -223,14 +224,17 @@ def render(ctx: ui.PageContext) -> None:
         st.stop()
     layer_choice, chosen, level, top, population = _controls(frame, systems_all)
 
+    judge_name = judge_choice(store, project)
     st.caption(f"A {level:.0%} interval holds the true share in {round(100 * level)} of 100 random human samples.")
     try:
         fingerprint = project_fingerprint(store, project)
         proj, scored = _scored(store.url, project, fingerprint, version[2:], store)
         layer = ui.judgement_layer(ctx, frame, version, layer_choice)
-        result = estimate_project(proj, layer, systems=chosen, alpha=round(1 - level, 6),
-                                  types="top5" if top else "all", finite_population=not population, scored=scored,
-                                  draws=recorded_draws(store, project), skip_unlabelled=True)
+        options = dict(systems=chosen, alpha=round(1 - level, 6), types="top5" if top else "all",
+                       finite_population=not population, scored=scored, draws=recorded_draws(store, project),
+                       skip_unlabelled=True)
+        judge = None if judge_name == "detectors" else judge_object(store, project, judge_name)
+        result = estimate_project(proj, layer, judge=judge, **options)
     except AnnotatorError as exc:
         ui.show_error_and_stop(exc)
     for system, why in result.skipped.items():
@@ -244,6 +248,7 @@ def render(ctx: ui.PageContext) -> None:
     _types_chart(table, chosen)
     _estimates_table(table, level)
     _difference(result, estimated)
+    widths_by_judge(store, project, lambda **kw: estimate_project(proj, layer, **kw), chosen, options, _target_name)
     _detectors_word_by_word(ctx, project, (fingerprint, version), layer_choice, chosen, (proj, scored))
     st.divider()
     _downloads(store, project, fingerprint, version, layer_choice, estimated, result)

@@ -3,7 +3,7 @@
 Run from the repository root: ``.venv/bin/python data/sample/build_sample.py``.
 It copies the photographs out of the installed scikit-image / scikit-learn
 packages into ``images/`` (as JPEG) and writes ``sample.jsonl``,
-``answer_key.json`` and the example judgement files under ``judgements/``.
+``answer_key.json``, the example judgement files under ``judgements/`` and the example judge ``judge.jsonl``.
 The app never runs this; it only reads the files it wrote.
 
 Phrase markup in references and captions: ``[words|box ids]`` marks a mention
@@ -121,7 +121,25 @@ def build() -> None:
             (out / f"{system}.coarse.json").write_text(json.dumps(coarse, indent=1) + "\n", encoding="utf-8")
             (out / f"{system}.fine.json").write_text(
                 json.dumps({i: v for i, v in fine.items() if v}, indent=1) + "\n", encoding="utf-8")
+    build_judge(source)
     print(f"wrote {len(items)} items to {HERE / 'sample.jsonl'}")
+
+
+def build_judge(source: dict | None = None) -> None:
+    """The example judge of source.toml as judge.jsonl (annotator/exchange/judge_files.py's format)."""
+    source = source or read_source()
+    header = {"format": "annotator-judge", "version": 1, **source["judge"]}
+    lines = [json.dumps(header, ensure_ascii=False)]
+    for system, per_item in source["judge_outputs"].items():
+        for item_key, out in per_item.items():
+            row = {"item": item_key, "system": system, "p_inaccurate": out["p"]}
+            if "types" in out:
+                row["types"] = out["types"]
+            if "spans" in out:
+                row["spans"] = [{"start": a, "end": b, "type": t, **({"fix": fix} if fix else {})}
+                                for a, b, t, fix in out["spans"]]
+            lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+    (HERE / "judge.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,311 @@
+"""Judge files: a judge's outputs as data, in and out (``annotator import judge``, ``annotator judge export``).
+
+One JSON object per line. The first is the header, the judge's signature::
+
+    {"format": "annotator-judge", "version": 1, "judge": "qwen-vl", "model": "Qwen2.5-VL-7B", "prompt": "1", "k": 5}
+
+``model`` and ``prompt`` (the prompt's version) are required, ``k`` (samples per caption) is a whole number from
+1 when given, and any other field is a setting of the judge (a text, number, true/false or null), kept with
+the signature. ``judge`` names it unless the import names it (``--judge``). Every other line is one caption::
+
+    {"item": "astronaut.jpg", "system": "sat-attn", "p_inaccurate": 0.8,
+     "types": {"gender": 0.8, "type of clothing": 0.4},
+     "spans": [{"start": 1, "end": 2, "type": "gender", "fix": "woman"}], "answers": ["...", "..."]}
+
+A row names its caption by ``item`` and ``system``, or by ``system`` and ``line`` (the caption's 0-based line),
+and ``n`` (the sample index) where a system has several descriptions per image (default: the sample the project
+annotates); ``caption``, when given, must be the stored text. ``p_inaccurate`` is a probability (0 to 1);
+``types`` an object of probabilities keyed by type id or by any name the taxonomy knows for it (the study's
+names too); ``spans`` error spans as judgement rows carry them (token offsets, type, optional fix), checked
+against the caption; ``answers`` the judge's raw replies (a list).
+
+Every line is read with the strict JSON reader (:func:`annotator.io.textfiles.parse_json`). A bad line stops the
+import with the file and line, and nothing is stored. Importing a judge whose name the project has already
+replaces all its outputs, and the result says how many captions change.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from ..errors import InputError
+from ..io.textfiles import decode_utf8, parse_json, read_bytes, shorten
+from ..io.validate import check_name, check_text
+from ..judges.outputs import JudgeOutput, JudgeOutputs, check_judge_name
+from ..spans import check_spans, parse_spans, spans_json
+from ..taxonomy import taxonomy
+
+FORMAT_NAME = "annotator-judge"
+FORMAT_VERSION = 1
+_HEADER_REQUIRED = ("format", "version", "model", "prompt")
+_ROW_FIELDS = ("item", "system", "n", "line", "caption", "p_inaccurate", "types", "spans", "answers")
+#: How many raw replies one row may keep.
+MAX_ANSWERS = 100
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """One checked row of a judge file (``line_no``: where it is)."""
+
+    line_no: int
+    system: str
+    item: str | None
+    n: int | None
+    line: int | None
+    caption: str | None
+    p_inaccurate: float
+    types: dict[str, float] | None
+    spans: tuple
+    answers: tuple | None
+
+
+@dataclass(frozen=True)
+class JudgeFile:
+    """A judge file as read: the judge's name, its signature and its rows."""
+
+    name: str
+    signature: dict
+    rows: tuple[JudgeRow, ...]
+    source: str = ""
+
+
+def _probability(value, what: str, src: str, n: int) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not 0.0 <= value <= 1.0:
+        raise InputError(f"{what} must be a probability from 0 to 1, got {shorten(repr(value))}", src, n)
+    return float(value)
+
+
+def _whole(value, what: str, src: str, n: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**31 - 1:
+        raise InputError(f"{what} must be a whole number from 0, got {shorten(repr(value))}", src, n)
+    return value
+
+
+def parse_header(obj, src: str, n: int, judge: str | None = None) -> tuple[str, dict]:
+    """(judge name, signature) from the header line; ``judge`` (the import's ``--judge``) wins over its name."""
+    if not isinstance(obj, dict) or obj.get("format") != FORMAT_NAME:
+        raise InputError(f"the first line must be the header {{\"format\": \"{FORMAT_NAME}\", \"version\": "
+                         f"{FORMAT_VERSION}, \"judge\": …, \"model\": …, \"prompt\": …}}", src, n)
+    for key in _HEADER_REQUIRED:
+        if obj.get(key) is None:
+            raise InputError(f"the header has no {key!r}", src, n)
+    if obj["version"] != FORMAT_VERSION or isinstance(obj["version"], bool):
+        raise InputError(f"version {shorten(repr(obj['version']))} of the judge format is not known; this reads "
+                         f"version {FORMAT_VERSION}", src, n)
+    name = judge if judge is not None else obj.get("judge")
+    if name is None:
+        raise InputError("the header names no judge ('judge'); give one with --judge", src, n)
+    name = check_judge_name(name, "--judge" if judge is not None else src, None if judge is not None else n)
+    signature = {}
+    for key, value in obj.items():
+        if key in ("format", "version", "judge"):
+            continue
+        check_text(key, "a header field's name", src, n, max_len=100)
+        if isinstance(value, str):
+            check_text(value, f"header field {key!r}", src, n, max_len=1000)
+        elif not (value is None or isinstance(value, (bool, int, float))):
+            raise InputError(f"header field {key!r} must be a text, a number, true/false or null (a setting of the "
+                             "judge)", src, n)
+        signature[key] = value
+    for key in ("model", "prompt"):
+        if not isinstance(signature[key], str) or not signature[key].strip():
+            raise InputError(f"the header's {key!r} must be a non-empty text", src, n)
+    if "k" in signature and (isinstance(signature["k"], bool) or not isinstance(signature["k"], int)
+                             or signature["k"] < 1):
+        raise InputError(f"the header's 'k' (samples per caption) must be a whole number from 1, got "
+                         f"{shorten(repr(signature['k']))}", src, n)
+    return name, signature
+
+
+def _types(value, src: str, n: int) -> dict[str, float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(f"types must be an object {{type: probability}}, got {shorten(repr(value))}", src, n)
+    tax = taxonomy()
+    out: dict[str, float] = {}
+    for label, p in value.items():
+        type_id = tax.resolve_strict(label, src, n)
+        if type_id in out:
+            raise InputError(f"types names {type_id!r} twice", src, n)
+        out[type_id] = _probability(p, f"the probability of {label!r}", src, n)
+    return {t: out[t] for t in tax.in_order(out)}
+
+
+def parse_row(obj, src: str, n: int) -> JudgeRow:
+    """Check one decoded row (line ``n`` of ``src``)."""
+    if not isinstance(obj, dict):
+        raise InputError("each line must be a JSON object", src, n)
+    unknown = sorted(set(obj) - set(_ROW_FIELDS))
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r}; a judge row has {', '.join(_ROW_FIELDS)}", src, n)
+    if obj.get("system") is None:
+        raise InputError("missing field 'system'", src, n)
+    if obj.get("item") is None and obj.get("line") is None:
+        raise InputError("a row names its caption by 'item' (or by 'line')", src, n)
+    if "p_inaccurate" not in obj:
+        raise InputError("missing field 'p_inaccurate'", src, n)
+    answers = obj.get("answers")
+    if answers is not None:
+        if not isinstance(answers, list):
+            raise InputError(f"answers must be a list of the judge's replies, got {shorten(repr(answers))}", src, n)
+        if len(answers) > MAX_ANSWERS:
+            raise InputError(f"a row keeps at most {MAX_ANSWERS} answers, got {len(answers)}", src, n)
+    try:
+        spans = parse_spans(obj.get("spans"))
+    except InputError as e:
+        raise InputError(e.detail, src, n) from None
+    caption = obj.get("caption")
+    return JudgeRow(
+        line_no=n, system=check_name(obj["system"], "system", src, n),
+        item=None if obj.get("item") is None else check_name(obj["item"], "key", src, n),
+        n=_whole(obj.get("n"), "n", src, n), line=_whole(obj.get("line"), "line", src, n),
+        caption=None if caption is None else check_text(caption, "caption", src, n),
+        p_inaccurate=_probability(obj["p_inaccurate"], "p_inaccurate", src, n), types=_types(obj.get("types"), src, n),
+        spans=spans, answers=None if answers is None else tuple(answers))
+
+
+def read_judge_file(path: Path | str, *, judge: str | None = None, source: str | None = None) -> JudgeFile:
+    """Read and check a judge file (nothing stored): the header, then one row per caption."""
+    src = source or str(path)
+    text = decode_utf8(read_bytes(path), src)
+    name = signature = None
+    rows: list[JudgeRow] = []
+    for n, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        obj = parse_json(raw, src, n)
+        if name is None:
+            name, signature = parse_header(obj, src, n, judge)
+            continue
+        if isinstance(obj, dict) and "format" in obj:
+            raise InputError("a second header; a judge file has one, on its first line", src, n)
+        rows.append(parse_row(obj, src, n))
+    if name is None:
+        raise InputError("the file is empty; a judge file starts with its header line", src)
+    if not rows:
+        raise InputError("the file holds a header but no outputs", src)
+    return JudgeFile(name, signature, tuple(rows), src)
+
+
+def resolve_rows(conn, pid: int, jf: JudgeFile) -> list[JudgeOutput]:
+    """The rows as outputs of the project's captions: each caption found by (system, item, n) or (system, n,
+    line), its text compared, its spans checked against it; InputError with the line otherwise."""
+    from ..store.judges import caption_index_all
+    from ..store.samples import annotated_index
+    index = caption_index_all(conn, pid)
+    by_line = {(s, n, found[1]): found for (s, _key, n), found in index.items()}
+    annotated = annotated_index(conn, pid)
+    systems = {s for s, _, _ in index}
+    seen: dict[int, int] = {}
+    out = []
+    src = jf.source
+    for row in jf.rows:
+        n = annotated if row.n is None else row.n
+        if row.system not in systems:
+            raise InputError(f"the project has no system {row.system!r}", src, row.line_no)
+        if row.item is not None:
+            found = index.get((row.system, row.item, n))
+            where = f"item {row.item!r}" + (f", sample {n}" if row.n is not None else "")
+        else:
+            found = by_line.get((row.system, n, row.line))
+            where = f"line {row.line}" + (f" of sample {n}" if row.n is not None else "")
+        if found is None:
+            raise InputError(f"the project has no caption of system {row.system!r} for {where}", src, row.line_no)
+        cid, _, text = found
+        if row.caption is not None and row.caption != text:
+            raise InputError(f"the caption differs from the stored one: {shorten(row.caption)!r} vs "
+                             f"{shorten(text)!r}", src, row.line_no)
+        if cid in seen:
+            raise InputError(f"this caption has an output on line {seen[cid]} already", src, row.line_no)
+        seen[cid] = row.line_no
+        try:
+            spans = check_spans(row.spans, label="inaccurate", error_types={s.type for s in row.spans}, caption=text)
+        except InputError as e:
+            raise InputError(e.detail, src, row.line_no) from None
+        out.append(JudgeOutput(cid, row.p_inaccurate, row.types, spans, row.answers))
+    return out
+
+
+@dataclass
+class JudgeImport:
+    """What an import of a judge file stored, and what it replaced."""
+
+    project: str
+    judge: str
+    signature: dict
+    outputs: int
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    replaced: bool = False  # the project had a judge of this name before
+    scored_types: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """One readable line for the command line and the Data page."""
+        from ..judges.outputs import signature_text
+        head = (f"judge {self.judge!r} ({signature_text(self.signature)}) in {self.project!r}: "
+                f"{self.outputs} captions with outputs, {len(self.scored_types)} error types scored")
+        if not self.replaced:
+            return head
+        return (head + f"; replaced its earlier outputs: {self.added + self.changed + self.removed} captions change "
+                f"({self.added} new, {self.changed} changed, {self.removed} removed, {self.unchanged} unchanged)")
+
+
+def import_judge(store, project: str, path: Path | str, *, judge: str | None = None,
+                 source: str | None = None) -> JudgeImport:
+    """Import a judge file into ``project``: read and check everything, then replace the judge's outputs in one
+    transaction (InputError naming the file and line, and nothing stored, on a bad row)."""
+    from ..store.judges import project_judges, replace_judge
+    from ..store.projects import project_id
+    project = check_name(project, "project", "--project")
+    jf = read_judge_file(path, judge=judge, source=source)
+    with store.transaction() as conn:
+        pid = project_id(conn, project)
+        outputs = resolve_rows(conn, pid, jf)
+        existed = any(j.name == jf.name for j in project_judges(conn, pid))
+        diff = replace_judge(conn, pid, jf.name, jf.signature, Path(jf.source).name, [o.row() for o in outputs])
+    scored = JudgeOutputs(jf.name, jf.signature, {o.caption_id: o for o in outputs}).scored_types
+    return JudgeImport(project, jf.name, jf.signature, len(outputs), diff.added, diff.changed, diff.removed,
+                       diff.unchanged, existed, list(scored))
+
+
+def write_judge_file(judge: JudgeOutputs, places: dict[int, tuple[str, str, int]], out: IO[str]) -> int:
+    """Write a judge as a judge file (``places``: caption id → (system, item key, sample n)); returns the rows
+    written. What it writes reads back with :func:`import_judge`."""
+    header = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "judge": judge.name, **judge.signature}
+    out.write(_line(header))
+    n = 0
+    for cid in sorted(judge.outputs, key=lambda c: places.get(c, ("", "", 0))):
+        if cid not in places:
+            continue
+        o = judge.outputs[cid]
+        system, item, sample = places[cid]
+        row = {"item": item, "system": system, "n": sample, "p_inaccurate": o.p_inaccurate}
+        if o.types is not None:
+            row["types"] = o.types
+        if o.spans:
+            row["spans"] = spans_json(o.spans)
+        if o.answers is not None:
+            row["answers"] = list(o.answers)
+        out.write(_line(row))
+        n += 1
+    return n
+
+
+def _line(obj) -> str:
+    """One strict JSON line; text with an unpaired surrogate (which no UTF-8 file holds) as escapes."""
+    try:
+        line = json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return line + "\n"

@@ -1,0 +1,31 @@
+"""AppTest of the Error estimates page with AI judges: a judge chosen as the predictor gives the command line's
+figures, and every judge's intervals stand side by side."""
+
+from __future__ import annotations
+
+import json
+
+from annotator.cli import main
+from tests.apptest_helpers import page_test
+from tests.judge_helpers import PROJECT, synthetic
+
+
+def test_a_judge_as_predictor_and_every_judges_widths(sqlite_store, tmp_path, capsys):
+    synthetic(sqlite_store, tmp_path, n=120)
+    at = page_test("estimate", sqlite_store.url, user="ana", role="analyst", project=PROJECT).run(timeout=120)
+    assert not at.exception
+    assert at.selectbox(key="est_judge").options == ["detectors", "good", "poor"]
+    at.selectbox(key="est_layer").set_value("annotator:ann")
+    at.selectbox(key="est_judge").set_value("good").run(timeout=120)
+    assert not at.exception
+    assert main(["--db", sqlite_store.url, "estimate", "--project", PROJECT, "--annotator", "ann", "--judge", "good",
+                 "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    table = at.dataframe[0].value
+    row = table[(table["system"] == "a") & (table["type"] == "Inaccurate (any error)")].iloc[0]
+    assert row["estimate"] == f"{100 * cli['systems']['a']['inaccurate']['estimate']:.1f} %"
+    widths = next(d.value for d in at.dataframe if "good" in d.value.columns and "poor" in d.value.columns)
+    first = widths[(widths["system"] == "a") & (widths["target"] == "Inaccurate (any error)")].iloc[0]
+    assert float(first["good"]) < float(first["poor"])  # the better judge, the narrower interval
+    lo, hi = cli["systems"]["a"]["inaccurate"]["ci"]
+    assert float(first["good"]) == round(100 * (hi - lo), 1)
