@@ -102,3 +102,24 @@ def withheld(*, is_second: bool, is_practice: bool, views_closed: bool) -> str |
     if views_closed:
         return "blind correction"
     return None
+
+
+def judge_fixes(store, project: str, caption_id: int, error_type: str, *, references_shown: bool
+                ) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """The suggesting judge's fixes of one error type on a caption, for the Correction page: (judge, ((the words,
+    the fix), …)), or None. None in blind correction, that is while the page hides the caption's references (a
+    judge may have read them), and when the project has no suggestions or the judge gave no fix of that type."""
+    from ..spans import caption_tokens
+    if not references_shown:
+        return None
+    judge = suggestion_judge(store, project)
+    if judge is None:
+        return None
+    found = suggestion_of(store, project, caption_id, judge)
+    if found is None or error_type not in found.error_types:
+        return None
+    from ..store.tasks import caption_context
+    with store.read() as conn:
+        words = caption_tokens(caption_context(conn, caption_id).caption.text)
+    fixes = tuple((" ".join(words[s.start:s.end]), s.fix) for s in found.spans if s.type == error_type and s.fix)
+    return (judge, fixes) if fixes else None

@@ -32,6 +32,7 @@ from ..metrics import REGISTRY
 from ..store.stamps import CaptionStamp
 from ..taxonomy import taxonomy
 from .figures import metric_delta
+from .judge_suggestions import correction_fixes
 from .keys import keyboard_script
 
 esc = ui.md_escape
@@ -320,6 +321,7 @@ def _body(ctx: ui.PageContext, choice: _Choice, items, it, cctx, stamp):
             _buttons(ctx, choice, len(items), it, stamp, revealed, text_key, reason_key)
             _last_save(it)
             _references(ctx.store, cctx, revealed)
+            correction_fixes(ctx.store, choice.project, it.caption_id, choice.etype, revealed)
             _type_details(it, choice)
             _history(ctx.store, it, choice)
     return live_box, revealed
