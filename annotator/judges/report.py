@@ -133,7 +133,7 @@ class JudgeReport:
         rows = []
         for j in self.judges:
             for a in (j.vs_layer, *j.annotators):
-                rows.append(_agreement_row(j.judge, a))
+                rows.append(_agreement_row(j.judge, a, a.a))  # each is (the layer or annotator, the judge)
         for a in self.human:
             rows.append(_agreement_row(a.a, a, a.b, kind="annotators"))
         for a in self.between:
@@ -165,9 +165,9 @@ class JudgeReport:
                 "Reliability": self.bins_frame(), "Disagreements": self.disagreements_frame()}
 
 
-def _agreement_row(who: str, a: Agreement, against: str | None = None, kind: str = "judge") -> dict:
+def _agreement_row(who: str, a: Agreement, against: str, kind: str = "judge") -> dict:
     lo, hi = a.kappa_ci or (None, None)
-    return {"kind": kind, "rater": who, "against": against or a.b, "captions": a.n, "accuracy": a.accuracy,
+    return {"kind": kind, "rater": who, "against": against, "captions": a.n, "accuracy": a.accuracy,
             "kappa": a.kappa, "kappa low": lo, "kappa high": hi}
 
 

@@ -111,7 +111,7 @@ class RunStats:
     retried_network: int = 0
     unparsable: int = 0  # answers that did not parse (each asked again while tries were left)
     failed: int = 0  # samples given up after every try
-    without_picture: int = 0  # captions asked about without a picture (none stored, or not readable)
+    without_picture: int = 0  # captions asked about without a picture (none recorded, or not readable)
     seconds: float = 0.0
 
     @property
@@ -157,14 +157,15 @@ class RunResult:
                  f"with outputs ({self.added} new, {self.changed} changed, {self.removed} removed, "
                  f"{self.unchanged} unchanged)",
                  f"this run: {s.captions} captions, {s.samples} samples: {s.cached} stored before, {s.answered} asked "
-                 f"now in {s.requests} requests, {s.failed} given up; retried: {s.retried_429} x 429, {s.retried_5xx} "
-                 f"x 5xx, {s.retried_network} x no connection; {s.unparsable} answers did not parse; "
-                 f"{s.seconds:.1f} s"]
+                 f"now in {s.requests} requests, {s.failed} given up; tried again after {s.retried_429} x 429, "
+                 f"{s.retried_5xx} x 5xx, {s.retried_network} x no connection and {s.unparsable} "
+                 f"answer{'' if s.unparsable == 1 else 's'} that did not parse; {s.seconds:.1f} s"]
         if self.incomplete:
             lines.append(f"{self.incomplete} captions have fewer than k answers (samples given up): their "
                          "probabilities are the shares of the answers they have; run again to ask for the rest")
         if s.without_picture:
-            lines.append(f"{s.without_picture} captions were judged without a picture (none stored, or not readable)")
+            lines.append(f"{s.without_picture} captions were asked about without a picture (none recorded for their "
+                         "item, or not readable)")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -297,8 +298,8 @@ def run_judge(store, project: str, judge: str, settings: RunSettings, *, systems
     captions, allowed = _captions(store, project, systems, limit, template)
     stats = RunStats(captions=len(captions), samples=len(captions) * settings.k)
     jobs = _missing(store, captions, settings, template.version, stats)
-    asker = _Asker(settings, template, _Pictures(settings.image_side), stats, sleep)
-    stats.without_picture = sum(1 for c in captions if c[4] is None)
+    pictures = _Pictures(settings.image_side)
+    asker = _Asker(settings, template, pictures, stats, sleep)
     if progress:
         progress(stats)
     with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
@@ -316,6 +317,9 @@ def run_judge(store, project: str, judge: str, settings: RunSettings, *, systems
                 f.cancel()
             raise
     stats.seconds = time.monotonic() - started
+    unreadable = {image for image, url in pictures.made.items() if url is None}
+    asked = {job.caption_id for job in jobs}
+    stats.without_picture = sum(1 for c in captions if c[0] in asked and (c[4] is None or c[4] in unreadable))
     return _publish(store, project, judge, settings, template, allowed, stats)
 
 

@@ -67,6 +67,7 @@ K_HINTS = "ann_show_hints"
 K_FORM = "ann_panel"
 K_HINTS_WANTED = "ann_hints_wanted"
 K_NEWER = "ann_newer"  # (caption id, the judgement saved since the page showed it) after a refused save
+K_SUGGESTION = "ann_suggestion"  # the judge the panel was pre-filled from (None: not pre-filled)
 LIST_PAGE = 100  # captions per page of the caption list
 SIZE_MAX_AGE = 60.0  # seconds; a queue only changes size when a lead reassigns
 PREFETCH_DELAY = 0.4  # seconds: let this run reach the browser before preparing the next images
@@ -127,21 +128,29 @@ def _load(q: Queue, position: int | None) -> None:
     st.session_state[K_TASK] = task
     st.session_state[K_DONE] = False
     draft = q.load_draft(task)
+    # A first annotator's new caption may start from a judge's answer (annotator.judges.suggestions; never a
+    # double-annotated caption's second annotator): label, types and spans, to be checked before saving.
+    suggestion = q.suggestion(task) if draft is None and cur is None else None
     if draft is not None:  # unfinished work of an earlier visit, newer than any saved judgement: it comes back
         label, ticked, note = draft.label, set(draft.error_types), draft.note
     elif cur is not None:
         label, ticked, note = cur.label.value if cur.label is not None else None, set(cur.error_types), cur.note
+    elif suggestion is not None:
+        label, ticked, note = suggestion.label, set(suggestion.error_types), ""
     else:
         label, ticked, note = None, set(), ""
-    # The draft's spans, else the judgement's: annotate_spans.js draws and edits them until Save.
-    spans = draft.spans if draft is not None else cur.spans if cur is not None else ()
+    # The draft's spans, else the judgement's (or the suggestion's): annotate_spans.js draws and edits them until Save.
+    spans = draft.spans if draft is not None else cur.spans if cur is not None else \
+        suggestion.spans if suggestion is not None else ()
+    st.session_state[K_SUGGESTION] = suggestion.judge if suggestion is not None else None
     st.session_state[annotate_spans.K_SPANS] = annotate_spans.field_value(spans)
     st.session_state[K_LABEL] = label
     for t in taxonomy().types:
         st.session_state[type_key(t.id)] = t.id in ticked
     st.session_state[K_NOTE] = note
-    if draft is not None:
-        restored = f"Draft from {_when(draft.saved_at)} restored."
+    if draft is not None or suggestion is not None:
+        restored = f"Draft from {_when(draft.saved_at)} restored." if draft is not None else \
+            f"Started from the answer of judge {suggestion.judge}: check it before saving."
         st.session_state[K_MSG] = f"{st.session_state[K_MSG]} {restored}" if st.session_state.get(K_MSG) else restored
     st.session_state[K_SHOWN] = time.monotonic()
     st.session_state[K_ERR] = None
@@ -219,7 +228,8 @@ def _on_save(ctx: PageContext) -> None:
     # Whatever else the panel sent goes to the core as it is: validate() refuses what breaks a rule
     # (an accurate caption with types, say) and says why.
     result = _stored(task, lambda: q.save(*sent.judgement(), _seconds(), base_revision=task.shown_revision,
-                                          spans=_spans()), _save_refusal)
+                                          spans=_spans(), suggested=st.session_state.get(K_SUGGESTION) is not None),
+                     _save_refusal)
     if result is _REFUSED:
         return
     names = ", ".join(taxonomy().get(t).name for t in result.error_types)

@@ -97,7 +97,7 @@ def test_unparsable_answers_are_counted_and_asked_again(sample):
     assert (s.unparsable, s.failed, s.answered) == (15 + 2 * 3, 2, 30)
     assert result.outputs == 15 and hopeless not in {t for t, (c, _) in truth.items()
                                                      if c in load_judge(sample, "sample", "vlm").outputs}
-    assert "21 answers did not parse" in result.describe() and "2 given up" in result.describe()
+    assert "21 answers that did not parse" in result.describe() and "2 given up" in result.describe()
 
 
 def test_a_second_run_asks_for_nothing_it_has(sample):
@@ -187,3 +187,21 @@ def test_spans_most_answers_mark_are_kept():
     assert out.spans == (Span(1, 2, g, "woman"),)
     with pytest.raises(InputError):
         RunSettings("http://127.0.0.1/v1", " ")
+
+
+def test_captions_without_a_readable_picture_are_counted(sample, tmp_path):
+    from annotator.store.projects import project_id
+    from annotator.store.schema import items
+    from sqlalchemy import update
+    with sample.transaction() as conn:  # one picture gone from the disk, one item without a picture recorded
+        pid = project_id(conn, "sample")
+        conn.execute(update(items).where(items.c.project_id == pid, items.c.key == "astronaut.jpg")
+                     .values(image_path="missing.jpg"))
+        conn.execute(update(items).where(items.c.project_id == pid, items.c.key == "rocket.jpg")
+                     .values(image_path=None))
+    with StandIn() as server:
+        result = run_judge(sample, "sample", "vlm", settings(server, k=1))
+    assert result.stats.without_picture == 4  # two items, two systems each
+    sent = [part for b in server.bodies for part in b["messages"][1]["content"]]
+    assert sum(1 for p in sent if p["type"] == "image_url") == 12
+    assert "4 captions were asked about without a picture" in result.describe()

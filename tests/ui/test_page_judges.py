@@ -35,6 +35,9 @@ def test_the_sample_judge_shows_the_command_lines_figures(sample, capsys):
     assert ("Cohen's kappa", f"{vlm['kappa']:.3f}") in metrics and ("Accuracy", f"{vlm['accuracy']:.3f}") in metrics
     kappas = at.dataframe[1].value
     assert {"judge", "annotators", "judges"} == set(kappas["kind"])  # beside the human-human kappa
+    vlm_rows = kappas[kappas["rater"] == "sample-vlm"]
+    assert list(vlm_rows["against"]) == ["adjudicated", "sample-ann", "sample-ben"]
+    assert vlm_rows.iloc[0]["kappa"] == f"{vlm['kappa']:.3f}"
     titles = [json.loads(c.proto.spec).get("title") for c in at.get("vega_lite_chart")]
     assert titles == ["Confusion", "Reliability"] * 2  # per judge
     # an analyst reads the disagreements but neither opens them on Adjudication nor changes suggestions
