@@ -21,7 +21,7 @@ from ..layers import Layer, build_layer, masks_to_ids, parse_layer
 from ..taxonomy import taxonomy
 from .calibration import (BINS, Agreement, Disagreement, ReliabilityBin, SuggestionEffect, TypeScore,
                           decision_agreement, most_confident, reliability, suggestion_effect, type_scores)
-from .outputs import DETECTORS, JudgeOutput, signature_text
+from .outputs import DETECTORS, THRESHOLD, JudgeOutput, signature_text
 
 #: How many disagreements each judge lists.
 DISAGREEMENTS = 50
@@ -113,7 +113,7 @@ class JudgeReport:
     def summary(self) -> dict:
         """The JSON ``annotator judge report --json`` prints."""
         return {"project": self.project, "layer": self.layer, "captions": self.captions, "bins": self.bins,
-                "threshold": 0.5, "judges": [j.to_dict() for j in self.judges],
+                "threshold": THRESHOLD, "judges": [j.to_dict() for j in self.judges],
                 "human": [a.to_dict() for a in self.human], "between_judges": [a.to_dict() for a in self.between]}
 
     def judges_frame(self) -> pd.DataFrame:
@@ -269,7 +269,7 @@ def _calibrate(ctx: _Context, judge, outputs: dict[int, JudgeOutput], limit: int
     sel = np.flatnonzero(have)
     y = built.inaccurate[sel]
     p = np.array([outputs[ids[i]].p_inaccurate for i in sel], dtype=float)
-    vs_layer = decision_agreement(ctx.layer.label, judge.name, y, p >= 0.5, **ctx.boot)
+    vs_layer = decision_agreement(ctx.layer.label, judge.name, y, p >= THRESHOLD, **ctx.boot)
     ece, bins = reliability(p, y)
     per_type = _per_type(built, sel, [outputs[ids[i]] for i in sel], judge.scored_types)
     annotators = []
@@ -289,7 +289,7 @@ def _per_type(built, sel: np.ndarray, outs: list[JudgeOutput], scored) -> dict[s
     type_ids = list(scored)
     human = np.array([[t in masks_to_ids(int(built.types[sel[k]]), built.type_ids) for t in type_ids]
                       for k in known], dtype=bool).reshape(len(known), len(type_ids))
-    judge = np.array([[outs[k].types.get(t, 0.0) >= 0.5 for t in type_ids] for k in known],
+    judge = np.array([[outs[k].types.get(t, 0.0) >= THRESHOLD for t in type_ids] for k in known],
                      dtype=bool).reshape(len(known), len(type_ids))
     return type_scores(human, judge, type_ids)
 

@@ -102,6 +102,7 @@ def _sample_form(store, project: str, role, users, annotator_names: list[str], s
     # Imported here, after the queues and the Assign form are on screen: the estimators pull in scipy.stats,
     # about a second on a first visit of the page (issue 24 item 20).
     from ..estimate.sampling import DEFAULT_FLOOR, DEFAULT_WIDEST, DESIGNS, TARGETS
+    from ..judges import judge_names
 
     st.subheader("Next human sample", anchor=False)
     st.caption("Draw about N captions of each chosen system that are not labelled yet and add them to the end of the "
@@ -126,15 +127,20 @@ def _sample_form(store, project: str, role, users, annotator_names: list[str], s
                                       help="The same seed on the same data gives the same draw.")
         floor = s6.number_input("Floor", min_value=0.0, max_value=1.0, value=DEFAULT_FLOOR, step=0.05, key="sample_floor",
                                 help="Every caption keeps at least this share of the chance a uniform draw gives it.")
-        targets = st.multiselect(f"Aim at (empty: the {DEFAULT_WIDEST} widest intervals)", list(TARGETS),
+        t1, t2 = st.columns([2, 1])
+        targets = t1.multiselect(f"Aim at (empty: the {DEFAULT_WIDEST} widest intervals)", list(TARGETS),
                                  key="sample_targets",
                                  format_func=lambda t: "Inaccurate (any error)" if t == "inaccurate" else tax.get(t).name)
+        judge = t2.selectbox("How unsure each caption is, from", judge_names(store, project), key="sample_judge",
+                             help="Active draws: the judge whose probabilities say where labels help most (the "
+                                  "built-in detectors, or an AI judge of the Judges page).")
         drawn = st.form_submit_button("Draw and queue")
 
     if drawn:
         result = _change_queues(lambda: assign_sample(
             store, project, sample_annotators, int(size), systems=sample_systems or None, design=design,
-            seed=int(sample_seed), layer=layer, targets=targets or None, floor=float(floor), actor_role=role))
+            seed=int(sample_seed), layer=layer, targets=targets or None, floor=float(floor), actor_role=role,
+            judge=judge if design == "active" else None))
         if result:
             st.success(f"Drew {sum(d.taken for d in result.draws)} captions in {len(result.draws)} draws and queued "
                        f"{sum(d.queued for d in result.draws)}.")

@@ -85,11 +85,17 @@ def _overview(report) -> None:
     st.subheader("Judges against " + esc(parse_layer(report.layer).title), anchor=False)
     st.caption(f"{report.captions:,} captions labelled in this layer (practice items left out). A judge says "
                f"inaccurate at probability 0.5 or more. ECE: {report.bins} equal-width bins of the probability.")
-    ui.show_table(report.judges_frame(), hide_index=True, width="stretch")
+    ratios = {c: _three for c in ("accuracy", "kappa", "kappa low", "kappa high", "ECE", "span F1")}
+    # each judge's signature heads its own section below: the table keeps to the figures
+    ui.show_table(report.judges_frame().drop(columns=["signature"]), ratios, hide_index=True, width="stretch")
     st.subheader("As good as a second annotator?", anchor=False)
     st.caption("Each judge's kappa against the layer and against each annotator, beside the annotators' kappa with "
                "each other and the judges' with each other (95% bootstrap intervals).")
-    ui.show_table(report.kappa_frame(), hide_index=True, width="stretch")
+    ui.show_table(report.kappa_frame(), ratios, hide_index=True, width="stretch")
+
+
+def _three(v) -> str:
+    return number(v, 3)
 
 
 def _judge_section(ctx: ui.PageContext, report, j) -> None:

@@ -35,10 +35,11 @@ def confusion_chart(calibration, layer: str, *, container=None) -> None:
     where = container or st
     labels = ("accurate", "inaccurate")
     cells = calibration.vs_layer.confusion
-    frame = pd.DataFrame([{"layer": f"{layer}: {a}", "judge": f"{calibration.judge}: {b}", "captions": cells[i][j]}
+    frame = pd.DataFrame([{"layer": a, "judge": b, "captions": cells[i][j]}
                           for i, a in enumerate(labels) for j, b in enumerate(labels)])
     heat = alt.Chart(frame).mark_rect().encode(
-        x=alt.X("judge:N", title=None), y=alt.Y("layer:N", title=None),
+        x=alt.X("judge:N", title=f"judge {calibration.judge}", axis=alt.Axis(labelAngle=0, orient="top")),
+        y=alt.Y("layer:N", title=f"humans ({layer})"),
         color=alt.Color("captions:Q", scale=alt.Scale(scheme="blues"), legend=None),
         tooltip=["layer", "judge", "captions"])
     text = alt.Chart(frame).mark_text(fontSize=16).encode(x="judge:N", y="layer:N", text="captions:Q")

@@ -1,5 +1,5 @@
-"""AppTest of the Error estimates page with AI judges: a judge chosen as the predictor gives the command line's
-figures, and every judge's intervals stand side by side."""
+"""AppTest of the Error estimates and Assignment pages with AI judges: a judge chosen as the predictor gives the
+command line's figures, every judge's intervals stand side by side, and an active draw reads a chosen judge."""
 
 from __future__ import annotations
 
@@ -29,3 +29,21 @@ def test_a_judge_as_predictor_and_every_judges_widths(sqlite_store, tmp_path, ca
     assert float(first["good"]) < float(first["poor"])  # the better judge, the narrower interval
     lo, hi = cli["systems"]["a"]["inaccurate"]["ci"]
     assert float(first["good"]) == round(100 * (hi - lo), 1)
+
+
+def test_the_assignment_page_draws_from_a_judges_uncertainty(sqlite_store, tmp_path):
+    from sqlalchemy import select
+
+    from annotator.store.schema import sample_draws
+    synthetic(sqlite_store, tmp_path, n=120)
+    at = page_test("assign", sqlite_store.url, user="lea", role="lead", project=PROJECT).run(timeout=120)
+    assert at.selectbox(key="sample_judge").options == ["detectors", "good", "poor"]
+    at.multiselect(key="sample_annotators").set_value(["ann"])
+    at.multiselect(key="sample_systems").set_value(["a"])
+    at.number_input(key="sample_size").set_value(20)
+    at.selectbox(key="sample_layer").set_value("annotator:ann")
+    at.selectbox(key="sample_judge").set_value("good")
+    at.button(key="FormSubmitter:sample_form-Draw and queue").click().run(timeout=120)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    with sqlite_store.read() as conn:
+        assert conn.execute(select(sample_draws.c.predictor)).scalars().all() == ["good"]

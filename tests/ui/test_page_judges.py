@@ -30,7 +30,8 @@ def test_the_sample_judge_shows_the_command_lines_figures(sample, capsys):
     vlm = next(j for j in cli["judges"] if j["judge"] == "sample-vlm")
     row = overview[overview["judge"] == "sample-vlm"].iloc[0]
     assert row["kappa"] == f"{vlm['kappa']:.3f}" and row["ECE"] == f"{vlm['ece']:.3f}"
-    assert row["signature"] == "model hand-written example (no model was run), prompt 1, k 5"
+    assert (row["kappa low"], row["kappa high"]) == tuple(f"{x:.3f}" for x in vlm["kappa_ci"])
+    assert "model hand-written example (no model was run), prompt 1, k 5" in [t.value for t in at.text]
     metrics = {(m.label, m.value) for m in at.metric}
     assert ("Cohen's kappa", f"{vlm['kappa']:.3f}") in metrics and ("Accuracy", f"{vlm['accuracy']:.3f}") in metrics
     kappas = at.dataframe[1].value
