@@ -30,9 +30,12 @@ def judge_choice(store, project: str) -> str:
     names = judge_names(store, project)
     if st.session_state.get("est_judge") not in names:
         st.session_state.pop("est_judge", None)
-    return st.selectbox("Predictor", names, key="est_judge",
+    name = st.selectbox("Predictor", names, key="est_judge",
                         help="Whose scores of every caption the estimates lean on: the built-in detectors or an AI "
                              "judge (Judges page). Types a judge does not score get the classical interval.")
+    from ..judges.outputs import signature_text
+    st.caption(f"Judge {ui.md_escape(name)}: {ui.md_escape(signature_text(judge_object(store, project, name).signature))}")
+    return name
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from annotator.cli import main
-from tests.apptest_helpers import page_test
+from tests.apptest_helpers import page_test, texts
 from tests.judge_helpers import PROJECT, synthetic
 
 
@@ -18,6 +18,7 @@ def test_a_judge_as_predictor_and_every_judges_widths(sqlite_store, tmp_path, ca
     at.selectbox(key="est_layer").set_value("annotator:ann")
     at.selectbox(key="est_judge").set_value("good").run(timeout=120)
     assert not at.exception
+    assert "Judge good: model stand-in, prompt 1, k 5" in texts(at)  # the signature beside its figures
     assert main(["--db", sqlite_store.url, "estimate", "--project", PROJECT, "--annotator", "ann", "--judge", "good",
                  "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
