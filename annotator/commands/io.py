@@ -17,16 +17,12 @@ from ..exchange.catalog import formats
 from ..report import json_text
 from . import add_json_flag
 
-#: Imports of files that compose layers above io/ (annotator.exchange), added after the catalog's formats.
-EXCHANGE_IMPORTS = ("judge",)
-
 
 def register(sub) -> None:
     imp = sub.add_parser("import", help="import captions, references, boxes, judgements or corrections")
     fmt_sub = imp.add_subparsers(dest="format", metavar="FORMAT", required=True)
     for fmt in formats():
         add_format_command(fmt_sub, fmt, fmt.name)
-    _judge_command(fmt_sub)
 
     p = sub.add_parser("export", help="export a project (native JSONL, or Label Studio tasks)",
                        description="`annotator export --project P --format jsonl` writes the native JSONL; "
@@ -56,28 +52,6 @@ def register(sub) -> None:
                         "starts from another's annotation)")
     add_json_flag(p)
     p.set_defaults(func=_export)
-
-
-def _judge_command(subparsers) -> None:
-    """``import judge``: a judge's outputs (annotator.exchange.judge_files), stored apart from human judgements."""
-    p = subparsers.add_parser("judge", help="a judge's outputs per caption (JSONL with a header line; docs/judges.md)",
-                              description="Import an AI judge's outputs: a header line with its signature, then "
-                                          "one caption per line with p_inaccurate, optionally types, spans and "
-                                          "answers. A judge of the same name is replaced (the result says how many "
-                                          "captions change). Bad lines are refused with file and line; nothing is "
-                                          "stored then.")
-    p.add_argument("--project", required=True)
-    p.add_argument("file", metavar="FILE", help="the judge file (.jsonl)")
-    p.add_argument("--judge", metavar="NAME", default=None, help="store it under this name (default: the header's)")
-    add_json_flag(p)
-    p.set_defaults(func=_import_judge)
-
-
-def _import_judge(args, ctx) -> int:
-    from ..exchange.judge_files import import_judge
-    result = import_judge(ctx.store(), args.project, args.file, judge=args.judge)
-    ctx.emit(result, result.describe())
-    return 0
 
 
 def add_format_command(subparsers, fmt, name: str):

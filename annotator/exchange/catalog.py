@@ -25,6 +25,7 @@ MODULES = (
     "io.corrections",
     "io.human_scores",
     "exchange.label_studio",
+    "exchange.judge_files",
 )
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import InputError
+from ..io.options import Example, ImportFormat, ReaderOption
 from ..io.textfiles import decode_utf8, parse_json, read_bytes, shorten
 from ..io.validate import check_name, check_text
 from ..judges.outputs import JudgeOutput, JudgeOutputs, check_judge_name
@@ -309,3 +310,35 @@ def _line(obj) -> str:
     except UnicodeEncodeError:
         line = json.dumps(obj, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     return line + "\n"
+
+
+def _run(store, project: str, *, command_line: bool, file, judge=None) -> JudgeImport:
+    return import_judge(store, project, file, judge=judge)
+
+
+def _read(path, judge=None, **_):
+    """Read a judge file without storing it (the catalog's reader)."""
+    return read_judge_file(path, judge=judge)
+
+
+FORMAT = ImportFormat(
+    name="judge",
+    help="an AI judge's outputs per caption (JSONL with a header line; docs/judges.md)",
+    title="AI judge outputs (JSONL: a header with the judge's signature, then one caption per line)",
+    description="Import an AI judge's outputs: a header line with its signature, then one caption per line with "
+                "p_inaccurate, optionally types, spans and answers. A judge of the same name is replaced (the "
+                "result says how many captions change). Bad lines are refused with file and line; nothing is "
+                "stored then. Judge outputs are stored apart from the human judgements.",
+    options=(
+        ReaderOption("file", None, "the judge file (.jsonl)", metavar="FILE", kind="file", required=True,
+                     label="Judge file", types=("jsonl",)),
+        ReaderOption("judge", "--judge", "store it under this name (default: the name in its header)", metavar="NAME",
+                     label="Judge name (default: the name in the file's header)"),
+    ),
+    read=_read,
+    run=_run,
+    example=Example(files={"file": "judge.jsonl"}, into_sample=True,
+                    expect={"judge": "example-vlm", "outputs": 4, "scored_types": ["gender", "clothing_type",
+                                                                                 "subject_similar", "number",
+                                                                                 "color"]}),
+)

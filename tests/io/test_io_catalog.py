@@ -69,10 +69,8 @@ def test_catalog_lists_every_format_module_once():
     assert get_format("coco") is FORMATS[1]
     with pytest.raises(KeyError):
         get_format("nope")
-    # The command line lists exactly the catalog's formats, in its order, then the exchanges above io/
-    # (annotator.exchange), which commands/io.py adds itself.
-    from annotator.commands.io import EXCHANGE_IMPORTS
-    assert list(_import_commands()) == IDS + list(EXCHANGE_IMPORTS)
+    # The command line lists exactly the catalog's formats, in its order.
+    assert list(_import_commands()) == IDS
 
 
 def _import_commands() -> dict:
