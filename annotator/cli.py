@@ -2,7 +2,8 @@
 
 Subcommands live in ``annotator/commands/<name>.py``; each module defines
 ``register(subparsers)`` and is discovered here, so features add commands
-without touching this file. Handlers take ``(args, ctx)`` and return an exit
+without touching this file. A run imports only the module of its command
+(``commands.COMMANDS``); help and usage errors build the parser of every command. Handlers take ``(args, ctx)`` and return an exit
 code; errors derived from AnnotatorError become a one-line message on stderr
 and their exit code (2 for bad input).
 
@@ -26,7 +27,6 @@ from . import __version__, commands
 from .config import database_url, load_settings
 from .errors import AnnotatorError
 from .report import EscapingWriter, json_safe, json_text, printable
-from .store import checked_url, open_existing_store, open_store
 
 
 class CommandContext:
@@ -41,6 +41,7 @@ class CommandContext:
     def url(self) -> str:
         """The database URL named by ``--db`` or the environment; InputError (naming which) unless annotator
         can open a store there."""
+        from .store import checked_url
         if self.args.db:
             return checked_url(database_url(self.args.db), "--db")
         return checked_url(load_settings().database_url, "ANNOTATOR_DATABASE_URL")
@@ -50,6 +51,7 @@ class CommandContext:
         create and migrate it as needed; every other command opens it as it is, and is told plainly when
         there is none (no file, folder or table is created)."""
         if self._store is None:
+            from .store import open_existing_store, open_store
             opener = open_store if getattr(self.args, "creates_store", False) else open_existing_store
             self._store = opener(self.url())
         return self._store
@@ -88,36 +90,41 @@ class _Parser(argparse.ArgumentParser):
             super()._print_message(printable(message), file)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser with every discovered subcommand."""
+def command_modules() -> tuple[str, ...]:
+    """The names of the modules in annotator/commands/."""
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(commands.__path__)))
+
+
+def build_parser(modules: tuple[str, ...] | None = None) -> argparse.ArgumentParser:
+    """The parser with the subcommands of ``modules`` (default: every discovered one)."""
     parser = _Parser(prog="annotator", description="Find out what image-captioning models get wrong.")
     parser.add_argument("--db", metavar="URL", default=None,
                         help="database URL, or a plain path for a SQLite file there (overrides ANNOTATOR_DATABASE_URL; "
                              "default: the SQLite file data/annotator.db of the installation)")
     parser.add_argument("--version", action="version", version=f"annotator {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{mod.name}")
+    for name in command_modules() if modules is None else modules:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
     return parser
 
 
-def _parser_inputs() -> tuple:
+def _parser_inputs(modules: tuple[str, ...] | None) -> tuple:
     """What the parser is built from besides the code: the command modules, the import catalog and the metrics
-    (a plug-in registered while the process runs changes it, and with it the parser)."""
-    from .exchange.catalog import formats
-    from .metrics.registry import REGISTRY
-    return (tuple(m.name for m in pkgutil.iter_modules(commands.__path__)), tuple(map(id, formats())),
-            REGISTRY.names())
+    (a plug-in registered while the process runs changes it, and with it the parser). The catalog and the
+    metrics count once imported: before that no plug-in can be in them (and a start-up stays without them)."""
+    catalog, registry = sys.modules.get("annotator.exchange.catalog"), sys.modules.get("annotator.metrics.registry")
+    return (command_modules() if modules is None else modules,
+            catalog and tuple(map(id, catalog.formats())), registry and registry.REGISTRY.names())
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=16)
 def _parser(inputs: tuple) -> argparse.ArgumentParser:
     # Building the parser (over 170 subcommands) takes tens of milliseconds; parsing leaves it unchanged, so a
     # process that runs many commands (the app's command runs, a test session) builds it once per set of inputs.
-    return build_parser()
+    return build_parser(inputs[0])
 
 
 #: The exit code of a command whose output pipe closed early (``annotator … | head``): 128 + SIGPIPE, as a
@@ -146,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
-    parser = _parser(_parser_inputs())
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(_parser_inputs(commands.modules_for(argv)))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -31,7 +31,7 @@ from ..errors import InputError
 from ..model import Project, Role
 from ..store import Store
 from ..store.exchange import item_keys
-from ..store.projects import ImportSummary, write_project
+from ..store.projects import ImportSummary, ProjectWriter
 from ..store.users import get_user_row, user_id
 
 _LINE_KEY = re.compile(r"^line-\d{6,}$")
@@ -162,7 +162,27 @@ def import_guard(func):
             except DataError as exc:
                 reason = (str(getattr(exc, "orig", exc)).strip().splitlines() or [type(exc).__name__])[0]
                 raise InputError(f"the database refused a value ({reason}); nothing was imported") from None
+            finally:
+                release_memory()
     return wrapper
+
+
+def release_memory() -> None:
+    """Hand the memory an import freed back to the system (glibc's malloc_trim), so that a long-running app
+    process returns to its size after an upload; elsewhere nothing happens."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        import ctypes
+        import ctypes.util
+        try:
+            _malloc_trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _malloc_trim = False
+    if _malloc_trim:
+        _malloc_trim(0)
+
+
+_malloc_trim = None
 
 
 @import_guard
@@ -172,10 +192,26 @@ def import_project(store: Store, project: Project, format_name: str, *, source: 
     The import of a format whose reader returns a :class:`~annotator.model.Project`
     is this call; items keyed otherwise than the project's stored items are refused.
     """
-    result = ImportResult(project.name, format_name, items_read=len(project.items), systems=project.systems)
+    return import_batches(store, project, [(project.items, None)], format_name, source=source)
+
+
+def import_batches(store: Store, project: Project, batches, format_name: str, *, source: str) -> ImportResult:
+    """Store the items of ``batches`` ((items, their locations or None) as a reader streams them) into
+    ``project`` (its name and image roots) in ONE transaction, a batch at a time: memory holds a batch, and bad
+    input in any batch rolls every batch back. Items keyed otherwise than the project's stored items are
+    refused."""
+    result = ImportResult(project.name, format_name)
+    systems: dict[str, None] = {}
     with store.transaction() as conn:
-        _check_key_style(conn, project, source)
-        result.add(write_project(conn, project, source=source))
+        writer = ProjectWriter(conn, project, source=source)
+        for batch, locations in batches:
+            if not result.items_read and batch:
+                _check_key_style(conn, Project(project.name, items=batch[:1]), source)
+            writer.write(batch, locations)
+            result.items_read += len(batch)
+            systems.update((c.system, None) for item in batch for c in item.captions)
+        result.add(writer.finish())
+    result.systems = list(systems)
     return result
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Iterable
+from typing import IO, Iterable, Iterator
 
 from ..errors import InputError
 from ..images import image_size, is_inside, resolve_image_path
@@ -34,17 +34,20 @@ from ..model import Box, Caption, Item, Mention, Project, Reference
 from ..names import LONE_SURROGATE
 from ..store import Store
 from ..store.exchange import caption_lines
-from ..store.projects import ImportSummary, load_project, project_id, write_project
+from ..store.projects import ImportSummary, ProjectWriter, load_project, project_id
 from .importers import ImportResult, import_guard
 from .judgement_rows import first_object, import_judgement_rows, is_judgement_row
 from .options import Example, ImportFormat, ReaderOption, image_root_option
-from .textfiles import decode_utf8, parse_json, read_bytes
+from .textfiles import file_lines, parse_json
 from .validate import (
     LIMITS, check_coordinate, check_dimension, check_name, check_project, check_text, clean_image_path, resolve_root,
 )
 
 FORMAT_NAME = "annotator-jsonl"
 FORMAT_VERSION = 1
+
+#: Items read and written at a time by an import (memory holds one batch).
+BATCH = 2000
 
 _ITEM_FIELDS = {"key", "image", "width", "height", "is_practice", "boxes", "references", "captions"}
 
@@ -189,6 +192,117 @@ def parse_item(obj, src: str, line_no: int) -> tuple[Item, dict[tuple[str, int],
     return item, lines
 
 
+class JsonlStream:
+    """A native JSONL file read a batch of items at a time (the reader every JSONL import and
+    :func:`read_jsonl_project` share): memory holds one batch, not the file.
+
+    Opening reads the header (the first line, if it is one) and settles the image root (see
+    :func:`read_jsonl_project` for the arguments); :meth:`batches` then checks each item line as
+    :func:`parse_item` and :func:`~annotator.io.validate.check_project` do and yields ``(items, their line
+    numbers, their captions' given lines by (item key, system, n))``. An item key given twice is refused by
+    the writer (:class:`~annotator.store.projects.ProjectWriter`), which sees every batch."""
+
+    def __init__(self, project: str, path: Path | str, *, image_root: Path | str | None = None,
+                 relative_header_root: bool = True, trust_root: bool = False):
+        self.project, self.src, self.path = project, str(path), Path(path)
+        self.items_read = 0
+        self.systems: dict[str, None] = {}
+        self._lines = file_lines(path)
+        self._first = None  # the first item line, read while looking for the header: (n, object)
+        header_root = None
+        for n, raw in self._lines:
+            if not raw.strip():
+                continue
+            obj = parse_json(raw, self.src, n)
+            if not (isinstance(obj, dict) and "format" in obj):
+                self._first = (n, obj)
+            elif n != 1:
+                raise InputError("a header is only allowed on the first line", self.src, n)
+            else:
+                header_root = _header_root(obj, self.src, n)
+            break
+        self.root, self.trusted = self._root(image_root, header_root, relative_header_root, trust_root)
+
+    def _root(self, image_root, header_root, relative_header_root: bool, trust_root: bool):
+        if image_root is not None:
+            root = resolve_root(image_root, trusted=trust_root)
+            return root, (root if trust_root else None)
+        if header_root and (relative_header_root or Path(header_root).is_absolute()):
+            root_path = Path(header_root)
+            folder = self.path.resolve().parent
+            root = resolve_root(root_path if root_path.is_absolute() else folder / root_path, self.src,
+                                trusted=folder if trust_root else False)
+            return root, (root if trust_root and is_inside(Path(root), folder) else None)
+        return None, None
+
+    def _objects(self):
+        if self._first is not None:
+            yield self._first
+        for n, raw in self._lines:
+            if raw.strip():
+                obj = parse_json(raw, self.src, n)
+                if isinstance(obj, dict) and "format" in obj:
+                    raise InputError("a header is only allowed on the first line", self.src, n)
+                yield n, obj
+
+    def batches(self, size: int | None = None) -> Iterator[tuple[list[Item], list[int], dict]]:
+        """The file's items, ``size`` (default :data:`BATCH`) at a time (see the class); InputError "no items"
+        for a file without one."""
+        src, size = self.src, size or BATCH
+        lines_taken: dict[tuple[str, int], set[int]] = {}
+        has_line: dict[str, bool] = {}
+        batch: list[Item] = []
+        locations: list[int] = []
+        given: dict[tuple[str, str, int], int] = {}
+        for n, obj in self._objects():
+            item, lines = parse_item(obj, src, n)
+            for cap in item.captions:
+                self.systems.setdefault(cap.system, None)
+                present = (cap.system, cap.n) in lines
+                if has_line.setdefault(cap.system, present) != present:
+                    raise InputError(f"'line' is given for some captions of system {cap.system!r} but not others",
+                                     src, n)
+                if present:
+                    taken = lines_taken.setdefault((cap.system, cap.n), set())
+                    line = lines[(cap.system, cap.n)]
+                    if line in taken:
+                        sample = f" (n = {cap.n})" if cap.n else ""
+                        raise InputError(f"system {cap.system!r} has caption line {line}{sample} twice", src, n)
+                    taken.add(line)
+                    given[(item.key, cap.system, cap.n)] = line
+            if self.root is not None and item.image is not None:
+                # Inside the root, and within the pixel cap every importer applies (the size is read from the
+                # file's header only; a missing or unreadable file passes, as elsewhere).
+                image_size(resolve_image_path(self.root, item.image, source=src, location=n), source=src, location=n)
+            batch.append(item)
+            locations.append(n)
+            self.items_read += 1
+            if len(batch) >= size:
+                yield self._checked(batch, locations), locations, given
+                batch, locations, given = [], [], {}
+        if not self.items_read:
+            raise InputError("no items", src)
+        if batch:
+            yield self._checked(batch, locations), locations, given
+
+    def _checked(self, batch: list[Item], locations: list[int]) -> list[Item]:
+        return check_project(Project(name=self.project, image_root=self.root, items=batch,
+                                     trusted_image_root=self.trusted), self.src, locations).items
+
+    def header_project(self) -> Project:
+        """The project as the header and the arguments give it, without items (what a writer opens with)."""
+        return Project(name=check_name(self.project, "project", self.src), image_root=self.root, items=[],
+                       trusted_image_root=self.trusted)
+
+
+def _header_root(obj: dict, src: str, n: int) -> str | None:
+    if obj.get("format") != FORMAT_NAME:
+        raise InputError(f"unknown format {obj.get('format')!r} (expected {FORMAT_NAME!r})", src, n)
+    if obj.get("version", 1) != FORMAT_VERSION:
+        raise InputError(f"unsupported version {obj.get('version')!r}", src, n)
+    return _str(obj.get("image_root"), "image_root", src, f"line {n}", allow_none=True)
+
+
 def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str | None = None,
                        relative_header_root: bool = True, trust_root: bool = False) -> JsonlProject:
     """Read a native JSONL file (nothing stored). ``image_root`` overrides the header's.
@@ -199,67 +313,21 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
     images may be read from (:func:`~annotator.images.check_image_root`); with
     ``trust_root`` (an import run from the command line) that includes
     ``image_root`` itself and, for the header's root, the file's folder.
+    The whole project is held in memory: imports stream the file instead (:class:`JsonlStream`).
     """
-    src = str(path)
-    path = Path(path)
-    text = decode_utf8(read_bytes(path), src)
-    items: list[Item] = []
-    item_lines: list[int] = []
-    header_root = None
+    stream = JsonlStream(project, path, image_root=image_root, relative_header_root=relative_header_root,
+                         trust_root=trust_root)
+    proj = stream.header_project()
     caption_lines: dict[str, dict[tuple[str, int], int]] = {}
-    lines_taken: dict[tuple[str, int], set[int]] = {}
-    has_line: dict[str, bool] = {}
-    # Lines end at "\n" only (as in every line-based reader), so line numbers agree with `wc -l` and editors.
-    for n, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        obj = parse_json(raw, src, n)
-        if isinstance(obj, dict) and "format" in obj:
-            if items or n != 1:
-                raise InputError("a header is only allowed on the first line", src, n)
-            if obj.get("format") != FORMAT_NAME:
-                raise InputError(f"unknown format {obj.get('format')!r} (expected {FORMAT_NAME!r})", src, n)
-            if obj.get("version", 1) != FORMAT_VERSION:
-                raise InputError(f"unsupported version {obj.get('version')!r}", src, n)
-            header_root = _str(obj.get("image_root"), "image_root", src, f"line {n}", allow_none=True)
-            continue
-        item, lines = parse_item(obj, src, n)
-        for cap in item.captions:
-            present = (cap.system, cap.n) in lines
-            if has_line.setdefault(cap.system, present) != present:
-                raise InputError(f"'line' is given for some captions of system {cap.system!r} but not others", src, n)
-            if present:
-                taken = lines_taken.setdefault((cap.system, cap.n), set())
-                line = lines[(cap.system, cap.n)]
-                if line in taken:
-                    sample = f" (n = {cap.n})" if cap.n else ""
-                    raise InputError(f"system {cap.system!r} has caption line {line}{sample} twice", src, n)
-                taken.add(line)
-                caption_lines.setdefault(cap.system, {})[(item.key, cap.n)] = line
-        items.append(item)
-        item_lines.append(n)
-    if not items:
-        raise InputError("no items", src)
-    trusted = None
-    if image_root is not None:
-        root = resolve_root(image_root, trusted=trust_root)
-        trusted = root if trust_root else None
-    elif header_root and (relative_header_root or Path(header_root).is_absolute()):
-        root_path = Path(header_root)
-        folder = path.resolve().parent
-        root = resolve_root(root_path if root_path.is_absolute() else folder / root_path, src,
-                            trusted=folder if trust_root else False)
-        trusted = root if trust_root and is_inside(Path(root), folder) else None
-    else:
-        root = None
-    if root is not None:
-        for item, n in zip(items, item_lines):
-            if item.image is not None:
-                # Inside the root, and within the pixel cap every importer applies (the size is read from the
-                # file's header only; a missing or unreadable file passes, as elsewhere).
-                image_size(resolve_image_path(root, item.image, source=src, location=n), source=src, location=n)
-    proj = check_project(Project(name=project, image_root=root, items=items, trusted_image_root=trusted), src,
-                         item_lines)
+    seen: dict[str, int] = {}
+    for batch, locations, given in stream.batches():
+        for item, n in zip(batch, locations):
+            if item.key in seen:
+                raise InputError(f"item {item.key!r} appears twice", stream.src, n)
+            seen[item.key] = n
+        proj.items.extend(batch)
+        for (key, system, sample), line in given.items():
+            caption_lines.setdefault(system, {})[(key, sample)] = line
     return JsonlProject(proj, caption_lines)
 
 
@@ -340,22 +408,11 @@ def iter_records(path: Path | str) -> Iterable[dict]:
 def write_jsonl_project(conn, data: JsonlProject, *, source: str) -> list[ImportSummary]:
     """Store a read JSONL project inside the caller's transaction, keeping the caption order of each system and
     sample (n)."""
-    proj = data.project
-    systems = proj.systems
-    base = Project(proj.name, proj.image_root, trusted_image_root=proj.trusted_image_root, items=[
-        Item(key=i.key, image=i.image, width=i.width, height=i.height, boxes=i.boxes, references=i.references,
-             is_practice=i.is_practice) for i in proj.items])
-    summaries = [write_project(conn, base, source=source)]
-    for system in systems:
-        caps = [(i.key, c) for i in proj.items for c in i.captions if c.system == system]
-        lines = data.caption_lines.get(system)
-        for sample in sorted({c.n for _, c in caps}):
-            these = [(k, c) for k, c in caps if c.n == sample]
-            if lines:
-                these.sort(key=lambda kc: lines[(kc[0], sample)])
-            summaries.append(write_project(conn, Project(proj.name, None, [Item(key=k, captions=[c]) for k, c in these]),
-                                           source=source))
-    return summaries
+    writer = ProjectWriter(conn, data.project, source=source)
+    given = {(key, system, sample): line for system, lines in data.caption_lines.items()
+             for (key, sample), line in lines.items()}
+    writer.write(data.project.items, given_lines=given)
+    return [writer.finish()]
 
 
 @import_guard
@@ -369,12 +426,17 @@ def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Pa
     project = check_name(project, "project", "--project")
     if is_judgement_row(first_object(path)):
         return import_judgement_rows(store, project, path)
-    data = read_jsonl_project(project, path, image_root=image_root, relative_header_root=relative_header_root,
-                              trust_root=trust_root)
-    result = ImportResult(project, "jsonl", items_read=len(data.project.items), systems=data.project.systems)
+    stream = JsonlStream(project, path, image_root=image_root, relative_header_root=relative_header_root,
+                         trust_root=trust_root)
+    result = ImportResult(project, "jsonl")
+    # One transaction, written a batch at a time as the file is read: memory holds one batch (constant in the
+    # file's size), and bad input anywhere rolls every batch back.
     with store.transaction() as conn:
-        for s in write_jsonl_project(conn, data, source=str(path)):
-            result.add(s)
+        writer = ProjectWriter(conn, stream.header_project(), source=str(path))
+        for batch, locations, given in stream.batches():
+            writer.write(batch, locations, given)
+        result.add(writer.finish())
+    result.items_read, result.systems = stream.items_read, list(stream.systems)
     return result
 
 

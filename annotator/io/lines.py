@@ -18,6 +18,7 @@ name, the same references and the same image list.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..correspondence import parse_markup
@@ -27,10 +28,14 @@ from ..limits import TEXT_LIMITS, check_text_length
 from ..model import Caption, Item, Project, Reference
 from ..names import find_refused_in_text
 from ..store import Store
-from .importers import ImportResult, import_guard, import_project
+from .importers import ImportResult, import_batches, import_guard
 from .options import INLINE_MENTIONS, Example, ImportFormat, ReaderOption, image_root_option
-from .textfiles import read_lines
+from .textfiles import file_lines
 from .validate import check_name, check_project, check_text, clean_image_path, image_key, resolve_root
+
+
+#: Lines read and written at a time by an import (memory holds one batch).
+BATCH = 2000
 
 
 def line_key(index: int) -> str:
@@ -68,67 +73,109 @@ def read_lines_project(project: str, system: str, captions: Path | str, referenc
     each is stored as its plain text with its mentions; without it a caption
     is kept exactly as written, brackets included. ``trust_root``: the image
     root was named on the command line (see :func:`~annotator.images.check_image_root`). ``sample``: the
-    captions' sample index n (None: 0).
+    captions' sample index n (None: 0). The whole project is held in memory: an import streams the files
+    instead (:func:`lines_batches`).
     """
+    head, batches = lines_batches(project, system, captions, references, images=images, image_root=image_root,
+                                  read_sizes=read_sizes, inline_mentions=inline_mentions, trust_root=trust_root,
+                                  sample=sample)
+    for batch, _ in batches:
+        head.items.extend(batch)
+    return head
+
+
+def lines_batches(project: str, system: str, captions: Path | str, references=(), *,
+                  images: Path | str | None = None, image_root: Path | str | None = None, read_sizes: bool = True,
+                  inline_mentions: bool = False, trust_root: bool = False, sample: int | None = None,
+                  size: int | None = None):
+    """The project without items (its name and image root), and the items of line-aligned files ``size`` at a
+    time with their line numbers, checked as :func:`read_lines_project` says, the files read line by line
+    together (memory holds one batch, and the image names seen); ``size`` defaults to :data:`BATCH`."""
     if system is None or not str(system).strip():
         raise InputError("a system name is required")
     system = check_name(system, "system", "--system")
     sample = check_sample(sample, str(captions))
-    cap_lines = read_lines(captions)
-    n = len(cap_lines)
-    if n == 0:
-        raise InputError("the captions file is empty", str(captions))
-    ref_columns = []
-    for path in references:
-        lines = read_lines(path)
-        if len(lines) != n:
-            raise InputError(f"line counts differ: {path} has {len(lines)} lines but the captions file {captions} has {n}",
-                             str(path))
-        # Checked here, so a message names this file and not the captions file; one scan of the whole file,
-        # line by line only when it holds something refused.
-        if find_refused_in_text("\n".join(lines)):
-            for i, text in enumerate(lines):
-                if find_refused_in_text(text):
-                    check_text(text, "reference", str(path), i + 1)
-        if lines and max(map(len, lines)) > TEXT_LIMITS["reference"]:
-            for i, text in enumerate(lines):
-                check_text_length(text, "reference", str(path), i + 1)
-        ref_columns.append(lines)
-    names = None
-    if images is not None:
-        names = read_lines(images)
-        if len(names) != n:
-            raise InputError(f"line counts differ: the image list {images} has {len(names)} lines but the captions file "
-                             f"{captions} has {n}", str(images))
-        seen: dict[str, int] = {}
-        for i, name in enumerate(names):
-            names[i] = name = clean_image_path(name, str(images), i + 1)  # ./a.jpg and a.jpg are one image
-            key = check_name(image_key(name), "key", str(images), i + 1)
-            if key in seen:
-                raise InputError(f"image {name!r} is listed twice (first on line {seen[key]})", str(images), i + 1)
-            seen[key] = i + 1
+    project = check_name(project, "project", str(captions))
     root = resolve_root(image_root, trusted=trust_root)
-    items = []
-    # Transposing once keeps the per-item loop cheap for 100k-line files.
-    ref_rows = list(zip(*ref_columns)) if ref_columns else [()] * n
-    for i in range(n):
-        name = names[i] if names is not None else None
-        width = height = None
-        if name is not None and root is not None and read_sizes:
-            where = {"source": str(images), "location": i + 1}
-            size = image_size(resolve_image_path(root, name, **where), **where)
-            if size is not None:
-                width, height = size
-        items.append(Item(
-            key=image_key(name) if name is not None else line_key(i),
-            image=name,
-            width=width,
-            height=height,
-            references=[Reference(t) for t in ref_rows[i]],
-            captions=[_caption(system, cap_lines[i], inline_mentions, str(captions), i + 1, sample)],
-        ))
-    return check_project(Project(name=project, image_root=root, items=items,
-                                 trusted_image_root=root if trust_root else None), str(captions), range(1, n + 1))
+    head = Project(name=project, image_root=root, trusted_image_root=root if trust_root else None)
+    return head, _line_batches(head, system, captions, list(references), images, read_sizes, inline_mentions,
+                               sample, size or BATCH)
+
+
+def _line_batches(head: Project, system: str, captions, references: list, images, read_sizes: bool,
+                  inline_mentions: bool, sample: int, size: int):
+    src = str(captions)
+    cap_lines = file_lines(captions)
+    ref_lines = [file_lines(path) for path in references]
+    name_lines = file_lines(images) if images is not None else None
+    seen: dict[str, int] = {}  # image key -> line
+    batch: list[Item] = []
+    locations: list[int] = []
+    n = 0
+    for n, caption in cap_lines:
+        refs = [Reference(_reference(next(lines, None), path, n, captions, cap_lines))
+                for lines, path in zip(ref_lines, references)]
+        name = None
+        if name_lines is not None:
+            name = _image_name(next(name_lines, None), images, n, captions, cap_lines, seen)
+        batch.append(Item(key=image_key(name) if name is not None else line_key(n - 1), image=name,
+                          **_size(head.image_root, name, images, n, read_sizes),
+                          references=refs, captions=[_caption(system, caption, inline_mentions, src, n, sample)]))
+        locations.append(n)
+        if len(batch) >= size:
+            yield check_project(replace(head, items=batch), src, locations).items, locations
+            batch, locations = [], []
+    if n == 0:
+        raise InputError("the captions file is empty", src)
+    for lines, path in [*zip(ref_lines, references), *([(name_lines, images)] if images is not None else [])]:
+        extra = sum(1 for _ in lines)
+        if extra:
+            what = f"the image list {path}" if path is images else str(path)
+            raise InputError(f"line counts differ: {what} has {n + extra} lines but the captions file {captions} "
+                             f"has {n}", str(path))
+    if batch:
+        yield check_project(replace(head, items=batch), src, locations).items, locations
+
+
+def _count_differs(path, what: str, lines_read: int, captions, cap_lines) -> InputError:
+    """Line counts differ: the file at ``path`` ended after ``lines_read`` lines, before the captions file."""
+    n = lines_read + 1 + sum(1 for _ in cap_lines)
+    return InputError(f"line counts differ: {what} has {lines_read} lines but the captions file {captions} has {n}",
+                      str(path))
+
+
+def _reference(line, path, n: int, captions, cap_lines) -> str:
+    """Line ``n`` of reference file ``path``, checked here so a message names this file and not the captions
+    file."""
+    if line is None:
+        raise _count_differs(path, str(path), n - 1, captions, cap_lines)
+    text = line[1]
+    if find_refused_in_text(text):
+        check_text(text, "reference", str(path), n)
+    if len(text) > TEXT_LIMITS["reference"]:
+        check_text_length(text, "reference", str(path), n)
+    return text
+
+
+def _image_name(line, images, n: int, captions, cap_lines, seen: dict[str, int]) -> str:
+    """Line ``n`` of the image list: a clean relative path (./a.jpg and a.jpg are one image), listed once."""
+    if line is None:
+        raise _count_differs(images, f"the image list {images}", n - 1, captions, cap_lines)
+    name = clean_image_path(line[1], str(images), n)
+    key = check_name(image_key(name), "key", str(images), n)
+    if key in seen:
+        raise InputError(f"image {name!r} is listed twice (first on line {seen[key]})", str(images), n)
+    seen[key] = n
+    return name
+
+
+def _size(root, name, images, n: int, read_sizes: bool) -> dict:
+    """The width and height of image ``name`` when it exists under ``root`` (read from its header)."""
+    if name is None or root is None or not read_sizes:
+        return {"width": None, "height": None}
+    where = {"source": str(images), "location": n}
+    size = image_size(resolve_image_path(root, name, **where), **where)
+    return {"width": size[0], "height": size[1]} if size is not None else {"width": None, "height": None}
 
 
 @import_guard
@@ -140,11 +187,12 @@ def import_lines(store: Store, project: str, system: str, captions: Path | str, 
     ``inline_mentions``: the captions carry ``[words|box ids]`` markup (see :func:`read_lines_project`).
     ``sample``: the captions' sample index n (None: 0); a second file of the same system and sample is refused.
     ``trust_root``: the image root was named on the command line (see the module docstring).
+    The files are read a batch of lines at a time, each batch written as it is read, in one transaction.
     """
     project = check_name(project, "project", "--project")
-    proj = read_lines_project(project, system, captions, references, images=images, image_root=image_root,
-                              inline_mentions=inline_mentions, trust_root=trust_root, sample=sample)
-    return import_project(store, proj, "lines", source=str(captions))
+    head, batches = lines_batches(project, system, captions, references, images=images, image_root=image_root,
+                                  inline_mentions=inline_mentions, trust_root=trust_root, sample=sample)
+    return import_batches(store, head, batches, "lines", source=str(captions))
 
 
 def _run(store, project: str, *, command_line: bool, system, captions, references, images=None, image_root=None,

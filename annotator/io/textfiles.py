@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from json.decoder import scanstring
 from pathlib import Path
+from typing import Iterator
 
 from ..errors import InputError, shorten
 from ..strict_json import parse_json
 
-__all__ = ["decode_utf8", "read_bytes", "read_lines", "read_json", "read_json_text", "MemberLines",
+__all__ = ["decode_utf8", "file_lines", "read_bytes", "read_lines", "read_json", "read_json_text", "MemberLines",
            "parse_json", "shorten"]
 
 
@@ -49,6 +50,31 @@ def read_lines(path: Path | str) -> list[str]:
     if parts[-1] == "":
         parts.pop()
     return [p[:-1] if p.endswith("\r") else p for p in parts]
+
+
+def file_lines(path: Path | str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of a UTF-8 text file, read one line at a time (memory holds one line,
+    whatever the file's size), split and cut as :func:`read_lines` does; InputError naming the file and line of
+    a byte that is not UTF-8 or a NUL character, or the file when it cannot be read."""
+    source = str(path)
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror or exc})", source) from None
+    with fh:
+        offset = 0
+        for n, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"the file is not UTF-8 text (byte {offset + exc.start}: {exc.reason})", source,
+                                 n) from None
+            offset += len(raw)
+            if "\x00" in text:
+                raise InputError("contains a NUL character (is this a text file?)", source, n)
+            if text.endswith("\n"):
+                text = text[:-1]
+            yield n, text[:-1] if text.endswith("\r") else text
 
 
 def read_json(path: Path | str):

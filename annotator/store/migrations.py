@@ -125,7 +125,7 @@ def _m0010_drafts(conn: Connection) -> None:
 
 
 def _m0011_practice_index(conn: Connection) -> None:
-    schema.ix_items_practice.create(conn, checkfirst=True)
+    schema.ix_items_practice().create(conn, checkfirst=True)
 
 
 def _m0012_must_change_password(conn: Connection) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, bindparam, func, select
 
 from ..correspondence import check_box_ids
 from ..errors import InputError, NotFound
@@ -116,64 +116,142 @@ def write_project(conn: Connection, project: Project, *, source: str = "input") 
     after its stored ones of the same sample, in item order: each sample counts
     its own lines, so the annotated captions (whichever n) keep lines 0..N-1.
     """
-    if project.image_root is not None:
-        # Wherever a root is set, it must be a folder images may be read from (the pages never trust a root).
-        from ..images import check_image_root  # (Pillow: heavy, and only for an import that names a root)
-        check_image_root(project.image_root, trusted=project.trusted_image_root, source=source)
-    # Imports into one project run one after another (PostgreSQL; SQLite admits one writer anyway), so
-    # two first imports racing into a new project cannot both create the same items.
-    lock_key(conn, f"project:{project.name}")
-    pid = project_id(conn, project.name, create=True, image_root=project.image_root)
-    if project.image_root is not None and project.trusted_image_root is not None:
-        set_setting(conn, pid, TRUSTED_IMAGE_ROOT, project.trusted_image_root)
-    existing = {r.key: (r.id, r.position) for r in conn.execute(select(items.c.key, items.c.id, items.c.position).where(items.c.project_id == pid)).all()}
-    new_items, key_to_id = _insert_new_items(conn, pid, project, existing, source)
-    old_boxes, old_refs = _stored_boxes_and_references(
-        conn, [key_to_id[i.key] for i in project.items if i.key in existing and (i.boxes or i.references)])
-
-    box_rows, ref_rows, cap_rows = [], [], []
-    system_ids: dict[str, int] = {}
-    samples_seen: set[tuple[int, str, int]] = set()
-    for item in project.items:
-        iid = key_to_id[item.key]
-        where = f"item {item.key!r}"
-        box_rows.extend(_new_box_rows(item, iid, old_boxes.get(iid, []), source, where))
-        ref_rows.extend(_new_reference_rows(item, iid, old_refs.get(iid, []), source, where))
-        for cap in item.captions:
-            _check_sample(cap, (iid, cap.system), samples_seen, source, where)
-            if cap.system not in system_ids:
-                system_ids[cap.system] = system_id(conn, pid, cap.system, create=True)
-            cap_rows.append({"item_id": iid, "system_id": system_ids[cap.system], "line_no": None,
-                             "text": cap.text, "mentions": encode_mentions(cap.mentions), "n": cap.n})
-    _number_caption_lines(conn, cap_rows)
-    _check_caption_mentions(conn, project, key_to_id, source)
-    if cap_rows and existing:
-        _refuse_taken_samples(conn, cap_rows, system_ids, key_to_id, source)
-    for table, rows in ((boxes, box_rows), (refs, ref_rows), (captions, cap_rows)):
-        _bulk_insert(conn, table, rows)
-    return ImportSummary(project.name, len(new_items), len(ref_rows), len(box_rows), len(cap_rows))
+    writer = ProjectWriter(conn, project, source=source)
+    writer.write(project.items)
+    return writer.finish()
 
 
-def _insert_new_items(conn: Connection, pid: int, project: Project, existing: dict, source: str):
-    """Insert the project's items not stored yet, after the stored ones; return (new item rows, key → item id).
-    An item key given twice is refused."""
-    next_pos = max((p for _, p in existing.values()), default=-1) + 1
-    new_items = []
-    seen = set()
-    for n, item in enumerate(project.items, start=1):
-        if item.key in seen:
-            raise InputError(f"item {item.key!r} appears twice", source, f"record {n}")
-        seen.add(item.key)
-        if item.key not in existing:
-            new_items.append({"project_id": pid, "key": item.key, "position": next_pos, "image_path": item.image,
-                              "width": item.width, "height": item.height, "is_practice": bool(item.is_practice)})
-            next_pos += 1
-    _bulk_insert(conn, items, new_items)
-    if new_items:
-        key_to_id = {r.key: r.id for r in conn.execute(select(items.c.key, items.c.id).where(items.c.project_id == pid))}
-    else:
+class ProjectWriter:
+    """:func:`write_project` in batches: an import that streams its input writes each batch of items as it is
+    read, inside the caller's one transaction, and holds only the batch (and the keys seen so far) in memory.
+
+    ``project`` gives the name and image roots (its items are ignored); :meth:`write` merges a batch of items
+    (``locations``: where each came from, for messages); ``given_lines`` ((item key, system, n) → line) orders
+    captions by the lines a file gave them: the captions of such a system and sample are numbered in the order
+    of those lines by :meth:`finish`, which returns the summary."""
+
+    def __init__(self, conn: Connection, project: Project, *, source: str = "input"):
+        if project.image_root is not None:
+            # Wherever a root is set, it must be a folder images may be read from (the pages never trust a root).
+            from ..images import check_image_root  # (Pillow: heavy, and only for an import that names a root)
+            check_image_root(project.image_root, trusted=project.trusted_image_root, source=source)
+        # Imports into one project run one after another (PostgreSQL; SQLite admits one writer anyway), so
+        # two first imports racing into a new project cannot both create the same items.
+        lock_key(conn, f"project:{project.name}")
+        self.conn, self.name, self.source = conn, project.name, source
+        self.pid = pid = project_id(conn, project.name, create=True, image_root=project.image_root)
+        if project.image_root is not None and project.trusted_image_root is not None:
+            set_setting(conn, pid, TRUSTED_IMAGE_ROOT, project.trusted_image_root)
+        self.next_position = conn.execute(select(func.coalesce(func.max(items.c.position) + 1, 0))
+                                          .where(items.c.project_id == pid)).scalar()
+        self.keys_seen: set[str] = set()
+        self.system_ids: dict[str, int] = {}
+        self.next_line: dict[tuple[int, int], int] = {}  # (system id, n) -> next line
+        self.ordered: set[tuple[int, int]] = set()  # (system id, n) whose captions are numbered by finish()
+        self.counts = [0, 0, 0, 0]  # items created, references, boxes, captions
+
+    def write(self, batch: list[Item], locations=None, given_lines: dict | None = None) -> None:
+        """Merge one batch of items (see :func:`write_project`)."""
+        conn, source = self.conn, self.source
+        existing = self._stored_items(batch, locations)
+        new_items, key_to_id = self._insert_new_items(batch, existing)
+        old_boxes, old_refs = _stored_boxes_and_references(
+            conn, [key_to_id[i.key] for i in batch if i.key in existing and (i.boxes or i.references)])
+        box_rows, ref_rows, cap_rows = [], [], []
+        samples_seen: set[tuple[int, str, int]] = set()
+        for item in batch:
+            iid = key_to_id[item.key]
+            where = f"item {item.key!r}"
+            box_rows.extend(_new_box_rows(item, iid, old_boxes.get(iid, []), source, where))
+            ref_rows.extend(_new_reference_rows(item, iid, old_refs.get(iid, []), source, where))
+            for cap in item.captions:
+                _check_sample(cap, (iid, cap.system), samples_seen, source, where)
+                sid = self._system_id(cap.system)
+                given = None if given_lines is None else given_lines.get((item.key, cap.system, cap.n))
+                cap_rows.append({"item_id": iid, "system_id": sid, "line_no": self._line(sid, cap.n, given),
+                                 "text": cap.text, "mentions": encode_mentions(cap.mentions), "n": cap.n})
+        _check_caption_mentions(conn, batch, key_to_id, source)
+        if cap_rows and existing:
+            _refuse_taken_samples(conn, cap_rows, self.system_ids, key_to_id,
+                                  [existing[k][0] for k in existing], source)
+        for table, rows in ((boxes, box_rows), (refs, ref_rows), (captions, cap_rows)):
+            _bulk_insert(conn, table, rows)
+        for k, n in enumerate((len(new_items), len(ref_rows), len(box_rows), len(cap_rows))):
+            self.counts[k] += n
+
+    def finish(self) -> ImportSummary:
+        """Number the captions given in line order (after the stored lines of their system and sample)."""
+        for sid, sample in sorted(self.ordered):
+            _number_given_lines(self.conn, sid, sample, self.next_line[(sid, sample)])
+        return ImportSummary(self.name, *self.counts)
+
+    def _stored_items(self, batch: list[Item], locations) -> dict[str, tuple[int, int]]:
+        """The batch's items that are stored already (key → (id, position)); an item key given twice in the
+        import is refused."""
+        for n, item in enumerate(batch):
+            if item.key in self.keys_seen:
+                where = locations[n] if locations is not None else f"record {len(self.keys_seen) + 1}"
+                raise InputError(f"item {item.key!r} appears twice", self.source, where)
+            self.keys_seen.add(item.key)
+        keys = [i.key for i in batch]
+        existing = {}
+        for chunk in _chunks(keys):
+            existing.update((r.key, (r.id, r.position)) for r in self.conn.execute(
+                select(items.c.key, items.c.id, items.c.position).where(items.c.project_id == self.pid,
+                                                                        items.c.key.in_(chunk))))
+        return existing
+
+    def _insert_new_items(self, batch: list[Item], existing: dict):
+        """Insert the batch's items not stored yet, after the stored ones; return (new item rows, key → id)."""
+        first = self.next_position
+        new_items = []
+        for item in batch:
+            if item.key not in existing:
+                new_items.append({"project_id": self.pid, "key": item.key, "position": self.next_position,
+                                  "image_path": item.image, "width": item.width, "height": item.height,
+                                  "is_practice": bool(item.is_practice)})
+                self.next_position += 1
+        _bulk_insert(self.conn, items, new_items)
         key_to_id = {k: v[0] for k, v in existing.items()}
-    return new_items, key_to_id
+        if new_items:
+            key_to_id.update((r.key, r.id) for r in self.conn.execute(
+                select(items.c.key, items.c.id).where(items.c.project_id == self.pid, items.c.position >= first)))
+        return new_items, key_to_id
+
+    def _system_id(self, name: str) -> int:
+        if name not in self.system_ids:
+            self.system_ids[name] = system_id(self.conn, self.pid, name, create=True)
+        return self.system_ids[name]
+
+    def _line(self, sid: int, sample: int, given: int | None) -> int:
+        """A new caption's line: the next after the stored lines of its system and sample, in the order written;
+        with a ``given`` line, a placeholder (-1 - given, unique and below every stored line) that
+        :meth:`finish` replaces in the order of the given lines."""
+        key = (sid, sample)
+        if key not in self.next_line:
+            self.next_line[key] = self.conn.execute(select(func.coalesce(func.max(captions.c.line_no) + 1, 0)).where(
+                captions.c.system_id == sid, captions.c.n == sample)).scalar()
+        if given is not None:
+            self.ordered.add(key)
+            return -1 - given
+        line = self.next_line[key]
+        self.next_line[key] += 1
+        return line
+
+
+def _number_given_lines(conn: Connection, sid: int, sample: int, first: int) -> None:
+    """Renumber the placeholder lines (-1 - given line) of a system's sample as ``first``, ``first + 1``, … in the
+    order of the given lines, a chunk at a time (the unique (system, n, line) index finds each chunk)."""
+    line = first
+    while True:
+        ids = conn.execute(select(captions.c.id).where(captions.c.system_id == sid, captions.c.n == sample,
+                                                      captions.c.line_no < 0)
+                           .order_by(captions.c.line_no.desc()).limit(_CHUNK)).scalars().all()
+        if not ids:
+            return
+        conn.execute(captions.update().where(captions.c.id == bindparam("cid")).values(line_no=bindparam("line")),
+                     [{"cid": cid, "line": line + k} for k, cid in enumerate(ids)])
+        line += len(ids)
 
 
 def _stored_boxes_and_references(conn: Connection, item_ids: list[int]) -> tuple[dict[int, list], dict[int, list]]:
@@ -228,35 +306,30 @@ def _check_sample(cap, item_system: tuple[int, str], seen: set, source: str, whe
     seen.add((*item_system, sample))
 
 
-def _number_caption_lines(conn: Connection, cap_rows: list[dict]) -> None:
-    """Give each new caption its line: after the stored lines of its system and sample, in item order."""
-    system_lines: dict[tuple[int, int], int] = {}  # (system id, n) -> next line
-    for row in cap_rows:
-        sample = (row["system_id"], row["n"])
-        if sample not in system_lines:
-            system_lines[sample] = conn.execute(select(func.coalesce(func.max(captions.c.line_no) + 1, 0)).where(
-                captions.c.system_id == row["system_id"], captions.c.n == row["n"])).scalar()
-        row["line_no"] = system_lines[sample]
-        system_lines[sample] += 1
-
-
 def _refuse_taken_samples(conn: Connection, cap_rows: list[dict], system_ids: dict[str, int],
-                          key_to_id: dict[str, int], source: str) -> None:
-    """Refuse a new caption whose (item, system, n) the store holds already, naming the item."""
+                          key_to_id: dict[str, int], stored_ids: list[int], source: str) -> None:
+    """Refuse a new caption whose (item, system, n) the store holds already, naming the item (``stored_ids``:
+    the items of the batch that were stored before it)."""
     name_of = {v: k for k, v in system_ids.items()}
-    taken = {(r.item_id, r.system_id, r.n) for r in conn.execute(
-        select(captions.c.item_id, captions.c.system_id, captions.c.n).where(captions.c.system_id.in_(list(system_ids.values()))))}
-    id_to_key = {v: k for k, v in key_to_id.items()}
-    for row in cap_rows:
-        if (row["item_id"], row["system_id"], row["n"]) in taken:
-            sample = f" with n = {row['n']}" if row["n"] else ""
-            raise InputError(f"system {name_of[row['system_id']]!r} already has a caption{sample} for this item",
-                             source, f"item {id_to_key[row['item_id']]!r}")
+    taken = set()
+    for chunk in _chunks(stored_ids):
+        taken.update((r.item_id, r.system_id, r.n) for r in conn.execute(
+            select(captions.c.item_id, captions.c.system_id, captions.c.n).where(captions.c.item_id.in_(chunk))))
+    clashes = [row for row in cap_rows if (row["item_id"], row["system_id"], row["n"]) in taken]
+    if clashes:  # the first system's lowest sample first, as a file is read
+        order: dict[int, int] = {}
+        for row in cap_rows:
+            order.setdefault(row["system_id"], len(order))
+        row = min(clashes, key=lambda r: (order[r["system_id"]], r["n"]))
+        item_key = next(k for k, v in key_to_id.items() if v == row["item_id"])
+        sample = f" with n = {row['n']}" if row["n"] else ""
+        raise InputError(f"system {name_of[row['system_id']]!r} already has a caption{sample} for this item",
+                         source, f"item {item_key!r}")
 
 
-def _check_caption_mentions(conn: Connection, project: Project, key_to_id: dict[str, int], source: str) -> None:
+def _check_caption_mentions(conn: Connection, batch: list[Item], key_to_id: dict[str, int], source: str) -> None:
     """Refuse caption mentions of boxes the item does not have (incoming boxes, else the stored ones)."""
-    marked = [i for i in project.items if any(c.mentions for c in i.captions)]
+    marked = [i for i in batch if any(c.mentions for c in i.captions)]
     stored: dict[int, set[str]] = {}
     for chunk in _chunks([key_to_id[i.key] for i in marked if not i.boxes]):
         for r in conn.execute(select(boxes.c.item_id, boxes.c.box_key).where(boxes.c.item_id.in_(chunk))):
