@@ -207,7 +207,7 @@ def _spans(sent: _Sent):
     pass, where the types are not asked (the span keys do nothing there)."""
     if sent.task.stage == STAGE_COARSE:
         return ()
-    spans = annotate_spans.read_field(st.session_state.get(annotate_spans.K_SPANS))
+    spans = annotate_spans.read_page_field(st.session_state.get(annotate_spans.K_SPANS), sent.task.caption.text)
     problem = annotate_spans.page_refusal(spans, label=sent.label, error_types=sent.types,
                                           caption=sent.task.caption.text)
     if problem is not None:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 from ..errors import InputError
-from ..spans import parse_spans, spans_json
+from ..spans import Span, parse_spans, spans_json
 from ..taxonomy import Taxonomy, group_colours, taxonomy
 from .keys import FRAMES_JS
 
@@ -102,6 +103,34 @@ def script(tax: Taxonomy | None = None, *, prefix: str = "ann", caption_testid: 
     return "<script>\n" + FRAMES_JS + _JS.replace(_CONFIG_SLOT, config) + "</script>"
 
 
+def read_page_field(value, caption: str) -> tuple:
+    """The spans the annotate page sent, as :func:`read_field` reads them; a span it refuses is named by its words
+    (counted from 1) with what to do on the page, instead of by its place in the field."""
+    try:
+        return read_field(value)
+    except InputError as exc:
+        m = re.match(r"span (\d+): (.*)$", exc.detail, re.S)
+        try:
+            raw = json.loads(value)[int(m.group(1)) - 1] if m else None
+            span = Span(int(raw["start"]), int(raw["end"]), "")
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            raise exc from None
+        where, rest = _words_named(span, caption.split()), m.group(2)
+        if rest.startswith("the fix "):
+            raise InputError(f"the suggested fix of {where} {rest[len('the fix '):]}: change it in the list of spans "
+                             "under the caption, or remove the span") from None
+        raise InputError(f"the span on {where}: {rest}; remove it (select its words, then Backspace)") from None
+
+
+def _words_named(span, words) -> str:
+    """``word 4 (“cat”)`` / ``words 8–9 (“sofa number”)``: a span's words as the page counts them."""
+    shown = " ".join(words[span.start:span.end])
+    if len(shown) > 60:
+        shown = shown[:57] + "…"
+    where = f"word {span.start + 1}" if span.end - span.start == 1 else f"words {span.start + 1}–{span.end}"
+    return f"{where} (\u201c{shown}\u201d)"
+
+
 def page_refusal(spans, *, label, error_types, caption: str, tax: Taxonomy | None = None) -> str | None:
     """Why the annotate page cannot save these spans with this judgement, said in the page's terms (words
     counted from 1 as the annotator sees them, and what to do about it on the page), or None when the
@@ -111,11 +140,7 @@ def page_refusal(spans, *, label, error_types, caption: str, tax: Taxonomy | Non
     ticked = set(error_types or ())
 
     def named(span) -> str:
-        shown = " ".join(words[span.start:span.end])
-        if len(shown) > 60:
-            shown = shown[:57] + "…"
-        where = f"word {span.start + 1}" if span.end - span.start == 1 else f"words {span.start + 1}–{span.end}"
-        return f"{where} (\u201c{shown}\u201d)"
+        return _words_named(span, words)
 
     remove = "or remove the mark (select its words, then Backspace)"
     for span in spans or ():

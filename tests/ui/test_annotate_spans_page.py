@@ -85,7 +85,8 @@ def test_a_fix_with_a_bidirectional_control_is_refused_by_name_and_nothing_is_st
     store, caps = demo
     at = _send(store, "subject_wrong", [{**CAT, "fix": "god\u202e"}], "ann_save")
     errors = " ".join(visible(e.value) for e in at.error)
-    assert "Span 1: the fix cannot contain the control character U+202E" in errors
+    assert ("The suggested fix of word 4 (\u201ccat\u201d) cannot contain the control character U+202E (it changes the "
+            "direction of the text): change it in the list of spans under the caption, or remove the span.") in errors, errors
     assert _rows(store, caps[0]) == []
 
 
