@@ -68,6 +68,11 @@ K_FORM = "ann_panel"
 K_HINTS_WANTED = "ann_hints_wanted"
 K_NEWER = "ann_newer"  # (caption id, the judgement saved since the page showed it) after a refused save
 K_SUGGESTION = "ann_suggestion"  # the judge the panel was pre-filled from (None: not pre-filled)
+K_OWN = "ann_own_save"  # (caption id, revision, content) of this tab's last confirmed save
+K_TRIED = "ann_tried_save"  # (caption id, base revision, content) of this tab's last save sent
+K_LOAD = "ann_load"  # counts the captions loaded into the panel: each showing's markup is new (annotate_spans.js)
+K_SPANS_START = "ann_spans_start"  # the spans field's value as the caption was loaded
+NB_HYPHEN = "\u2011"  # a hyphen no line breaks at
 LIST_PAGE = 100  # captions per page of the caption list
 SIZE_MAX_AGE = 60.0  # seconds; a queue only changes size when a lead reassigns
 PREFETCH_DELAY = 0.4  # seconds: let this run reach the browser before preparing the next images
@@ -143,7 +148,8 @@ def _load(q: Queue, position: int | None) -> None:
     spans = draft.spans if draft is not None else cur.spans if cur is not None else \
         suggestion.spans if suggestion is not None else ()
     st.session_state[K_SUGGESTION] = suggestion.judge if suggestion is not None else None
-    st.session_state[annotate_spans.K_SPANS] = annotate_spans.field_value(spans)
+    st.session_state[annotate_spans.K_SPANS] = st.session_state[K_SPANS_START] = annotate_spans.field_value(spans)
+    st.session_state[K_LOAD] = st.session_state.get(K_LOAD, 0) + 1
     st.session_state[K_LABEL] = label
     for t in taxonomy().types:
         st.session_state[type_key(t.id)] = t.id in ticked
@@ -195,9 +201,18 @@ def _panel() -> _Sent | None:
     return _Sent(st.session_state[K_QUEUE], task, label, types, st.session_state.get(K_NOTE, ""))
 
 
-def _spans():
-    """The error spans the panel sent (InputError where the field cannot be read)."""
-    return annotate_spans.read_field(st.session_state.get(annotate_spans.K_SPANS))
+def _spans(sent: _Sent):
+    """The error spans the panel sent (InputError where the field cannot be read, or with what the page's
+    annotator can do about a span the judgement cannot carry). None in the label-only step of a second
+    pass, where the types are not asked (the span keys do nothing there)."""
+    if sent.task.stage == STAGE_COARSE:
+        return ()
+    spans = annotate_spans.read_page_field(st.session_state.get(annotate_spans.K_SPANS), sent.task.caption.text)
+    problem = annotate_spans.page_refusal(spans, label=sent.label, error_types=sent.types,
+                                          caption=sent.task.caption.text)
+    if problem is not None:
+        raise InputError(problem[:1].lower() + problem[1:].rstrip("."))
+    return spans
 
 
 def _seconds() -> float:
@@ -225,17 +240,69 @@ def _on_save(ctx: PageContext) -> None:
     if sent is None:
         return
     q, task = sent.q, sent.task
+    try:
+        spans = _spans(sent)
+    except InputError as exc:
+        st.session_state[K_ERR] = _save_refusal(exc)
+        return
+    # This tab's own save of the caption, should the page still show it (the database stopped answering right
+    # after it, or while it committed): the next save is based on it, and never taken for another tab's.
+    base = _own_revision(task, sent, spans)
+    if base is not None and base < 0:
+        _move_on_after_storing(q, task)
+        return
     # Whatever else the panel sent goes to the core as it is: validate() refuses what breaks a rule
     # (an accurate caption with types, say) and says why.
-    result = _stored(task, lambda: q.save(*sent.judgement(), _seconds(), base_revision=task.shown_revision,
-                                          spans=_spans(), suggested=st.session_state.get(K_SUGGESTION) is not None),
+    st.session_state[K_TRIED] = (task.caption_id, task.shown_revision if base is None else base,
+                                 _content(sent.label, sent.types, sent.note, spans))
+    result = _stored(task, lambda: q.save(*sent.judgement(), _seconds(),
+                                          base_revision=task.shown_revision if base is None else base,
+                                          spans=spans, suggested=st.session_state.get(K_SUGGESTION) is not None),
                      _save_refusal)
     if result is _REFUSED:
         return
+    st.session_state[K_OWN] = (task.caption_id, result.revision, st.session_state.pop(K_TRIED)[2])
     names = ", ".join(taxonomy().get(t).name for t in result.error_types)
     st.session_state[K_MSG] = (f"Saved item {task.item.key}: {LABEL_TEXT[result.label]}"
                                + (f" ({names})" if names else "") + f" — revision {result.revision}.")
     _move_on_after_storing(q, task, lambda: _update_progress(ctx, q, counted_before=result.was_done))
+
+
+def _content(label, types, note, spans) -> tuple:
+    """What a save stores of the panel, comparable with a stored judgement's (:func:`_stored_content`)."""
+    return (label, frozenset(types or ()), (note or "").strip(), tuple(sorted(spans or ())))
+
+
+def _stored_content(j) -> tuple:
+    return _content(j.label.value if j.label is not None else None, j.error_types, j.note, j.spans)
+
+
+def _own_revision(task: Task, sent: _Sent, spans) -> int | None:
+    """The revision a save of ``task`` is based on when this tab saved the caption since the page loaded it
+    (None: the task's own, :attr:`Task.shown_revision`). Negative when that save holds the panel as it is now,
+    so there is nothing to store again. A save whose commit went through while the database stopped answering
+    (the page said it was not confirmed) is recognised by the revision after the one it was based on holding
+    exactly what it sent."""
+    own = st.session_state.get(K_OWN)
+    if own is not None and own[0] == task.caption_id and own[1] > task.shown_revision:
+        revision, content = own[1], own[2]
+    else:
+        tried = st.session_state.get(K_TRIED)
+        if tried is None or tried[0] != task.caption_id:
+            return None
+        try:
+            current = sent.q.task(task.position).current
+        except AnnotatorError:
+            return None
+        if current is None or current.revision != tried[1] + 1 or _stored_content(current) != tried[2]:
+            return None
+        revision, content = current.revision, tried[2]
+        st.session_state[K_OWN] = (task.caption_id, revision, content)
+    if content == _content(sent.label, sent.types, sent.note, spans):
+        st.session_state[K_MSG] = f"Item {task.item.key} is saved already (revision {revision})."
+        st.session_state[K_ERR] = None
+        return -revision
+    return revision
 
 
 #: What :func:`_stored` answers when the store refused the judgement.
@@ -376,7 +443,7 @@ def _on_draft() -> None:
     if sent is None:
         return
     try:
-        draft = sent.q.save_draft(*sent.judgement(), spans=_spans())
+        draft = sent.q.save_draft(*sent.judgement(), spans=_spans(sent))
     except InputError as exc:
         st.session_state[K_ERR] = "The draft was not kept: " + exc.detail + "."
         return
@@ -634,7 +701,9 @@ def _render_caption_head(q: Queue, task: Task) -> dict[str, tuple[str, ...]]:
     m1.markdown(" · ".join(meta))
     m2.button("Captions `l`", key="ann_list", on_click=_on_open_list, width="stretch")
     hints = _hints(q, task, m3) if task.stage != STAGE_COARSE else {}
-    st.html(caption_html(task.caption.text))
+    # The showing's number and starting spans: the browser puts them in the spans field when they change.
+    st.html(caption_html(task.caption.text, st.session_state.get(K_LOAD, 0),
+                         st.session_state.get(K_SPANS_START), spans=task.stage != STAGE_COARSE))
     if task.current is not None:
         cur = task.current
         what = LABEL_TEXT.get(cur.label.value, "?") if cur.label is not None else "skipped"
@@ -664,7 +733,7 @@ def _render_panel(ctx: PageContext, task: Task, hints: dict[str, tuple[str, ...]
                  format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
         if task.stage != STAGE_COARSE:
             # The ticked types beside the choice, so a tick made by key is seen wherever the box is.
-            chips.html(type_chips_html(tax, _ticked()))
+            chips.html(type_chips_html(tax, _ticked(), st.session_state.get(K_LOAD, 0)))
         if task.stage == STAGE_COARSE:
             st.caption("This caption is double-annotated. Give only the accurate / inaccurate judgement now; "
                        "if both annotators find it inaccurate it comes back to you for the error types.")
@@ -679,15 +748,15 @@ def _render_panel(ctx: PageContext, task: Task, hints: dict[str, tuple[str, ...]
 def _render_type_grid(tax, hints: dict[str, tuple[str, ...]]) -> None:
     """Task 2: one box per error type, grouped; a long group goes on in the next column, so every type is in
     view at 1280×720."""
-    st.html('<p class="ann-task2"><b>Task 2 · Which errors does it make?</b> Tick every type that '
-            'applies (a tick marks the caption inaccurate).</p>')
+    st.html('<p class="ann-task2"><b>Task 2 · Which errors does it make?</b> Tick each that applies.</p>')
     columns = type_columns(tax)
     cols = st.columns(len(columns), gap="small")
     for col, (group, heading, types) in zip(cols, columns):
         with col:
             st.html(f'<p class="ann-group">{html.escape(heading) or "&nbsp;"}</p>')
             for t in types:
-                st.checkbox(f"{short_name(t.name, group)} `{t.key}`", key=type_key(t.id),
+                # Joined by no-break characters: the key stays beside the last word, "Non-existent" stays whole.
+                st.checkbox(f"{short_name(t.name, group).replace('-', NB_HYPHEN)}\u00a0`{t.key}`", key=type_key(t.id),
                             help=f"**{t.name}**: {t.definition}")
                 if t.id in hints:
                     st.caption("Detector: " + md_escape(", ".join(hints[t.id])))

@@ -26,11 +26,16 @@ STYLE = "<style>\n" + "\n".join((_STATIC / f).read_text(encoding="utf-8") for f 
     + "</style>"
 
 
-def caption_html(text: str) -> str:
+def caption_html(text: str, load: int | None = None, start: str | None = None, *, spans: bool = True) -> str:
     """The generated caption as escaped markup (shown verbatim, never interpreted); a long one (a model's
-    paragraph) is marked so the style sets it smaller."""
+    paragraph) is marked so the style sets it smaller. ``load`` numbers the showing of a caption (each time the
+    page loads one into the panel) and ``start`` is the spans field's value it starts with: annotate_spans.js
+    puts that value back in the field when a new showing comes, so nothing of the caption shown before stays.
+    Without ``spans`` (the label-only step of a second pass) the span keys and clicks do nothing on it."""
     long = ' data-long=""' if len(text) > LONG_CAPTION else ""
-    return f'<div class="ann-caption" data-testid="ann-caption"{long}>{html.escape(text)}</div>'
+    shown = "" if load is None else f' data-load="{int(load)}" data-spans="{html.escape(start or "[]")}"'
+    shown += "" if spans else ' data-no-spans=""'
+    return f'<div class="ann-caption" data-testid="ann-caption"{long}{shown}>{html.escape(text)}</div>'
 
 
 def reference_html(text: str, mentions, box_order: list[str]) -> str:
@@ -206,15 +211,18 @@ def type_columns(tax=None, rows: int = TYPE_ROWS) -> list[tuple[str, str, list]]
     return out
 
 
-def type_chips_html(tax=None, ticked=()) -> str:
+def type_chips_html(tax=None, ticked=(), load: int | None = None) -> str:
     """The ticked error types as chips beside Task 1 (one per type, hidden unless ticked; annotate_panel.js
-    follows the ticks in the browser), so a tick made by key is seen even before the box is looked for."""
+    follows the ticks in the browser), so a tick made by key is seen even before the box is looked for.
+    ``load`` (the showing of the caption, as in :func:`caption_html`) makes each showing's markup new, so the
+    browser draws it afresh instead of keeping the chips the script showed for the caption before."""
     tax = tax or taxonomy()
     e = html.escape
     ticked = set(ticked)
     chips = "".join(f'<span class="ann-chip" data-chip="{e(t.id)}"{"" if t.id in ticked else " hidden"}>'
                     f"{e(t.name)}</span>" for t in tax.types)
-    return (f'<div class="ann-chips" data-testid="ann-chips" aria-label="Ticked error types">'
+    shown = "" if load is None else f' data-load="{int(load)}"'
+    return (f'<div class="ann-chips" data-testid="ann-chips"{shown} aria-label="Ticked error types">'
             f'<span class="ann-chip-none" data-chip-none{" hidden" if ticked else ""}>No error type ticked</span>'
             f"{chips}</div>")
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 from ..errors import InputError
-from ..spans import parse_spans, spans_json
+from ..spans import Span, parse_spans, spans_json
 from ..taxonomy import Taxonomy, group_colours, taxonomy
 from .keys import FRAMES_JS
 
@@ -31,8 +32,8 @@ SPAN_KEYS_HELP = (
     (", / .", "word cursor: previous / next word (selects it)"),
     ("< / >", "extend the selection to the previous / next word (or drag, or click then shift-click)"),
     ("type key", "with words selected: mark them with that type (and tick it); again on the same words: unmark"),
-    ("Backspace", "remove the spans on the selected words (or click a span's key badge)"),
-    ("/", "with a marked span selected: edit its suggested fix (otherwise: the note)"),
+    ("Backspace", "remove the spans on the selected words (or click a span's key badge, or its ✕ in the list)"),
+    ("/", "with a marked span selected: edit its suggested fix in the list of spans (otherwise: the note)"),
     ("Esc", "clear the word selection"),
 )
 _JS = (Path(__file__).parent / "static" / "annotate_spans.js").read_text(encoding="utf-8")
@@ -44,10 +45,22 @@ STYLE = """<style>
 :is(.ann-caption, .adj-caption) .ann-w.ann-sel { outline: 2px solid #1f77b4; outline-offset: 0;
   background-color: rgba(31,119,180,0.12); }
 :is(.ann-caption, .adj-caption) .ann-w.ann-cur { box-shadow: inset 0 -3px 0 #1f77b4; }
-:is(.ann-caption, .adj-caption) .ann-w[data-badge]::after { content: attr(data-badge); font: 600 0.62em/1 monospace;
-  vertical-align: super; margin-left: 2px; padding: 1px 3px; border-radius: 3px; background: #31333f; color: #fff;
-  cursor: pointer; }
+/* A span's key (and fix) after its last word, on the line of the text (a raised badge covered the line above). */
+:is(.ann-caption, .adj-caption) .ann-w[data-badge]::after { content: attr(data-badge); font: 600 0.62em/1.2 monospace;
+  vertical-align: 0.15em; margin: 0 2px 0 3px; padding: 0 3px; border-radius: 3px; background: #31333f; color: #fff;
+  cursor: pointer; white-space: nowrap; }
+.ann-spans { display: flex; flex-direction: column; gap: 2px; margin: 4px 0 2px 0; font-size: 0.85rem; }
+.ann-spans:empty { display: none; }
+.ann-span-row { display: flex; align-items: center; gap: 0.4rem; padding: 1px 4px; border-radius: 4px; cursor: pointer; }
+.ann-span-row:focus, .ann-span-row:hover { background: rgba(31,119,180,0.10); outline: none; }
+.ann-span-dot { width: 0.7rem; height: 0.7rem; border-radius: 2px; flex: none; }
+.ann-span-row b { font-weight: 600; white-space: nowrap; }
+.ann-span-words { color: #555; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; flex: 1 1 auto; }
+.ann-span-fix { flex: 0 1 14rem; min-width: 6rem; font-size: 0.85rem; padding: 0 4px; border: 1px solid rgba(49,51,63,0.3);
+  border-radius: 3px; }
+.ann-span-del { border: none; background: transparent; cursor: pointer; color: #8a1c1c; padding: 0 4px; }
 .st-key-ann_spans, .st-key-adj_spans { display: none; }
+:is(.ann-caption, .adj-caption) .ann-chunk { cursor: text; user-select: none; -webkit-user-select: none; }
 .ann-caption { overflow-wrap: anywhere; }
 .ann-caption[data-long] { font-size: 1rem; line-height: 1.5; max-height: 52vh; overflow-y: auto; }
 </style>"""
@@ -77,15 +90,68 @@ def script(tax: Taxonomy | None = None, *, prefix: str = "ann", caption_testid: 
     """The spans script with its configuration: each type's key, name and group colour, the accurate key, and
     the page's names: its widget ``prefix`` (the field ``<prefix>_spans``, the boxes ``<prefix>_type_<id>``,
     the panel marker and the ``<prefix>-help`` guide), the caption's test id and the window property of its
-    key handler's state (annotator.ui.keys). ``commit``: the field is outside a form, so each change is sent."""
+    key handler's state (annotator.ui.keys). ``commit``: the field is outside a form, so each change is sent.
+    Annotate (``prefix`` "ann") lists the spans under the caption and edits each fix there; elsewhere a fix
+    is asked for in a dialog."""
     tax = tax or taxonomy()
     check_keys(tax)
     colour = group_colours(tax)
     config = json.dumps({"types": {t.id: {"key": t.key, "name": t.name, "colour": colour[t.id]} for t in tax.types},
                          "keyToType": {t.key: t.id for t in tax.types}, "accurateKey": tax.accurate_key,
                          "field": f"{prefix}_spans", "prefix": prefix, "caption": caption_testid,
-                         "keyState": key_state, "commit": commit})
+                         "keyState": key_state, "commit": commit, "list": prefix == "ann"})
     return "<script>\n" + FRAMES_JS + _JS.replace(_CONFIG_SLOT, config) + "</script>"
+
+
+def read_page_field(value, caption: str) -> tuple:
+    """The spans the annotate page sent, as :func:`read_field` reads them; a span it refuses is named by its words
+    (counted from 1) with what to do on the page, instead of by its place in the field."""
+    try:
+        return read_field(value)
+    except InputError as exc:
+        m = re.match(r"span (\d+): (.*)$", exc.detail, re.S)
+        try:
+            raw = json.loads(value)[int(m.group(1)) - 1] if m else None
+            span = Span(int(raw["start"]), int(raw["end"]), "")
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            raise exc from None
+        where, rest = _words_named(span, caption.split()), m.group(2)
+        if rest.startswith("the fix "):
+            raise InputError(f"the suggested fix of {where} {rest[len('the fix '):]}: change it in the list of spans "
+                             "under the caption, or remove the span") from None
+        raise InputError(f"the span on {where}: {rest}; remove it (select its words, then Backspace)") from None
+
+
+def _words_named(span, words) -> str:
+    """``word 4 (“cat”)`` / ``words 8–9 (“sofa number”)``: a span's words as the page counts them."""
+    shown = " ".join(words[span.start:span.end])
+    if len(shown) > 60:
+        shown = shown[:57] + "…"
+    where = f"word {span.start + 1}" if span.end - span.start == 1 else f"words {span.start + 1}–{span.end}"
+    return f"{where} (\u201c{shown}\u201d)"
+
+
+def page_refusal(spans, *, label, error_types, caption: str, tax: Taxonomy | None = None) -> str | None:
+    """Why the annotate page cannot save these spans with this judgement, said in the page's terms (words
+    counted from 1 as the annotator sees them, and what to do about it on the page), or None when the
+    core has nothing against them here (annotator.spans.check_spans says what else is wrong)."""
+    tax = tax or taxonomy()
+    words = caption.split()
+    ticked = set(error_types or ())
+
+    def named(span) -> str:
+        return _words_named(span, words)
+
+    remove = "or remove the mark (select its words, then Backspace)"
+    for span in spans or ():
+        if label != "inaccurate":
+            return (f"The caption is not marked Inaccurate but {named(span)} carries an error mark: choose "
+                    f"Inaccurate (key {tax.inaccurate_key}), {remove}.")
+        if span.type not in ticked and span.type in tax.ids:
+            t = tax.get(span.type)
+            return (f"{named(span)[:1].upper()}{named(span)[1:]} is marked {t.name}, which is not ticked: tick "
+                    f"{t.name} (key {t.key}), {remove}.")
+    return None
 
 
 def marked_caption_html(text: str, spans, tax: Taxonomy | None = None) -> str:

@@ -8,7 +8,7 @@ from annotator.assignment import assign
 from annotator.accounts.auth import add_user
 from annotator.store.judgements import history
 from tests.apptest_helpers import seed_project
-from tests.browser.conftest import WAIT_MS, login, wait_for_app, wait_until_settled
+from tests.browser.conftest import WAIT_MS, choose_option, login, wait_for_app, wait_until_settled
 
 PW = "correct horse battery"
 
@@ -92,3 +92,13 @@ def resume(page, base_url: str, name: str, password: str, *, path: str = "/annot
     wait_until_settled(page)
     if page.get_by_label("User name").count():
         login(page, base_url, name, password, path=path)
+
+
+def choose_project(page, name: str) -> None:
+    """Open the sidebar when it is folded and choose project ``name`` in it."""
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    if sidebar.get_attribute("data-collapsed") == "true":
+        page.locator('[data-testid="stExpandSidebarButton"]').click()
+        from playwright.sync_api import expect
+        expect(sidebar).to_have_attribute("data-collapsed", "false")
+    choose_option(page, sidebar.get_by_role("combobox", name="Project"), name)

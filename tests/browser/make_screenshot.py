@@ -1,9 +1,11 @@
 """Regenerate the screenshots of the README and docs/annotating.md in headless Chromium at 1280 x 720: Annotate
 (docs/img/annotate.png), Adjudication (adjudicate.png), Correction (correct.png) and Error analysis (analysis.png),
-on the sample project; with --spans, only the one of a caption with error spans (annotate_spans.png).
+on the sample project; with --spans, only the one of a caption with error spans (annotate_spans.png); with --long,
+only the one of the bundled paragraph-length caption with a span (annotate-long.png).
 
 Usage: .venv/bin/python tests/browser/make_screenshot.py [output folder]   (default: docs/img)
        .venv/bin/python tests/browser/make_screenshot.py --spans [output folder]
+       .venv/bin/python tests/browser/make_screenshot.py --long [output folder]
 
 Not a test (pytest does not collect it). It loads the sample project with its two demo annotators' judgements
 into a temporary database, gives its captions to an annotator, logs in as that annotator (a judgement under way:
@@ -21,6 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# This checkout's tests folder is the `tests` package conftest imports from, even where an installed distribution
+# brings a package of that name.
+if str(ROOT / "tests") not in list(getattr(sys.modules.get("tests"), "__path__", [])):
+    import types
+    sys.modules["tests"] = types.ModuleType("tests")
+    sys.modules["tests"].__path__ = [str(ROOT / "tests")]
 
 SIZE = {"width": 1280, "height": 720}
 PW = "screenshot-password"
@@ -32,7 +40,7 @@ def _settle(page, wait_until_settled) -> None:
     page.mouse.move(5, SIZE["height"] - 5)
 
 
-def main(out_dir: Path, spans: bool = False) -> None:
+def main(out_dir: Path, spans: bool = False, long: bool = False) -> None:
     from conftest import CHROMIUM, CHROMIUM_ARGS, choose_option, login, start_server, wait_until_settled
     from playwright.sync_api import sync_playwright
 
@@ -44,11 +52,18 @@ def main(out_dir: Path, spans: bool = False) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="annotator-shot-"))
     url = f"sqlite:///{tmp / 'shot.db'}"
     store = open_store(url)
-    load_sample(store, with_judgements=True)
-    add_user(store, "maria", "annotator", PW)
-    add_user(store, "lea", "lead", PW)
-    add_user(store, "ana", "analyst", PW)
-    assign(store, SAMPLE_PROJECT, ["maria"], double_fraction=0.0, systems=["sat-attn"])
+    if long:
+        from annotator.config import SAMPLE_DIR
+        from annotator.io import import_jsonl
+        import_jsonl(store, "long-captions", SAMPLE_DIR / "long_captions.jsonl")
+        add_user(store, "maria", "annotator", PW)
+        assign(store, "long-captions", ["maria"], double_fraction=0.0)
+    else:
+        load_sample(store, with_judgements=True)
+        add_user(store, "maria", "annotator", PW)
+        add_user(store, "lea", "lead", PW)
+        add_user(store, "ana", "analyst", PW)
+        assign(store, SAMPLE_PROJECT, ["maria"], double_fraction=0.0, systems=["sat-attn"])
     store.dispose()
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -81,10 +96,11 @@ def main(out_dir: Path, spans: bool = False) -> None:
                 # "A man in an orange jacket …": the cursor to "man", Gender; on to "jacket", Type of clothing;
                 # back onto it and "/" for its fix.
                 page.wait_for_selector('[data-testid="ann-caption"] .ann-w')
-                page.once("dialog", lambda d: d.accept("space suit"))
                 for key in (".", ".", "2", ".", ".", ".", ".", "3", ",", ".", "/"):
                     page.keyboard.press(key)
                     page.wait_for_timeout(60)
+                page.keyboard.type("space suit")  # in the span's fix field of the list under the caption
+                page.keyboard.press("Enter")
                 wait_until_settled(page, quiet_ms=300)
                 page.locator(".st-key-ann_note input").fill("the astronaut is a woman in a space suit")
                 page.locator(".st-key-ann_note input").press("Escape")
@@ -107,7 +123,19 @@ def main(out_dir: Path, spans: bool = False) -> None:
                 box.fill(box.input_value().replace("A man", "A woman", 1))
                 box.press("Escape")
 
-            if spans:
+            def long_span_under_way(page) -> None:
+                # The bundled paragraph: "man" (word 22) marked Gender with its fix, in the caption's own pane.
+                page.wait_for_selector('[data-testid="ann-caption"] .ann-w')
+                for key in ["."] * 22 + ["2", ",", ".", "/"]:
+                    page.keyboard.press(key)
+                    page.wait_for_timeout(30)
+                page.keyboard.type("woman")
+                page.keyboard.press("Enter")
+                wait_until_settled(page, quiet_ms=300)
+
+            if long:
+                shot("maria", "/annotate", "annotate-long.png", long_span_under_way)
+            elif spans:
                 shot("maria", "/annotate", "annotate_spans.png", spans_under_way)
             else:
                 shot("maria", "/annotate", "annotate.png", judgement_under_way)
@@ -121,5 +149,5 @@ def main(out_dir: Path, spans: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--spans"]
-    main(Path(args[0]) if args else ROOT / "docs" / "img", spans="--spans" in sys.argv[1:])
+    args = [a for a in sys.argv[1:] if a not in ("--spans", "--long")]
+    main(Path(args[0]) if args else ROOT / "docs" / "img", spans="--spans" in sys.argv[1:], long="--long" in sys.argv[1:])

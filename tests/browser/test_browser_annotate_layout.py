@@ -12,8 +12,8 @@ from annotator.accounts.auth import add_user
 from annotator.model import Box, Caption, Item, Mention, Project, Reference
 from annotator.store.projects import write_project
 from annotator.taxonomy import taxonomy
-from tests.browser.annotate_helpers import PW, caption, press, sized_page
-from tests.browser.conftest import choose_option, login, signed_in, wait_for_app, wait_until_settled
+from tests.browser.annotate_helpers import PW, caption, choose_project, press, sized_page
+from tests.browser.conftest import login, signed_in, wait_for_app, wait_until_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -146,10 +146,7 @@ def test_keys_work_right_after_choosing_a_project_in_the_sidebar(server, laptop_
         login(page, server.url, "alice", PW)
         expect(caption(page)).to_contain_text("alpha 0")
         sidebar = page.locator('[data-testid="stSidebar"]')
-        if sidebar.get_attribute("data-collapsed") == "true":
-            page.locator('[data-testid="stExpandSidebarButton"]').click()
-            expect(sidebar).to_have_attribute("data-collapsed", "false")
-        choose_option(page, sidebar.get_by_role("combobox", name="Project"), "beta")
+        choose_project(page, "beta")
         expect(caption(page)).to_contain_text("beta 0")
         wait_for_app(page)
         # No click on the page, no Esc: the next keys are the page's, not the project box's search.

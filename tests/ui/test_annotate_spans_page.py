@@ -43,15 +43,50 @@ def test_a_span_of_a_type_not_ticked_is_refused_by_name_and_nothing_is_stored(de
     store, caps = demo
     at = _send(store, "scene", [{"start": 7, "end": 8, "type": "scene"}, CAT], "ann_save")
     errors = " ".join(visible(e.value) for e in at.error)
-    assert "Span 1 (tokens 3-4, type 'subject_wrong'): its type is not among the caption's error types" in errors
+    # Said as the page shows it: words counted from 1, and what to do on the page.
+    assert ("Word 4 (\u201ccat\u201d) is marked Wrong subject, which is not ticked: tick Wrong subject (key "
+            f"{load_taxonomy().get('subject_wrong').key}), or remove the mark (select its words, then Backspace).") \
+        in errors, errors
+    assert "tokens" not in errors
     assert _rows(store, caps[0]) == []
+
+
+def test_marked_words_on_an_accurate_choice_are_refused_with_what_to_do(demo):
+    store, caps = demo
+    at = _open(store)
+    at.radio(key="ann_label").set_value("accurate")
+    at.text_input(key="ann_spans").input(json.dumps([{"start": 7, "end": 9, "type": "scene"}]))
+    at.button(key="ann_save").click().run()
+    errors = " ".join(visible(e.value) for e in at.error)
+    assert ("The caption is not marked Inaccurate but words 8–9 (\u201csofa number\u201d) carries an error mark: "
+            "choose Inaccurate (key n), or remove the mark (select its words, then Backspace).") in errors, errors
+    assert _rows(store, caps[0]) == []
+
+
+def test_the_label_only_step_of_a_second_pass_stores_no_spans_and_refuses_none(sqlite_store):
+    from annotator.model import Label
+    from tests.ui.test_app_annotate import staged
+    caps = staged(sqlite_store)
+    first = _open(sqlite_store, "ann1")
+    first.radio(key="ann_label").set_value("accurate")
+    first.button(key="ann_save").click().run()
+    second = _open(sqlite_store, "ann2")
+    assert len(second.checkbox) == 0  # types not asked
+    # Whatever the hidden field holds (an old page's spans), the label-only save carries none.
+    second.text_input(key="ann_spans").input(json.dumps([{"start": 3, "end": 4, "type": "subject_wrong"}]))
+    second.radio(key="ann_label").set_value("inaccurate")
+    second.button(key="ann_save").click().run()
+    assert not second.error, [visible(e.value) for e in second.error]
+    (mine,) = [j for j in _rows(sqlite_store, caps[0]) if j.user == "ann2"]
+    assert mine.label is Label.INACCURATE and mine.spans == ()
 
 
 def test_a_fix_with_a_bidirectional_control_is_refused_by_name_and_nothing_is_stored(demo):
     store, caps = demo
     at = _send(store, "subject_wrong", [{**CAT, "fix": "god\u202e"}], "ann_save")
     errors = " ".join(visible(e.value) for e in at.error)
-    assert "Span 1: the fix cannot contain the control character U+202E" in errors
+    assert ("The suggested fix of word 4 (\u201ccat\u201d) cannot contain the control character U+202E (it changes the "
+            "direction of the text): change it in the list of spans under the caption, or remove the span.") in errors, errors
     assert _rows(store, caps[0]) == []
 
 
@@ -90,5 +125,5 @@ def test_a_draft_with_a_span_of_a_type_not_ticked_is_not_kept(demo):
     store, _ = demo
     at = _send(store, "scene", [CAT], "ann_draft")
     errors = " ".join(visible(e.value) for e in at.error)
-    assert "The draft was not kept: span 1 (tokens 3-4, type 'subject_wrong'): its type is not among" in errors
+    assert "The draft was not kept: word 4 (\u201ccat\u201d) is marked Wrong subject, which is not ticked" in errors
     assert not any("Draft from" in h.value for h in _open(store).html)

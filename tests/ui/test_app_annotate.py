@@ -226,11 +226,18 @@ def test_caption_is_shown_verbatim_never_as_markup(sqlite_store):
     assert not any("alert(1)" in m.value for m in at.markdown)
 
 
+def staged(store):
+    """Two captions, both judged by ann1 and ann2, the second pass staged (label first, then the types);
+    returns the caption ids."""
+    caps = seed_project(store, "demo", n_items=2)
+    add_user(store, "ann1", "annotator")
+    add_user(store, "ann2", "annotator")
+    assign(store, "demo", ["ann1", "ann2"], double_fraction=1.0, second_pass="staged")
+    return caps
+
+
 def test_blind_second_annotator_never_sees_the_first(sqlite_store):
-    caps = seed_project(sqlite_store, "demo", n_items=2)
-    add_user(sqlite_store, "ann1", "annotator")
-    add_user(sqlite_store, "ann2", "annotator")
-    assign(sqlite_store, "demo", ["ann1", "ann2"], double_fraction=1.0, second_pass="staged")
+    caps = staged(sqlite_store)
     first = _open(sqlite_store, "ann1")
     first.checkbox(key="ann_type_gender").check()
     first.text_input(key="ann_note").input("SECRET-NOTE-OF-ANN1")

@@ -41,6 +41,16 @@
     box.hidden = !(above > 0 && !unrelated && others > above);
   }
   window.__annotatorPanelUpdate = update;
+  // The boxes take the values of a run a render or two after it ends (no event says so): the chips and the
+  // reminder follow them frame by frame while the page changes, so a newly loaded caption never keeps the
+  // chips of the one before (issue 38, item 1).
+  let shownTicks = null;
+  if (window.annotatorOnFrames) window.annotatorOnFrames(function followTicks() {
+    const now = typeInputs().map((i) => (i.checked ? '1' : '0')).join('');
+    const chips = doc.querySelector('[data-testid="ann-chips"]');
+    const sig = now + (chips ? chips.getAttribute('data-load') : '');
+    if (sig !== shownTicks) { shownTicks = sig; update(); }
+  });
   // Streamlit's inputs change their state from a click without a change event the page could hear, so
   // the panel is compared with how it was after each click: a new tick chooses Inaccurate; Accurate
   // newly chosen clears the ticks.
@@ -69,6 +79,35 @@
     typeInputs().forEach((i) => { if (i.checked !== (typeOf(i) === 'unrelated')) i.click(); });
     setTimeout(update, 0);
   }, true);
+  // A long caption scrolls in its own pane, as tall as the window leaves it: Task 1, every type and the action bar
+  // (docked at the window's bottom) stay in view whatever is above the panel (a banner, a narrow main area with
+  // the sidebar open, a caption wrapped into more lines). Each frame while the page changes, the pane's height is
+  // set so that the panel's last row ends above the bar; never under MIN_CAPTION_PX (issue 38, items 3 and 4).
+  const MIN_CAPTION_PX = 96, GAP_PX = 6;
+  function scroller() {
+    const main = doc.querySelector('[data-testid="stMain"]');
+    return main && main.scrollHeight > main.clientHeight + 1 ? main : doc.scrollingElement;
+  }
+  function fitCaption() {
+    const cap = doc.querySelector('[data-testid="ann-caption"]');
+    const bar = doc.querySelector('.st-key-ann_actionbar');
+    const form = bar && bar.closest('[data-testid="stForm"]');
+    if (!cap || !form) return;
+    let bottom = -Infinity;
+    form.querySelectorAll('[class*="st-key-ann_type_"], .st-key-ann_label, .ann-unrelated:not([hidden]), ' +
+                          '[data-testid="stCaptionContainer"]').forEach((el) => {
+      if (bar.contains(el)) return;
+      const r = el.getBoundingClientRect();
+      if (r.height) bottom = Math.max(bottom, r.bottom);
+    });
+    if (bottom === -Infinity) return;
+    const sc = scroller();
+    const need = bottom + (sc ? sc.scrollTop : 0) + bar.getBoundingClientRect().height + GAP_PX - window.innerHeight;
+    const now = cap.clientHeight, full = cap.scrollHeight;
+    const target = Math.max(Math.min(MIN_CAPTION_PX, full), Math.min(full, now - need));
+    if (Math.abs(target - now) > 1 && (need > 0 || now < full)) cap.style.maxHeight = Math.round(target) + 'px';
+  }
+  if (window.annotatorOnFrames) window.annotatorOnFrames(fitCaption);
   // The view switches (boxes, references) act on the page's classes, which outlive every run of the page.
   const VIEW = { ann_show_boxes: 'ann-no-boxes', ann_show_refs: 'ann-no-refs' };
   const ZOOM = 'ann-zoom';  // on while its switch is on (the others hide while theirs is off)

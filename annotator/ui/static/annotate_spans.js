@@ -22,65 +22,128 @@
   const C = () => window.__annSpansConfig;
   const captionEl = () => doc.querySelector('[data-testid="' + C().caption + '"]');
   const field = () => doc.querySelector('.st-key-' + C().field + ' input');
-  function words() { const c = captionEl(); return c ? c.querySelectorAll('.ann-w') : []; }
-  // The page sends the caption as plain text; its whitespace tokens become word elements here once.
-  function wrap(el) {
-    if (el.querySelector('.ann-w')) return;
-    const tokens = el.textContent.split(/\s+/).filter(Boolean);
-    el.textContent = '';
-    tokens.forEach((w, i) => {
-      if (i) el.appendChild(doc.createTextNode(' '));
+  // The page sends the caption as plain text. A caption of up to WHOLE_MAX tokens has its whitespace tokens
+  // made word elements (.ann-w, data-i = the token index) at once. A longer one (a model's paragraph, up to the
+  // caption limit) is cut into runs of CHUNK tokens kept as plain text, and a run becomes word elements only
+  // when a span, the selection or the pointer reaches it: a browser drew one element per word for a long caption
+  // too slowly (issue 36, item 1).
+  const WHOLE_MAX = 600, CHUNK = 120;
+  function tokenCount() { return S.tokens ? S.tokens.length : 0; }
+  function expand(chunk) {
+    if (!chunk || chunk.hasAttribute('data-words')) return;
+    const from = parseInt(chunk.getAttribute('data-from'), 10);
+    const list = S.tokens.slice(from, from + CHUNK);
+    chunk.textContent = '';
+    list.forEach((w, k) => {
+      if (k) chunk.appendChild(doc.createTextNode(' '));
       const s = doc.createElement('span');
-      s.className = 'ann-w'; s.setAttribute('data-i', String(i)); s.textContent = w;
-      el.appendChild(s);
+      s.className = 'ann-w'; s.setAttribute('data-i', String(from + k)); s.textContent = w;
+      chunk.appendChild(s);
     });
+    chunk.setAttribute('data-words', '');
+  }
+  function chunkOf(i) {
+    const c = captionEl();
+    return c ? c.querySelector(':scope > .ann-chunk[data-from="' + (i - (i % CHUNK)) + '"]') : null;
+  }
+  // The word element of token i, made when its run is still plain text.
+  function wordEl(i) {
+    const c = captionEl();
+    if (!c || i < 0 || i >= tokenCount()) return null;
+    const chunk = chunkOf(i);
+    if (chunk) expand(chunk);
+    return c.querySelector('.ann-w[data-i="' + i + '"]');
+  }
+  function words() { const c = captionEl(); return c ? c.querySelectorAll('.ann-w') : []; }
+  function wrap(el) {
+    if (el.querySelector('.ann-w, .ann-chunk')) return;
+    const tokens = el.textContent.split(/\s+/).filter(Boolean);
+    S.tokens = tokens;
+    el.textContent = '';
+    if (tokens.length <= WHOLE_MAX) {
+      tokens.forEach((w, i) => {
+        if (i) el.appendChild(doc.createTextNode(' '));
+        const s = doc.createElement('span');
+        s.className = 'ann-w'; s.setAttribute('data-i', String(i)); s.textContent = w;
+        el.appendChild(s);
+      });
+      return;
+    }
+    for (let from = 0; from < tokens.length; from += CHUNK) {
+      if (from) el.appendChild(doc.createTextNode(' '));
+      const c = doc.createElement('span');
+      c.className = 'ann-chunk'; c.setAttribute('data-from', String(from));
+      c.textContent = tokens.slice(from, from + CHUNK).join(' ');
+      el.appendChild(c);
+    }
   }
   function read() {
     const f = field();
     try { const v = JSON.parse((f && f.value) || '[]'); return Array.isArray(v) ? v : []; } catch (e) { return []; }
   }
-  function write(spans) {
-    const f = field();
-    if (!f) return;
-    spans.sort((x, y) => x.start - y.start || x.end - y.end || (x.type < y.type ? -1 : x.type > y.type ? 1 : 0));
-    const value = JSON.stringify(spans);
+  function put(f, value) {
     Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(f, value);
     f.dispatchEvent(new Event('input', { bubbles: true }));
     // Outside a form a text field sends its value when it loses the focus: say it did.
     if (C().commit) f.dispatchEvent(new FocusEvent('focusout', { bubbles: true }));
     S.value = value;
   }
+  function write(spans) {
+    const f = field();
+    if (!f) return;
+    S.reset = null;  // the annotator's spans from now on
+    spans.sort((x, y) => x.start - y.start || x.end - y.end || (x.type < y.type ? -1 : x.type > y.type ? 1 : 0));
+    put(f, JSON.stringify(spans));
+  }
   function range() {
     return S.sel ? [Math.min(S.sel.a, S.sel.b), Math.max(S.sel.a, S.sel.b) + 1] : null;
   }
   const box = (id) => doc.querySelector('.st-key-' + C().prefix + '_type_' + id + ' input');
   function draw() {
-    const ws = words(), spans = read(), r = range(), types = C().types;
-    const cover = new Array(ws.length), badge = new Array(ws.length);
+    const spans = read(), r = range(), types = C().types, n = tokenCount();
+    const cover = new Map(), badge = new Map();
     spans.forEach((s) => {
       const t = types[s.type];
       if (!t) return;
-      for (let i = s.start; i < s.end && i < ws.length; i++) (cover[i] = cover[i] || []).push(t.colour);
-      const at = Math.min(s.end, ws.length) - 1;
-      if (at >= 0) (badge[at] = badge[at] || []).push(t.key + (s.fix !== undefined && s.fix !== null ? ' → ' + s.fix : ''));
+      for (let i = s.start; i < s.end && i < n; i++) { if (!cover.has(i)) cover.set(i, []); cover.get(i).push(t.colour); }
+      const at = Math.min(s.end, n) - 1;
+      if (at >= 0) { if (!badge.has(at)) badge.set(at, []); badge.get(at).push(t.key + (s.fix !== undefined && s.fix !== null ? ' → ' + s.fix : '')); }
     });
-    for (let i = 0; i < ws.length; i++) {
-      const w = ws[i], c = cover[i];
+    // The word elements a span, the selection or the cursor needs (their runs made words), then every word
+    // element there is (what was marked before is cleared).
+    cover.forEach((_, i) => wordEl(i));
+    if (r) for (let i = r[0]; i < r[1] && i < n; i++) wordEl(i);
+    if (S.sel) wordEl(S.sel.b);
+    const ws = words();
+    for (let k = 0; k < ws.length; k++) {
+      const w = ws[k], i = parseInt(w.getAttribute('data-i'), 10), c = cover.get(i);
       w.classList.toggle('ann-sel', !!r && i >= r[0] && i < r[1]);
       w.classList.toggle('ann-cur', !!S.sel && i === S.sel.b);
       w.classList.toggle('ann-marked', !!c);
       const bg = !c ? '' : c.length === 1 ? c[0]
-        : 'linear-gradient(to bottom, ' + c.map((x, k) => x + ' ' + (100 * k / c.length) + '% ' + (100 * (k + 1) / c.length) + '%').join(', ') + ')';
+        : 'linear-gradient(to bottom, ' + c.map((x, j) => x + ' ' + (100 * j / c.length) + '% ' + (100 * (j + 1) / c.length) + '%').join(', ') + ')';
       if (w.style.background !== bg) w.style.background = bg;
-      if (badge[i]) w.setAttribute('data-badge', badge[i].join(' ')); else w.removeAttribute('data-badge');
+      const b = badge.get(i);
+      if (b) w.setAttribute('data-badge', b.join(' ')); else w.removeAttribute('data-badge');
     }
+    if (S.sel && S.moved) { const cur = wordEl(S.sel.b); if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' }); S.moved = false; }
+    listSpans();
     S.drawn = (S.drawn || 0) + 1;
   }
   // Each frame: a new caption element (a run of the page) or a new field value (the server's) is drawn again.
+  // A caption newly loaded into the panel (its element's data-load, a number the page counts up) starts from its
+  // own spans (data-spans): they are put in the field, whatever it held, since the field keeps what this script
+  // wrote for the caption before when the page gives it the same value again (issue 38, item 1).
   window.annotatorOnFrames(function watch() {  // static/page_frames.js: every frame while the page changes
-    const el = captionEl(), f = field();
+    const el = captionEl();
+    const load = el ? el.getAttribute('data-load') : null;
+    if (load !== null && load !== S.load) { S.load = load; S.reset = el.getAttribute('data-spans') || '[]'; S.sel = null; S.cur = null; S.vsel = false; }
+    // Until the annotator changes the spans of this caption, the field keeps its starting value: Streamlit may
+    // apply a value of the run before a render or two later.
+    let f = field(), reset = false;
+    if (f && S.reset !== null && S.reset !== undefined && f.value !== S.reset) { put(f, S.reset); f = field(); reset = true; }
     const value = f ? f.value : null;
-    if (el !== S.el || value !== S.value) {
+    if (reset || el !== S.el || value !== S.value) {
       if (el) wrap(el);
       if (el && el.textContent !== S.text) { S.sel = null; S.cur = null; S.vsel = false; S.text = el.textContent; }
       S.el = el; S.value = value;
@@ -132,8 +195,9 @@
     act();
   }
   function move(d, extend) {
-    const n = words().length;
+    const n = tokenCount();
     if (!n) return;
+    S.moved = true;
     const clamp = (i) => Math.max(0, Math.min(n - 1, i));
     if (S.sel && extend) S.sel.b = clamp(S.sel.b + d);
     else {
@@ -174,19 +238,124 @@
     if (!r) return null;
     return spans.find((s) => s.start <= S.sel.b && S.sel.b < s.end) || spans.find((s) => s.start < r[1] && r[0] < s.end) || null;
   }
-  function editFix(span) {
-    const ws = words();
-    const text = Array.from(ws).slice(span.start, span.end).map((w) => w.textContent).join(' ');
+  // The caption's spans listed under it (.ann-spans: type, words counted from 1, the suggested fix), as a
+  // region list: a click on a row selects its words, Delete or Backspace on a focused row removes the span, and
+  // each fix is edited in its row's field (Enter or leaving the field keeps it, empty: none). "/" with a marked
+  // span selected puts the focus in its fix field. No dialog blocks the page (issue 38, item 5).
+  function listEl() {
+    const c = captionEl();
+    if (!c || !C().list) return null;
+    const holder = c.parentElement;
+    let l = holder.querySelector(':scope > .ann-spans');
+    if (!l) {
+      l = doc.createElement('div');
+      l.className = 'ann-spans'; l.setAttribute('data-testid', C().prefix + '-span-list');
+      l.setAttribute('aria-label', 'Marked spans');
+      c.insertAdjacentElement('afterend', l);
+    }
+    return l;
+  }
+  function spanKey(s) { return s.start + ':' + s.end + ':' + s.type; }
+  function listSpans() {
+    const l = listEl();
+    if (!l) return;
+    const value = S.value === null || S.value === undefined ? '[]' : S.value;
+    if (l.getAttribute('data-value') === value && l.hasAttribute('data-for') && l.getAttribute('data-for') === String(S.load)) return;
+    if (l.contains(doc.activeElement) && doc.activeElement.tagName === 'INPUT') return;  // redrawn once left
+    l.setAttribute('data-value', value); l.setAttribute('data-for', String(S.load));
+    l.textContent = '';
+    const types = C().types, tokens = S.tokens || [];
+    read().forEach((s) => {
+      const t = types[s.type];
+      if (!t) return;
+      const row = doc.createElement('div');
+      row.className = 'ann-span-row'; row.tabIndex = 0; row.setAttribute('data-span', spanKey(s));
+      const dot = doc.createElement('span');
+      dot.className = 'ann-span-dot'; dot.style.background = t.colour;
+      const name = doc.createElement('b');
+      name.textContent = t.name + ' ';
+      const where = doc.createElement('span');
+      const shown = tokens.slice(s.start, s.end).join(' ');
+      where.className = 'ann-span-words';
+      where.textContent = (s.end - s.start === 1 ? 'word ' + (s.start + 1) : 'words ' + (s.start + 1) + '–' + s.end) +
+        ' “' + (shown.length > 40 ? shown.slice(0, 39) + '…' : shown) + '”';
+      const fix = doc.createElement('input');
+      fix.type = 'text'; fix.className = 'ann-span-fix'; fix.placeholder = 'suggested fix (optional)';
+      fix.setAttribute('aria-label', 'Suggested fix for ' + where.textContent);
+      fix.value = s.fix || '';
+      const del = doc.createElement('button');
+      del.type = 'button'; del.className = 'ann-span-del'; del.textContent = '✕';
+      del.setAttribute('aria-label', 'Remove this span');
+      row.append(dot, name, where, fix, del);
+      l.appendChild(row);
+    });
+  }
+  function findSpan(key) {
+    const spans = read();
+    return { spans: spans, i: spans.findIndex((x) => spanKey(x) === key) };
+  }
+  function setFix(key, text) {
+    const f = findSpan(key);
+    if (f.i < 0) return;
+    const fix = (text || '').replace(/\s+/g, ' ').trim();
+    if ((f.spans[f.i].fix || '') === fix) return;
+    if (fix) f.spans[f.i].fix = fix; else delete f.spans[f.i].fix;
+    write(f.spans);
+    draw();
+  }
+  function removeSpan(key) {
+    const f = findSpan(key);
+    if (f.i < 0) return;
+    f.spans.splice(f.i, 1);
+    write(f.spans);
+    S.sel = null;
+    draw();
+  }
+  // Where the page has no list of spans (cfg.list off: Adjudication), the fix is asked for in a dialog.
+  function promptFix(span) {
+    const text = (S.tokens || []).slice(span.start, span.end).join(' ');
     const answer = window.prompt('Suggested fix for "' + text + '" (' + C().types[span.type].name + '); empty: none',
                                  span.fix || '');
-    if (answer === null) return;
-    const spans = read();
-    const s = spans.find((x) => x.type === span.type && x.start === span.start && x.end === span.end);
-    if (!s) return;
-    const fix = answer.replace(/\s+/g, ' ').trim();
-    if (fix) s.fix = fix; else delete s.fix;
-    write(spans);
+    if (answer !== null) setFix(spanKey(span), answer);
   }
+  function editFix(span) {
+    if (!C().list) { promptFix(span); return; }
+    listSpans();
+    const l = listEl();
+    const row = l && l.querySelector('[data-span="' + spanKey(span) + '"]');
+    const input = row && row.querySelector('input');
+    if (input) { input.focus(); input.select(); }
+  }
+  doc.addEventListener('click', function (e) {
+    const row = e.target && e.target.closest ? e.target.closest('.ann-span-row') : null;
+    if (!row) return;
+    const key = row.getAttribute('data-span');
+    if (e.target.closest('.ann-span-del')) { e.preventDefault(); removeSpan(key); return; }
+    if (e.target.closest('input')) return;
+    const f = findSpan(key);
+    if (f.i < 0) return;
+    S.sel = { a: f.spans[f.i].start, b: f.spans[f.i].end - 1 }; S.cur = S.sel.b; S.vsel = true; S.moved = true;
+    draw();
+  }, true);
+  doc.addEventListener('keydown', function (e) {
+    const t = e.target;
+    if (!t || !t.closest) return;
+    const row = t.closest('.ann-span-row');
+    if (!row) return;
+    const key = row.getAttribute('data-span');
+    if (t.tagName === 'INPUT') {
+      if (e.key === 'Enter') { e.preventDefault(); e.stopImmediatePropagation(); setFix(key, t.value); t.blur(); }
+      return;
+    }
+    if (e.key === 'Delete' || e.key === 'Backspace') { e.preventDefault(); e.stopImmediatePropagation(); removeSpan(key); }
+  }, true);
+  doc.addEventListener('focusout', function (e) {
+    const t = e.target;
+    if (!t || !t.classList || !t.classList.contains('ann-span-fix')) return;
+    const row = t.closest('.ann-span-row');
+    if (row) setFix(row.getAttribute('data-span'), t.value);
+    setTimeout(listSpans, 0);
+  }, true);
   // Unticking a type drops its spans, and choosing Accurate drops them all (the save would refuse them).
   // Where the field is sent at once (cfg.commit) the page's own callbacks do this on the server.
   function prune() {
@@ -203,6 +372,9 @@
   function stop(e) { e.preventDefault(); e.stopImmediatePropagation(); }
   window.addEventListener('keydown', function (e) {
     if (S.replaying || !captionEl() || typing(e.target)) return;
+    if (e.target && e.target.closest && e.target.closest('.ann-span-row')) return;  // the span list's own keys
+    // Where the types are not asked (the label-only step of a second pass) no key marks words.
+    if (captionEl().hasAttribute('data-no-spans') && !pending.length) return;
     if (doc.querySelector('[data-testid="stDialog"] [role="dialog"]')) return;
     const help = doc.getElementById(C().prefix + '-help');
     if (help && !help.hidden) return;
@@ -239,8 +411,16 @@
     if (type || (k.length === 1 && k.toLowerCase() === C().accurateKey)) setTimeout(() => later(prune), 40);
   }, true);
   // The mouse: press on a word and drag, or click, then shift-click; a click on a span's badge removes it.
-  function wordAt(target) {
-    return target && target.closest ? target.closest('[data-testid="' + C().caption + '"] .ann-w') : null;
+  function wordAt(target, point) {
+    if (!target || !target.closest) return null;
+    const w = target.closest('[data-testid="' + C().caption + '"] .ann-w');
+    if (w) return w;
+    // A run still plain text under the pointer: made words, then the word at the pointer.
+    const chunk = target.closest('[data-testid="' + C().caption + '"] .ann-chunk');
+    if (!chunk || chunk.hasAttribute('data-words') || !point) return null;
+    expand(chunk);
+    const at = doc.elementFromPoint(point.x, point.y);
+    return at && at.closest ? at.closest('.ann-w') : null;
   }
   function onBadge(w, e) {
     if (!w.hasAttribute('data-badge')) return false;
@@ -252,8 +432,10 @@
     return e.clientX > last.right + 1 && e.clientY >= last.top - 4;
   }
   doc.addEventListener('mousedown', function (e) {
-    const w = wordAt(e.target);
-    if (!w || e.button !== 0) return;
+    const c = captionEl();
+    if (e.button !== 0 || !c || c.hasAttribute('data-no-spans')) return;
+    const w = wordAt(e.target, { x: e.clientX, y: e.clientY });
+    if (!w) return;
     e.preventDefault();
     const i = parseInt(w.getAttribute('data-i'), 10);
     // What the press does is decided now, where it was made, even when it acts later (the page still
@@ -273,7 +455,7 @@
   }, true);
   doc.addEventListener('mouseover', function (e) {
     if (!S.drag) return;
-    const w = wordAt(e.target);
+    const w = wordAt(e.target, { x: e.clientX, y: e.clientY });
     if (!w) return;
     const i = parseInt(w.getAttribute('data-i'), 10);
     // A drag over words whose press still waits extends the selection once that press has acted.
