@@ -166,9 +166,9 @@ class Queue:
             if pos is not None:
                 return pos
             if self.staged:
-                ready = fine_pass_ready(conn, uid, pid)
+                ready = fine_pass_ready(conn, uid, pid, after=after, limit=1) or fine_pass_ready(conn, uid, pid, limit=1)
                 if ready:
-                    return next((p for p in ready if p > after), ready[0])
+                    return ready[0]
             pos = first_skipped(conn, uid, pid, after)
             if pos is None and after >= 0:
                 pos = first_skipped(conn, uid, pid, -1)

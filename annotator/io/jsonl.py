@@ -23,9 +23,12 @@ each sample of a system counts its own lines.
 from __future__ import annotations
 
 import json
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterable, Iterator
+
+from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError
 from ..images import image_size, is_inside, resolve_image_path
@@ -209,6 +212,10 @@ class JsonlStream:
         self.systems: dict[str, None] = {}
         self._lines = file_lines(path)
         self._first = None  # the first item line, read while looking for the header: (n, object)
+        # (system, n) -> the caption lines given and the file lines giving them, in two arrays of integers (16
+        # bytes a caption, where a set of the lines held about 60), checked for repeats at the end of the file
+        # (the store's unique index on the lines refuses one earlier: then :meth:`check_lines` names it).
+        self._lines_taken: dict[tuple[str, int], tuple[array, array]] = {}
         header_root = None
         for n, raw in self._lines:
             if not raw.strip():
@@ -249,7 +256,7 @@ class JsonlStream:
         """The file's items, ``size`` (default :data:`BATCH`) at a time (see the class); InputError "no items"
         for a file without one."""
         src, size = self.src, size or BATCH
-        lines_taken: dict[tuple[str, int], set[int]] = {}
+        lines_taken = self._lines_taken
         has_line: dict[str, bool] = {}
         batch: list[Item] = []
         locations: list[int] = []
@@ -263,12 +270,10 @@ class JsonlStream:
                     raise InputError(f"'line' is given for some captions of system {cap.system!r} but not others",
                                      src, n)
                 if present:
-                    taken = lines_taken.setdefault((cap.system, cap.n), set())
                     line = lines[(cap.system, cap.n)]
-                    if line in taken:
-                        sample = f" (n = {cap.n})" if cap.n else ""
-                        raise InputError(f"system {cap.system!r} has caption line {line}{sample} twice", src, n)
-                    taken.add(line)
+                    taken = lines_taken.setdefault((cap.system, cap.n), (array("q"), array("q")))
+                    taken[0].append(line)
+                    taken[1].append(n)
                     given[(item.key, cap.system, cap.n)] = line
             if self.root is not None and item.image is not None:
                 # Inside the root, and within the pixel cap every importer applies (the size is read from the
@@ -282,8 +287,13 @@ class JsonlStream:
                 batch, locations, given = [], [], {}
         if not self.items_read:
             raise InputError("no items", src)
+        self.check_lines()
         if batch:
             yield self._checked(batch, locations), locations, given
+
+    def check_lines(self) -> None:
+        """InputError at the first file line read so far that repeats a caption line of its system and sample."""
+        _check_lines_once(self._lines_taken, self.src)
 
     def _checked(self, batch: list[Item], locations: list[int]) -> list[Item]:
         return check_project(Project(name=self.project, image_root=self.root, items=batch,
@@ -293,6 +303,21 @@ class JsonlStream:
         """The project as the header and the arguments give it, without items (what a writer opens with)."""
         return Project(name=check_name(self.project, "project", self.src), image_root=self.root, items=[],
                        trusted_image_root=self.trusted)
+
+
+def _check_lines_once(lines_taken: dict, src: str) -> None:
+    """InputError at the first file line that repeats a caption line of its system and sample (n)."""
+    repeats = []
+    for (system, sample), (given, at) in lines_taken.items():
+        order = sorted(range(len(given)), key=given.__getitem__)  # stable: equal lines stay in file order
+        later = [at[b] for a, b in zip(order, order[1:]) if given[a] == given[b]]
+        if later:
+            n = min(later)
+            repeats.append((n, system, sample, given[at.index(n)]))
+    if repeats:
+        n, system, sample, line = min(repeats)
+        sample_text = f" (n = {sample})" if sample else ""
+        raise InputError(f"system {system!r} has caption line {line}{sample_text} twice", src, n)
 
 
 def _header_root(obj: dict, src: str, n: int) -> str | None:
@@ -433,9 +458,13 @@ def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Pa
     # file's size), and bad input anywhere rolls every batch back.
     with store.transaction() as conn:
         writer = ProjectWriter(conn, stream.header_project(), source=str(path))
-        for batch, locations, given in stream.batches():
-            writer.write(batch, locations, given)
-        result.add(writer.finish())
+        try:
+            for batch, locations, given in stream.batches():
+                writer.write(batch, locations, given)
+            result.add(writer.finish())
+        except IntegrityError:
+            stream.check_lines()  # a caption line given twice, found by the store first: name the file line
+            raise
     result.items_read, result.systems = stream.items_read, list(stream.systems)
     return result
 

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Integer, and_, case, delete, false, func, sel
 from sqlalchemy.orm import aliased
 
 from .project_settings import DEFAULT_SECOND_PASS, SECOND_PASS_KEY, get_setting, stamp_assignments
+from .queue_tallies import fine_ready_query, own_current, recount, tally
 from .schema import (assignments, captions, current_judgements, items, judgements, sample_draw_captions, sample_draws,
                      systems, users)
 
@@ -43,6 +44,7 @@ def replace_assignments(conn: Connection, pid: int, rows: list[dict]) -> int:
     for start in range(0, len(payload), _CHUNK):
         conn.execute(assignments.insert(), payload[start:start + _CHUNK])
     stamp_assignments(conn, pid)
+    recount(conn, pid)
     return len(payload)
 
 
@@ -68,6 +70,7 @@ def add_assignments(conn: Connection, pid: int, rows: list[dict]) -> int:
         conn.execute(assignments.insert(), payload[start:start + _CHUNK])
     if payload:
         stamp_assignments(conn, pid)
+        recount(conn, pid)
     return len(payload)
 
 
@@ -108,15 +111,14 @@ def draw_members(conn: Connection, pid: int) -> list:
     return conn.execute(q).all()
 
 
-def _own_current():
-    # The user's own current annotation of the assigned caption (outer-joined).
-    return and_(current_judgements.c.caption_id == assignments.c.caption_id,
-                current_judgements.c.user_id == assignments.c.user_id,
-                current_judgements.c.kind == _ANN)
+_own_current = own_current
 
 
 def queue_counts(conn: Connection, uid: int, pid: int) -> tuple[int, int, int]:
     """(assigned, judged with a label, of which second-annotator assignments) for one user's queue."""
+    counted = tally(conn, uid, pid)
+    if counted is not None:
+        return counted.assigned, counted.labelled, counted.second
     q = (select(func.count(), func.count(current_judgements.c.label),
                 func.coalesce(func.sum(assignments.c.is_second.cast(Integer)), 0))
          .select_from(assignments.outerjoin(current_judgements, _own_current()))
@@ -128,6 +130,10 @@ def queue_counts(conn: Connection, uid: int, pid: int) -> tuple[int, int, int]:
 def queue_progress(conn: Connection, uid: int, pid: int, staged: bool) -> tuple[int, int, int]:
     """(assigned, done, waiting for the fine pass) of one user's queue; ``staged``: the user's second-annotator
     captions run a staged second pass, so those both annotators call inaccurate wait for their error types."""
+    counted = tally(conn, uid, pid)
+    if counted is not None:
+        waiting = counted.waiting if staged else 0
+        return counted.assigned, counted.labelled - waiting, waiting
     assigned, labelled, _ = queue_counts(conn, uid, pid)
     waiting = len(fine_pass_ready(conn, uid, pid)) if staged else 0
     return assigned, labelled - waiting, waiting
@@ -153,6 +159,9 @@ def queue_size(conn: Connection, uid: int, pid: int) -> int:
 
 def has_second_assignments(conn: Connection, uid: int, pid: int) -> bool:
     """True when the user is the second (blind) annotator of at least one caption of the project."""
+    counted = tally(conn, uid, pid)
+    if counted is not None:
+        return counted.second > 0
     return conn.execute(select(assignments.c.id).where(
         assignments.c.user_id == uid, assignments.c.project_id == pid, assignments.c.is_second == true()).limit(1)).first() is not None
 
@@ -185,13 +194,22 @@ def neighbour_position(conn: Connection, uid: int, pid: int, position: int, step
 
 
 def first_unseen(conn: Connection, uid: int, pid: int, after: int = -1) -> int | None:
-    """First position after ``after`` whose caption the user has not judged or skipped yet."""
+    """First position after ``after`` whose caption the user has not judged or skipped yet (the walk starts at
+    the lowest unseen position the queue's tally knows of)."""
+    counted = tally(conn, uid, pid)
+    if counted is not None:
+        if counted.unseen_from is None:
+            return None
+        after = max(after, counted.unseen_from - 1)
     return _first_after(conn, uid, pid, after, assignments.outerjoin(current_judgements, _own_current()),
                         current_judgements.c.caption_id.is_(None))
 
 
 def first_skipped(conn: Connection, uid: int, pid: int, after: int = -1) -> int | None:
     """First position after ``after`` whose current judgement is a skip (no label)."""
+    counted = tally(conn, uid, pid)
+    if counted is not None and counted.seen == counted.labelled:
+        return None
     return _first_after(conn, uid, pid, after, assignments.join(current_judgements, _own_current()),
                         current_judgements.c.label.is_(None))
 
@@ -207,26 +225,20 @@ def _first_after(conn: Connection, uid: int, pid: int, after: int, joined, condi
     return conn.execute(q).scalar()
 
 
-def fine_pass_ready(conn: Connection, uid: int, pid: int) -> list[int]:
+def fine_pass_ready(conn: Connection, uid: int, pid: int, *, after: int | None = None, limit: int | None = None
+                    ) -> list[int]:
     """Positions of second-annotator captions that both annotators judged inaccurate and
-    this user has not given error types yet (the staged fine-grained pass)."""
-    mine = current_judgements
-    first = aliased(assignments)
-    theirs = aliased(current_judgements)
-    q = (select(assignments.c.position)
-         .select_from(assignments
-                      .join(mine, _own_current())
-                      .join(captions, captions.c.id == assignments.c.caption_id)
-                      .join(items, items.c.id == captions.c.item_id)
-                      .join(first, and_(first.c.caption_id == assignments.c.caption_id, first.c.is_second == false(),
-                                        first.c.user_id != assignments.c.user_id))
-                      .join(theirs, and_(theirs.c.caption_id == first.c.caption_id, theirs.c.user_id == first.c.user_id,
-                                         theirs.c.kind == _ANN)))
-         .where(assignments.c.user_id == uid, assignments.c.project_id == pid, assignments.c.is_second == true(),
-                items.c.is_practice == false(),
-                mine.c.label == "inaccurate", mine.c.error_types == "", theirs.c.label == "inaccurate")
-         .order_by(assignments.c.position))
-    return [r[0] for r in conn.execute(q)]
+    this user has not given error types yet (the staged fine-grained pass); ``after`` and ``limit``: only
+    those after a position, only so many."""
+    counted = tally(conn, uid, pid)
+    if counted is not None and not counted.waiting:
+        return []
+    q = fine_ready_query(pid).where(assignments.c.user_id == uid)
+    if after is not None:
+        q = q.where(assignments.c.position > after)
+    if limit is not None:
+        q = q.limit(limit)
+    return [r[1] for r in conn.execute(q)]
 
 
 def first_annotator_label(conn: Connection, caption_id: int, uid: int) -> str | None:
@@ -321,7 +333,13 @@ def queue_listing_count(conn: Connection, uid: int, pid: int, status: str = "all
 
 
 def queue_listing_counts(conn: Connection, uid: int, pid: int) -> dict[str, int]:
-    """How many captions of a user's queue pass each of :data:`LIST_FILTERS`, in one pass over the queue."""
+    """How many captions of a user's queue pass each of :data:`LIST_FILTERS`: from the queue's tally (one row),
+    else in one pass over the queue."""
+    counted = tally(conn, uid, pid)
+    if counted is not None:
+        return dict(zip(LIST_FILTERS, (counted.assigned, counted.assigned - counted.seen,
+                                       counted.seen - counted.labelled, counted.labelled, counted.inaccurate,
+                                       counted.noted)))
     # Counting needs no caption text: only the queue, the user's current judgements and their notes.
     base = (assignments.outerjoin(current_judgements, _own_current())
             .outerjoin(judgements, judgements.c.id == current_judgements.c.judgement_id))

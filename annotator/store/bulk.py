@@ -33,6 +33,9 @@ def bulk_judgements(conn: Connection, rows, *, at: datetime | None = None) -> in
     if batch:
         _flush(conn, batch, start, at)
         n += len(batch)
+    if n:
+        from .queue_tallies import recount_all
+        recount_all(conn)  # the queues' counts, as saves would have moved them
     if conn.dialect.name == "postgresql" and n:
         # Explicit ids bypassed the sequence: move it past them.
         from sqlalchemy import text

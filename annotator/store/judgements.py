@@ -30,6 +30,7 @@ from . import Store
 from .codec import decode_types, encode_types, type_mask
 from .drafts import delete_draft
 from .projects import project_id, system_id
+from .queue_tallies import after_save, before_save
 from .rows import lock_key, upsert
 from .schema import captions, current_judgements, items, judgements, systems, users
 from .stamps import check_caption_stamp
@@ -84,6 +85,7 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
         error_types=types, note=note or "", seconds=seconds, created_at=at,
         spans=encode_spans(spans), suggested=suggested)).inserted_primary_key[0]
     if revision > newest:
+        counted = before_save(conn, caption_id, user_id) if kind == JudgementKind.ANNOTATION.value else None
         upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
                                            "judgement_id": jid, "revision": revision, "label": label_value,
                                            "error_types": types, "type_mask": type_mask(types),
@@ -91,6 +93,7 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
                 ["caption_id", "user_id", "kind"])
         if kind == JudgementKind.ANNOTATION.value:
             delete_draft(conn, caption_id, user_id)  # the judgement supersedes the user's draft of the caption
+            after_save(conn, counted, label_value, note or "")  # the queues' counts (store.queue_tallies)
     return revision
 
 

@@ -219,6 +219,13 @@ def _m0019_suggested(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE sample_draws ADD COLUMN predictor VARCHAR(200)"))
 
 
+def _m0020_queue_tallies(conn: Connection) -> None:
+    """Each user's queue counted as saves happen, filled from the assignments and judgements stored."""
+    from .queue_tallies import recount_all
+    schema.queue_tallies.create(conn, checkfirst=True)
+    recount_all(conn)
+
+
 # Migrations that rebuild a table on SQLite: run with foreign keys off there (a dropped table would otherwise
 # take every row that refers to it along, by ON DELETE CASCADE).
 _SQLITE_REBUILDS = {14}
@@ -252,6 +259,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (18, "the answers of judge runs, kept as they arrive so a stopped run resumes", _m0018_judge_answers),
     (19, "judgement revisions record whether they were made with a judge's suggestion; active draws record "
          "their judge", _m0019_suggested),
+    (20, "each user's queue counted as saves happen (resume, progress and the caption list read one row)",
+     _m0020_queue_tallies),
 ]
 
 

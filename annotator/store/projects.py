@@ -144,7 +144,8 @@ class ProjectWriter:
             set_setting(conn, pid, TRUSTED_IMAGE_ROOT, project.trusted_image_root)
         self.next_position = conn.execute(select(func.coalesce(func.max(items.c.position) + 1, 0))
                                           .where(items.c.project_id == pid)).scalar()
-        self.keys_seen: set[str] = set()
+        self.first_position = self.next_position  # the items this import creates come from here on
+        self.items_read = 0
         self.system_ids: dict[str, int] = {}
         self.next_line: dict[tuple[int, int], int] = {}  # (system id, n) -> next line
         self.ordered: set[tuple[int, int]] = set()  # (system id, n) whose captions are numbered by finish()
@@ -186,20 +187,28 @@ class ProjectWriter:
         return ImportSummary(self.name, *self.counts)
 
     def _stored_items(self, batch: list[Item], locations) -> dict[str, tuple[int, int]]:
-        """The batch's items that are stored already (key → (id, position)); an item key given twice in the
-        import is refused."""
+        """The batch's items that were stored before this import (key → (id, position)); an item key given
+        twice in the import is refused: twice in the batch, or once more after this import stored it (its
+        position is one this import gave), so no set of every key read is kept."""
+        seen: set[str] = set()
         for n, item in enumerate(batch):
-            if item.key in self.keys_seen:
-                where = locations[n] if locations is not None else f"record {len(self.keys_seen) + 1}"
-                raise InputError(f"item {item.key!r} appears twice", self.source, where)
-            self.keys_seen.add(item.key)
-        keys = [i.key for i in batch]
+            if item.key in seen:
+                self._twice(item.key, locations, n)
+            seen.add(item.key)
         existing = {}
-        for chunk in _chunks(keys):
+        for chunk in _chunks([i.key for i in batch]):
             existing.update((r.key, (r.id, r.position)) for r in self.conn.execute(
                 select(items.c.key, items.c.id, items.c.position).where(items.c.project_id == self.pid,
                                                                         items.c.key.in_(chunk))))
+        for n, item in enumerate(batch):
+            if item.key in existing and existing[item.key][1] >= self.first_position:
+                self._twice(item.key, locations, n)
+        self.items_read += len(batch)
         return existing
+
+    def _twice(self, key: str, locations, n: int):
+        where = locations[n] if locations is not None else f"record {self.items_read + n + 1}"
+        raise InputError(f"item {key!r} appears twice", self.source, where)
 
     def _insert_new_items(self, batch: list[Item], existing: dict):
         """Insert the batch's items not stored yet, after the stored ones; return (new item rows, key → id)."""
@@ -439,7 +448,11 @@ def set_practice(store: Store, project: str, item_keys, practice: bool = True) -
         missing = [k for k in keys if k not in found]
         if missing:
             raise NotFound(f"project {project!r} has no item {missing[0]!r}")
-        return conn.execute(items.update().where(items.c.project_id == pid, items.c.key.in_(keys)).values(is_practice=practice)).rowcount
+        changed = conn.execute(items.update().where(items.c.project_id == pid, items.c.key.in_(keys))
+                               .values(is_practice=practice)).rowcount
+        from .queue_tallies import recount
+        recount(conn, pid)  # practice items never wait for a fine pass
+        return changed
 
 
 def table_counts(store: Store) -> dict[str, int]:

@@ -388,3 +388,22 @@ judge_answers = Table(
     Column("parsed", Text, nullable=False),  # the answer it parsed to (JSON: inaccurate, types, spans)
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+# Each user's queue in a project counted as saves happen (added by migration 20; annotator.store.queue_tallies):
+# so that resuming, the progress line and the caption list's counts read one row whatever the queue's length.
+# assigned, seen (judged or skipped), labelled, inaccurate and noted (a note on the current revision) count the
+# user's assignments by their own current annotation; second the blind second-annotator ones; waiting those of
+# a staged second pass ready for their error types; unseen_from the lowest position not yet seen (NULL: none).
+queue_tallies = Table(
+    "queue_tallies", metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("project_id", Integer, ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True),
+    Column("assigned", Integer, nullable=False),
+    Column("seen", Integer, nullable=False),
+    Column("labelled", Integer, nullable=False),
+    Column("inaccurate", Integer, nullable=False),
+    Column("noted", Integer, nullable=False),
+    Column("second", Integer, nullable=False),
+    Column("waiting", Integer, nullable=False),
+    Column("unseen_from", Integer),
+)

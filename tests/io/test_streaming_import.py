@@ -48,6 +48,14 @@ def test_a_bad_line_in_the_last_batch_leaves_the_store_unchanged(store, tmp_path
             "item 'k3' appears twice", "line 9")
 
 
+def test_a_caption_line_given_twice_in_different_batches_is_refused(store, tmp_path, small_batches):
+    rows = [{"key": f"k{i}", "captions": [{"system": "a", "text": f"a{i}", "line": i}]} for i in range(10)]
+    rows[7]["captions"][0]["line"] = 1
+    rows[9]["captions"][0]["line"] = 2
+    refused(store, lambda: import_jsonl(store, "p", _jsonl(tmp_path / "p.jsonl", rows)), "p.jsonl", "line 8",
+            "system 'a' has caption line 1 twice")
+
+
 def test_lines_files_of_unequal_length_are_refused_after_batches_were_written(store, tmp_path, small_batches):
     caps, refs = tmp_path / "caps.txt", tmp_path / "refs.txt"
     caps.write_text("".join(f"caption {i}\n" for i in range(10)), encoding="utf-8")
