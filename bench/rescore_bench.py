@@ -31,6 +31,17 @@ Targets: identical numbers; BLEU, ROUGE-L, CIDEr-D ≥ 5× faster on the cold pa
 full four-metric rescore with warm METEOR ≤ 1 s; one live update ≤ 20 ms.
 
     .venv/bin/python bench/rescore_bench.py [--captions 1000] [--refs 5] [--repeat 5] [--seed 0]
+
+Scaling (``--sizes 1000,10000,100000``): BLEU, ROUGE-L and CIDEr-D on the cold
+path at each size, pycocoevalcap and ours interleaved in this process (CPU
+time, best of ``--repeat``), identical numbers checked, the speed-up printed
+beside its target at 100,000 captions (BLEU ≥ 9×, ROUGE-L ≥ 5×, CIDEr-D ≥ 25×)
+and the growth exponent of each side between consecutive sizes. ``--peak N``
+scores N captions with the three metrics in a fresh process and prints its peak
+resident memory (target: 1,000,000 captions in ≤ 4 GB).
+
+    .venv/bin/python bench/rescore_bench.py --sizes 1000,10000,100000 --repeat 2
+    .venv/bin/python bench/rescore_bench.py --peak 1000000
 """
 
 from __future__ import annotations
@@ -75,7 +86,13 @@ def main() -> int:
     ap.add_argument("--refs", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sizes", help="comma-separated caption counts: the scaling run (see above)")
+    ap.add_argument("--peak", type=int, help="captions scored in a fresh process whose peak memory is printed")
     args = ap.parse_args()
+    if args.peak:
+        return peak_run(args.peak, args.refs, args.seed)
+    if args.sizes:
+        return scaling_run([int(x) for x in args.sizes.split(",")], args.refs, args.repeat, args.seed)
 
     from pycocoevalcap.bleu.bleu import Bleu as CocoBleu
     from pycocoevalcap.cider.cider import Cider as CocoCider
@@ -217,6 +234,92 @@ def main() -> int:
             verdicts.append(f"{name} {tc / t1:.1f}x{cpu} {'met' if ok else 'NOT met'}")
     print("\ncold path (nothing cached) vs pycocoevalcap, target ≥ 5x with identical numbers: " + "; ".join(verdicts))
     return 0 if all_identical and live_ok else 1
+
+
+#: Cold-path CPU speed-up over pycocoevalcap required at 100,000 captions × 5 references.
+SCALE_TARGETS = {"BLEU": 9.0, "ROUGE-L": 5.0, "CIDEr-D": 25.0}
+PEAK_TARGET_GB = 4.0
+
+
+def scaling_run(sizes: list[int], n_refs: int, repeat: int, seed: int) -> int:
+    """Cold-path CPU time of pycocoevalcap and ours at each size, with ratios and growth exponents."""
+    import math
+
+    from pycocoevalcap.bleu.bleu import Bleu as CocoBleu
+    from pycocoevalcap.cider.cider import Cider as CocoCider
+    from pycocoevalcap.rouge.rouge import Rouge as CocoRouge
+    print(f"scaling: {', '.join(map(str, sizes))} captions x {n_refs} references, seed {seed}, CPU time of this "
+          f"process, best of {repeat}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}\n")
+    cases = (("BLEU", lambda g, r: CocoBleu(4).compute_score(g, r, verbose=0), Bleu),
+             ("ROUGE-L", lambda g, r: CocoRouge().compute_score(g, r), RougeL),
+             ("CIDEr-D", lambda g, r: CocoCider().compute_score(g, r), CiderD))
+    times: dict[tuple[str, int], tuple[float, float]] = {}
+    ok = True
+    for n in sizes:
+        hyps, refs = synthetic_corpus(n, n_refs, seed=seed)
+        gts = {i: r for i, r in enumerate(refs)}
+        res = {i: [h] for i, h in enumerate(hyps)}
+        for name, coco_fn, cls in cases:
+            metric = cls()
+            coco_cpu, our_cpu = [], []
+            for _ in range(repeat):
+                _, c, coco_out = timed(lambda: coco_fn(gts, res))
+                coco_cpu.append(c)
+                _, c, ours = timed(lambda: metric.aggregate(metric.stats(hyps, metric.prepare(refs, cache=False)),
+                                                            per_segment=True))
+                our_cpu.append(c)
+            keys = metric.score_keys
+            coco_vals = coco_out[0] if isinstance(coco_out[0], list) else [float(coco_out[0])]
+            same = [ours.values[k] for k in keys] == coco_vals
+            if name == "BLEU":
+                same = same and all(ours.segments[k] == list(coco_out[1][j]) for j, k in enumerate(keys))
+            else:
+                same = same and ours.per_segment == list(coco_out[1])
+            ok &= same
+            times[name, n] = (min(coco_cpu), min(our_cpu))
+            tc, to = times[name, n]
+            target = SCALE_TARGETS[name] if n == 100_000 else None
+            verdict = "" if target is None else f"  target ≥ {target:g}x: {'met' if tc / to >= target else 'NOT met'}"
+            print(f"{name:<8} {n:>8,} captions: pycocoevalcap {tc:8.2f} s | ours {to:7.3f} s | {tc / to:5.1f}x | "
+                  f"identical: {same}{verdict}", flush=True)
+            del ours, coco_out
+    print("\ngrowth exponent (CPU time ~ n^e between consecutive sizes): pycocoevalcap / ours")
+    for name, _, _ in cases:
+        parts = []
+        for a, b in zip(sizes, sizes[1:]):
+            ea = math.log(times[name, b][0] / times[name, a][0]) / math.log(b / a)
+            eb = math.log(times[name, b][1] / times[name, a][1]) / math.log(b / a)
+            parts.append(f"{a:,}→{b:,}: {ea:.2f} / {eb:.2f}")
+        print(f"  {name:<8} " + "; ".join(parts))
+    return 0 if ok else 1
+
+
+def peak_run(n: int, n_refs: int, seed: int) -> int:
+    """Score n captions with BLEU, ROUGE-L and CIDEr-D in a fresh process; print time and peak memory."""
+    import subprocess
+    code = f"""
+import resource, sys, time
+sys.path.insert(0, {str(ROOT)!r})
+from annotator.metrics import Bleu, CiderD, RougeL
+from annotator.metrics.synthetic import synthetic_corpus
+hyps, refs = synthetic_corpus({n}, {n_refs}, seed={seed})
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+for m in (Bleu(), RougeL(), CiderD()):
+    c = time.process_time()
+    s = m.aggregate(m.stats(hyps, m.prepare(refs, cache=False)))
+    print(f"{{m.label:<8}} {{time.process_time() - c:7.1f}} s CPU, {{s.value:.6f}}", flush=True)
+    del s
+print(f"peak {{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f}} GB (corpus alone {{base / 2**20:.2f}} GB)")
+"""
+    print(f"{n:,} captions x {n_refs} references, BLEU, ROUGE-L, CIDEr-D cold, fresh process, load average "
+          f"{os.getloadavg()[0]:.1f}")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    print(out.stdout + out.stderr, end="")
+    if out.returncode:
+        return 1
+    peak = float(out.stdout.rsplit("peak ", 1)[1].split()[0])
+    print(f"peak {peak:.2f} GB, target ≤ {PEAK_TARGET_GB:g} GB: {'met' if peak <= PEAK_TARGET_GB else 'NOT met'}")
+    return 0 if peak <= PEAK_TARGET_GB else 1
 
 
 if __name__ == "__main__":

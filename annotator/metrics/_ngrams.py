@@ -6,27 +6,35 @@ ids order by order: the k-gram at position p is the pair (id of the
 (k-1)-gram at p, token at p+k-1), coded as ``prefix * (V+1) + token``.
 
 References (:func:`build`), one :class:`OrderTable` per order: the order's
-occurrences (reference by reference, position by position) are sorted stably
-by code with 16-bit radix passes. Runs of equal codes are the distinct
-n-grams, numbered in code order, so the sorted distinct codes double as the
-lookup table for captions. Because the sort is stable, the same sorted list
-splits further into runs that give, without a Python loop over n-grams,
+codes are numbered in code order (a table over the code range, or a hash
+table when the range is large), so the sorted distinct codes double as the
+lookup table for captions. Then the occurrences (reference by reference,
+position by position) are sorted stably by (image, n-gram) one block of
+whole images at a time (:data:`BLOCK` occurrences), and runs of the sorted
+block give, without a Python loop over n-grams,
 
 * the distinct (reference, n-gram) pairs with their term counts and their
-  first occurrence (``pair_*``), sorted by n-gram, then reference;
-* the distinct (image, n-gram) pairs, keyed ``n-gram * images + image`` in
-  ascending order (``ig_key``), with the largest count in one reference
-  (BLEU's clipping count, ``ig_max``) and the range of their (reference,
-  n-gram) pairs (``ig_bounds``);
+  first occurrence (``pair_*``, kept for CIDEr-D only), sorted by image,
+  n-gram, then reference;
+* the distinct (image, n-gram) pairs, keyed ``image * size + n-gram`` in
+  ascending order (``ig_key``; ``size`` is the order's number of n-grams),
+  with the largest count in one reference (BLEU's clipping count,
+  ``ig_max``) and the range of their (reference, n-gram) pairs
+  (``ig_bounds``);
 * document frequencies (``df``: the number of images whose references have
   the n-gram), which CIDEr-D needs.
 
-Working order by order keeps the arrays small. Neither the vocabulary size
-nor n is limited.
+Working order by order, and block by block within an order, keeps every
+array that a step works on small: a step whose arrays grow with the corpus
+leaves the processor's cache and has the kernel map fresh memory on every
+call, and that made the cost grow faster than the corpus (n^1.14–1.34 from
+1,000 to 100,000 captions; now n^0.9–1.0, as pycocoevalcap's). Captions are
+scored in blocks as well (``BatchedMetric.block``). Neither the vocabulary
+size nor n is limited.
 
-Captions (:func:`caption_grams`) go through the same sort; their distinct
-n-grams are looked up in the references' table (ascending, so the binary
-search stays local). N-grams the references lack get ids after the reference
+Captions (:func:`caption_grams`) go through a stable sort by code; their
+distinct n-grams are looked up in the references' table, and their (image,
+n-gram) pairs in the part of ``ig_key`` that holds their images. N-grams the references lack get ids after the reference
 n-grams of their order when the caller needs them (CIDEr-D counts them in its
 norms). A caption's distinct n-grams of one order can be listed in
 first-occurrence order: the order in which coco-caption's ``precook`` fills
@@ -85,11 +93,12 @@ def _room(lens: np.ndarray) -> np.ndarray:
 class OrderTable:
     """The reference n-grams of one order (see the module docs)."""
 
-    __slots__ = ("size", "keys", "pair_d", "pair_r", "pair_tf", "pair_first", "ig_key", "ig_bounds",
+    __slots__ = ("size", "keys", "repeats", "pair_d", "pair_r", "pair_tf", "pair_first", "ig_key", "ig_bounds",
                  "ig_max", "df")
     # keys: the distinct codes of the order, sorted: n-gram id = position (None for unigrams: ids are token ids);
-    # pair_*: distinct (reference, n-gram), sorted by n-gram, then reference; ig_*: distinct (image, n-gram),
-    # sorted by n-gram, then image. pair_tf and ig_max are None when every count is 1.
+    # pair_*: distinct (reference, n-gram), sorted by image, n-gram, then reference (None unless CIDEr-D's idf
+    # was asked for); ig_*: distinct (image, n-gram), sorted by image, then n-gram. pair_tf and ig_max are None
+    # when every count is 1 (repeats: some count is more).
 
 
 class RefIndex:
@@ -106,12 +115,24 @@ class RefIndex:
         return len(self.lens)
 
 
+#: Occurrences grouped per block of whole images: sorting and grouping a block touches memory that stays
+#: in the processor's cache, so the cost per occurrence does not rise with the corpus.
+BLOCK = 1 << 16
+
+
 def build(tok_refs: list[list[str]], n: int, *, clip: bool = True, idf: bool = True) -> RefIndex:
     """The n-gram tables of ``tok_refs`` (per item, a list of reference strings).
 
     ``clip`` computes BLEU's clipping counts (``ig_max``), ``idf`` what
     CIDEr-D needs besides (document frequencies, first occurrences, the
     ranges of (reference, n-gram) pairs per (image, n-gram)).
+
+    Per order, the occurrences' codes are numbered by a hash table (pandas'
+    ``factorize`` with sorted uniques: ids in code order, the sorted distinct
+    codes as lookup table), which costs the same per occurrence at any corpus
+    size. Then the occurrences are sorted by (image, n-gram) block by block
+    (:data:`BLOCK` occurrences of whole images), stably, so within an
+    (image, n-gram) they stay in reference and position order.
     """
     ix = RefIndex()
     ix.n = n
@@ -129,62 +150,120 @@ def build(tok_refs: list[list[str]], n: int, *, clip: bool = True, idf: bool = T
     mult = len(ix.vocab) + 1  # token ids are 1..V
     for k in range(n):
         if k == 0:
-            size, r, keys = mult, seg, None
-            perm = stable_argsort(ids, size)
-            ds = ids[perm]
+            size, r, keys, d = mult, seg, None, ids
         else:
-            # k-gram code: (id of the (k-1)-gram, next token); sorted stably, runs of equal codes are the
-            # distinct n-grams, numbered in code order (so the sorted distinct codes serve as lookup table)
+            # k-gram code: (id of the (k-1)-gram, next token); ids in code order (the sorted distinct codes
+            # serve as lookup table)
             idx = np.flatnonzero(room > k)
-            codes = prev[idx].astype(np.int64) * mult + ids[idx + k]
-            perm = stable_argsort(codes, size * mult)
-            sc = codes[perm]
-            new = _breaks(sc)
-            ds = np.cumsum(new, dtype=np.int32) - 1
-            keys = sc[new]
+            codes = prev[idx].astype(np.int64)
+            codes *= mult
+            codes += ids[idx + k]
+            d, keys = _number(codes, size * mult)
+            del codes
             size = len(keys)
             r = seg[idx]
             if k < n - 1:
                 prev = np.empty(len(ids), dtype=np.int32)
-                prev[idx[perm]] = ds
-        ot = _table(perm, ds, r, size, keys, ix.ref_item, n_items, repeats, clip, idf)
+                prev[idx] = d
+            del idx
+        ot = _table(d, r, size, keys, ix.ref_start, ix.ref_item, repeats, clip, idf)
         # an n-gram repeated within a reference needs a repeated prefix: once none repeats, none will
-        repeats = ot.pair_tf is not None
+        repeats = ot.repeats
         orders.append(ot)
     ix.orders = orders
     return ix
 
 
-def _table(perm: np.ndarray, ds: np.ndarray, r: np.ndarray, size: int, keys, ref_item: np.ndarray, n_items: int,
+def _number(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Dense ids (int32, in code order) of the codes (in ``[0, size)``) and the sorted distinct codes.
+
+    A code range of at most a few times the number of codes is numbered through a table over the range
+    (one pass, no hashing); a larger one through pandas' hash table with sorted uniques.
+    """
+    if size <= max(1 << 20, 4 * len(codes)):
+        seen = np.zeros(size, dtype=bool)
+        seen[codes] = True
+        keys = np.flatnonzero(seen)
+        number = np.zeros(size, dtype=np.int32)
+        number[keys] = np.arange(len(keys), dtype=np.int32)
+        return number[codes], keys.astype(np.int64, copy=False)
+    import pandas as pd
+    d, keys = pd.factorize(codes, sort=True)
+    return d.astype(np.int32, copy=False), np.asarray(keys, dtype=np.int64)
+
+
+def _blocks(r: np.ndarray, ref_start: np.ndarray, ref_item: np.ndarray):
+    """``(start, end)`` ranges of about :data:`BLOCK` occurrences (in reference order ``r``) of whole images."""
+    T = len(r)
+    at = 0
+    while at < T:
+        end = at + BLOCK
+        if end >= T:
+            end = T
+        else:  # up to the first occurrence in a reference of the next image
+            # (the value in r's own type: another would make numpy convert all of r on every call)
+            end = int(r.searchsorted(r.dtype.type(ref_start[ref_item[r[end - 1]] + 1])))
+        yield at, end
+        at = end
+
+
+def _table(d: np.ndarray, r: np.ndarray, size: int, keys, ref_start: np.ndarray, ref_item: np.ndarray,
            repeats: bool, clip: bool, idf: bool) -> OrderTable:
-    """Tables of one order from its occurrences sorted stably by n-gram id (``ds = d[perm]``)."""
+    """Tables of one order from its occurrences' n-gram ids ``d`` and references ``r`` (in reference order).
+
+    Built block by block (:func:`_blocks`), each sorted stably by (image, n-gram id): within an (image,
+    n-gram), occurrences stay in reference and position order. The blocks' pieces are joined at the end.
+    """
     ot = OrderTable()
     ot.size, ot.keys = size, keys
-    ot.pair_first = ot.ig_bounds = ot.ig_max = ot.df = None
-    # within an n-gram, occurrences are in reference and position order (the sort is stable)
-    rs = r[perm]
+    parts = [_block_table(d[a:b], r[a:b], a, size, ref_item, repeats, clip, idf)
+             for a, b in _blocks(r, ref_start, ref_item)]
+    cat = (lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dtype=dt))
+    repeated = any(p[2] is not None for p in parts)
+    ot.pair_d = ot.pair_r = ot.pair_tf = ot.pair_first = ot.ig_bounds = ot.ig_max = ot.df = None
+    ot.repeats = repeated
+    ot.ig_key = cat([p[4] for p in parts], np.int64)
+    if clip and repeated:
+        ot.ig_max = cat([np.ones(len(p[4]), dtype=np.int32) if p[5] is None else p[5] for p in parts], np.int32)
+    if idf:  # the pairs themselves: only CIDEr-D needs them after the build
+        ot.pair_d = cat([p[0] for p in parts], np.int32)
+        ot.pair_r = cat([p[1] for p in parts], np.int32)
+        if repeated:
+            ot.pair_tf = cat([np.ones(len(p[0]), dtype=np.int32) if p[2] is None else p[2] for p in parts],
+                             np.int32)
+        ot.pair_first = cat([p[3] for p in parts], np.int64)
+        offsets = np.cumsum([0] + [len(p[0]) for p in parts])
+        ot.ig_bounds = np.concatenate([p[6] + o for p, o in zip(parts, offsets)] + [offsets[-1:]]).astype(
+            np.int32 if offsets[-1] < 1 << 31 else np.int64, copy=False)
+        ot.df = np.bincount(cat([p[7] for p in parts], np.int32), minlength=size)
+    return ot
+
+
+def _block_table(d: np.ndarray, r: np.ndarray, offset: int, size: int, ref_item: np.ndarray, repeats: bool,
+                 clip: bool, idf: bool) -> tuple:
+    """One block's pairs and (image, n-gram) entries (see :func:`_table`)."""
+    img = ref_item[r]
+    key = (img - img[0]).astype(np.int64) * size + d
+    perm = np.argsort(key, kind="stable")
+    ds, rs = d[perm], r[perm]
     pstart = runs(ds, rs) if repeats else None
+    first = None
     if pstart is None or len(pstart) == len(ds):
         # no n-gram repeats within a reference: every occurrence is a pair of its own, with count 1
-        ot.pair_d, ot.pair_r, ot.pair_tf = ds, rs, None
+        pair_d, pair_r, pair_tf = ds, rs, None
         if idf:
-            ot.pair_first = perm
+            first = perm + offset
     else:
-        ot.pair_d, ot.pair_r = ds[pstart], rs[pstart]
-        ot.pair_tf = np.diff(pstart, append=len(ds)).astype(np.int32)
+        pair_d, pair_r = ds[pstart], rs[pstart]
+        pair_tf = np.diff(pstart, append=len(ds)).astype(np.int32)
         if idf:
-            ot.pair_first = perm[pstart]  # the stable sort keeps a pair's first occurrence first
-    P = len(ot.pair_d)
-    pitem = ref_item[ot.pair_r]
-    istart = runs(ot.pair_d, pitem)
-    ig_d = ot.pair_d[istart]
-    ot.ig_key = ig_d.astype(np.int64) * n_items + pitem[istart]  # n-gram * images + image, ascending
-    if clip and ot.pair_tf is not None and P:
-        ot.ig_max = np.maximum.reduceat(ot.pair_tf, istart)
-    if idf:
-        ot.ig_bounds = np.append(istart, P)
-        ot.df = np.bincount(ig_d, minlength=size)
-    return ot
+            first = perm[pstart] + offset  # the stable sort keeps a pair's first occurrence first
+    pitem = img[perm] if pstart is None or len(pstart) == len(ds) else img[perm[pstart]]
+    istart = runs(pair_d, pitem)
+    ig_d = pair_d[istart]
+    ig_key = pitem[istart].astype(np.int64) * size + ig_d  # image * size + n-gram, ascending
+    ig_max = np.maximum.reduceat(pair_tf, istart) if clip and pair_tf is not None and len(pair_d) else None
+    return pair_d, pair_r, pair_tf, first, ig_key, ig_max, istart if idf else None, ig_d if idf else None
 
 
 class OrderGrams:
@@ -282,12 +361,15 @@ def _pairs(perm: np.ndarray, sc: np.ndarray, ds: np.ndarray, hs: np.ndarray, cou
     e = np.full(len(first), -1, dtype=np.int64)
     known = np.flatnonzero(og.d < ot.size)
     if len(known) and len(ot.ig_key):
-        # ascending (for ascending items): the binary search stays local
-        key = og.d[known] * n_items + items[og.h[known]]
-        j = np.searchsorted(ot.ig_key, key)
-        j[j == len(ot.ig_key)] = 0
-        hit = ot.ig_key[j] == key
-        e[known[hit]] = j[hit]
+        key = items[og.h[known]] * ot.size + og.d[known]
+        # only the entries of the images asked about: a block's searches stay in a small part of the table
+        lo, hi = ot.ig_key.searchsorted([key.min(), key.max()], side="left")
+        hi = min(int(hi) + 1, len(ot.ig_key))
+        table = ot.ig_key[lo:hi]
+        j = table.searchsorted(key)
+        j[j == len(table)] = 0
+        hit = table[j] == key
+        e[known[hit]] = j[hit] + lo
     og.e = e
     if ordered and len(first):
         # first-occurrence order (positions are distinct: scatter them into their slots)

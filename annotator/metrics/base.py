@@ -286,6 +286,12 @@ class Metric(abc.ABC):
         if isinstance(context, Prepared):
             self._check_prepared(context)
             return context
+        # the collector paused throughout: its passes over the many small objects of a large corpus
+        # (reference tuples, token lists) grow faster than the corpus
+        with gc_paused():
+            return self._prepare_context(context, cache)
+
+    def _prepare_context(self, context, cache: bool) -> Prepared:
         refs, samples = self._read_context(context)
         key = (self.signature, refs) if samples is None else (
             self.signature, refs, tuple((s.image, s.image_size, s.boxes) for s in samples))
@@ -299,8 +305,7 @@ class Metric(abc.ABC):
         for c in counts:
             tok_refs.append(flat[pos:pos + c])
             pos += c
-        with gc_paused():
-            prep = Prepared(self.signature, refs, self._prepare(tok_refs, samples), samples)
+        prep = Prepared(self.signature, refs, self._prepare(tok_refs, samples), samples)
         if cache:
             PREPARED_CACHE.put(key, prep)
         return prep
@@ -318,10 +323,10 @@ class Metric(abc.ABC):
         ``stats(samples)``: the samples' hypotheses scored against the rest
         of them.
         """
-        hyps, context = split_samples(hyps, context)
-        prep = self.prepare(context)
-        hyps = check_hyps(hyps, prep.n)
         with gc_paused():
+            hyps, context = split_samples(hyps, context)
+            prep = self.prepare(context)
+            hyps = check_hyps(hyps, prep.n)
             out = self._stats(self._tok(hyps), prep)
         return np.asarray(out, dtype=np.float64).reshape(len(hyps), self.width)
 
@@ -442,8 +447,16 @@ class BatchedMetric(Metric):
     @abc.abstractmethod
     def _rows(self, hyps: list[str], prep: Prepared, items: np.ndarray) -> np.ndarray: ...
 
+    #: Captions scored per call of ``_rows``: a block's arrays stay in the processor's cache and in memory
+    #: the allocator reuses, so the cost per caption does not rise with the corpus.
+    block = 8192
+
     def _stats(self, hyps: list[str], prep: Prepared):
-        return self._rows(hyps, prep, np.arange(len(hyps), dtype=np.int64))
+        B = self.block
+        if len(hyps) <= B:
+            return self._rows(hyps, prep, np.arange(len(hyps), dtype=np.int64))
+        return np.concatenate([self._rows(hyps[at:at + B], prep, np.arange(at, min(at + B, len(hyps)), dtype=np.int64))
+                               for at in range(0, len(hyps), B)])
 
     def _segments(self, toks: list[str], prep: Prepared, indices: list[int]):
         return self._rows(toks, prep, np.asarray(indices, dtype=np.int64).reshape(-1))

@@ -101,6 +101,9 @@ class CiderD(BatchedMetric, MeanScoreMetric):
             # squares summed per reference in first-occurrence order (coco-caption's insertion order)
             fo = np.argsort(ot.pair_first) if len(ot.pair_first) < 64 else _first_order(ot.pair_first)
             norms[:, k] = np.sqrt(np.bincount(ot.pair_r[fo], weights=sq[fo], minlength=ix.n_refs))
+            # what scoring does not read again: the pairs' n-grams, counts and first occurrences (a third of
+            # the tables' memory)
+            ot.pair_d = ot.pair_tf = ot.pair_first = None
         return _CiderRefs(index=ix, vocab=ix.vocab, ref_len=float(ref_len), weight=weight, square=square,
                           pair_val=pair_val, norms=norms, length=np.maximum(0, ix.lens - 1))
 

@@ -13,6 +13,15 @@ Crochemore et al. on Python integers: one pass over the caption tokens with a
 bit mask per reference token, instead of filling the O(n·m) table. It gives
 the same integer as coco-caption's ``my_lcs``; the scores then go through
 the same floating-point operations.
+
+All references of an image run in the same pass (:func:`lcs_lengths`): their
+bit vectors sit side by side in one integer, each followed by a guard bit
+that catches the carry out of its reference and is cleared after every token,
+so each reference's bits evolve exactly as they would alone. One image's
+references then cost one big-integer step per caption token instead of one
+per token and reference, and one mask dictionary per image is kept instead of
+one per reference (the prepared references of 100,000 images take a third of
+the memory).
 """
 
 from __future__ import annotations
@@ -35,6 +44,39 @@ def lcs_length(tokens: list[str], masks: dict[str, int], m: int) -> int:
             u &= v
             v = (v + u) | (v - u)
     return m - (v & ((1 << m) - 1)).bit_count()
+
+
+def image_masks(refs: list[list[str]]) -> tuple[dict[str, int], int, tuple[tuple[int, int], ...]]:
+    """Position masks of an image's references side by side (see the module docs).
+
+    Returns ``(masks, start, segments)``: token → mask over all references,
+    the starting bit vector (every reference's bits set, guard bits clear)
+    and each reference's ``(offset, length)``.
+    """
+    masks: dict[str, int] = {}
+    segments = []
+    off = 0
+    for toks in refs:
+        for i, t in enumerate(toks, off):
+            masks[t] = masks.get(t, 0) | (1 << i)
+        segments.append((off, len(toks)))
+        off += len(toks) + 1  # the guard bit
+    start = 0
+    for o, m in segments:
+        start |= ((1 << m) - 1) << o
+    return masks, start, tuple(segments)
+
+
+def lcs_lengths(tokens: list[str], masks: dict[str, int], start: int,
+                segments: tuple[tuple[int, int], ...]) -> list[int]:
+    """LCS length of ``tokens`` with each reference of :func:`image_masks`, in one pass."""
+    v = start
+    for t in tokens:
+        u = masks.get(t)
+        if u:
+            u &= v
+            v = ((v + u) | (v - u)) & start  # u ⊆ v: no borrow; the mask clears the guard bits
+    return [m - ((v >> o) & ((1 << m) - 1)).bit_count() for o, m in segments]
 
 
 def position_masks(tokens: list[str]) -> dict[str, int]:
@@ -60,14 +102,7 @@ class RougeL(MeanScoreMetric):
     score_keys = ("ROUGE_L",)
 
     def _prepare(self, tok_refs: list[list[str]], samples=None):
-        out = []
-        for rs in tok_refs:
-            item = []
-            for r in rs:
-                toks = r.split(" ")
-                item.append((position_masks(toks), len(toks)))
-            out.append(item)
-        return out
+        return [image_masks([r.split(" ") for r in rs]) for rs in tok_refs]
 
     def _stats(self, hyps: list[str], prep: Prepared):
         data = prep.data
@@ -77,12 +112,12 @@ class RougeL(MeanScoreMetric):
         return [_score(hyp, prep.data[index])]
 
 
-def _score(hyp: str, refs: list[tuple[dict[str, int], int]]) -> float:
+def _score(hyp: str, refs: tuple[dict[str, int], int, tuple[tuple[int, int], ...]]) -> float:
     toks = hyp.split(" ")
     lc = len(toks)
     prec_max = rec_max = 0.0
-    for masks, m in refs:
-        lcs = lcs_length(toks, masks, m)
+    masks, start, segments = refs
+    for lcs, (_, m) in zip(lcs_lengths(toks, masks, start, segments), segments):
         p = lcs / float(lc)
         r = lcs / float(m)
         if p > prec_max:
