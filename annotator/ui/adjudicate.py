@@ -24,6 +24,7 @@ from ..errors import AnnotatorError, CaptionChanged, InputError, JudgementChange
 from ..limits import measured_seconds
 from ..model import Label
 from ..store.analysis_queries import annotators_in
+from ..store.caption_queries import caption_details
 from ..taxonomy import taxonomy
 from . import annotate_spans
 from .annotate_spans import marked_caption_html
@@ -338,7 +339,17 @@ def _with_opened(queue: pd.DataFrame, full: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([row, queue], ignore_index=True)
 
 
-def _caption_picker(queue: pd.DataFrame, ids: list[int]) -> tuple[pd.DataFrame, int, int]:
+def picker_names(store, project: str, window: pd.DataFrame) -> dict[int, str]:
+    """Each listed caption as the files and the README name it (its item, system and 0-based line), then what
+    the annotators disagree on and whether it is decided; never the store's caption id."""
+    where = {int(r.caption_id): f"{r.item_key} · {r.system}, line {int(r.line_no)}"
+             for r in caption_details(store, project, window["caption_id"]).itertuples()}
+    return {int(r.caption_id): where.get(int(r.caption_id), f"{r.system}") + " · "
+            + (f"waiting for {r.waiting_for}'s types" if r.waiting_for else f"{r.disagreement} disagreement")
+            + " · " + ("adjudicated" if r.adjudicated else "open") for r in window.itertuples()}
+
+
+def _caption_picker(store, project: str, queue: pd.DataFrame, ids: list[int]) -> tuple[pd.DataFrame, int, int]:
     """The jump list around the current caption: (the block of the queue it offers, the position, the caption id)."""
     if st.session_state.get(K_CAPTION) not in ids:
         st.session_state[K_CAPTION] = ids[0]
@@ -346,9 +357,7 @@ def _caption_picker(queue: pd.DataFrame, ids: list[int]) -> tuple[pd.DataFrame, 
     pos = ids.index(st.session_state[K_CAPTION])
     start = pos // PAGE_SIZE * PAGE_SIZE
     window = queue.iloc[start:start + PAGE_SIZE]
-    describe = {int(r.caption_id): f"caption {int(r.caption_id)} · {r.system} · "
-                + (f"waiting for {r.waiting_for}'s types" if r.waiting_for else f"{r.disagreement} disagreement")
-                + " · " + ("adjudicated" if r.adjudicated else "open") for r in window.itertuples()}
+    describe = picker_names(store, project, window)
     j1, j2 = st.columns([4, 1], vertical_alignment="bottom")
     cid = j1.selectbox("Caption", list(describe), key=K_CAPTION, format_func=describe.get)
     j2.text(f"{pos + 1} of {len(ids)}")
@@ -439,7 +448,7 @@ def render(ctx: ui.PageContext) -> None:
             st.success(esc(msg))
         st.success("Every disagreement here is decided." if status == "undecided" else "No caption to show here.")
         return
-    window, pos, cid = _caption_picker(queue, ids)
+    window, pos, cid = _caption_picker(ctx.store, project, queue, ids)
 
     try:
         case = caption_case(ctx.store, project, cid)

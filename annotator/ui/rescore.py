@@ -7,6 +7,7 @@ import streamlit as st
 from .. import ui
 from ..report import json_text
 from ..correction import corrections_table
+from ..correction.sets import CorrectionSet, correction_set
 from ..correction.blind import views_closed_for
 from ..correction.queues import correction_layers, corrections_version, default_layer
 from ..errors import AnnotatorError
@@ -36,9 +37,15 @@ def _layer_name(s: str) -> str:
 @st.cache_data(show_spinner="Rescoring… (the first run starts METEOR's Java process, which can take a while)",
                max_entries=32)
 def _table(url: str, project: str, system: str, layer: str | None, correctors: tuple, resamples: int, seed: int,
-           fingerprint: tuple, tokenize: str):
-    return by_type_table(ui.get_store(), project, system, layer=layer, correctors=list(correctors) or None,
-                         resamples=resamples, seed=seed, tokenize=tokenize)
+           fingerprint: tuple, tokenize: str, baseline_only: bool = False):
+    store = ui.get_store()
+    corrections = None
+    if baseline_only:
+        # The system's captions without any correction: the baseline row needs no layer.
+        every = correction_set(store, project, system)
+        corrections = CorrectionSet(project, system, every.baseline, every.line_caption_ids)
+    return by_type_table(store, project, system, layer=layer, correctors=list(correctors) or None,
+                         resamples=resamples, seed=seed, tokenize=tokenize, corrections=corrections)
 
 
 def render(ctx: ui.PageContext) -> None:
@@ -101,22 +108,23 @@ def _corrections_tab(store, project: str, systems: list[str]) -> None:
                          help="When several people corrected one caption for one type, the latest correction "
                               "counts.")
 
-    if layer is None:
-        st.info("Several annotators judged these captions and nobody adjudicated: choose whose judgements decide "
-                "which corrections count.")
-        return
-    if correctors and not chosen:
-        st.info("Choose whose corrections to use.")
-        return
+    # Only the correction rows need a layer (and correctors): the baseline row is shown whatever is unchosen.
+    waiting = None
+    if layer is None and correctors:
+        waiting = ("Several annotators judged these captions and nobody adjudicated: choose whose judgements decide "
+                   "which corrections count (above) to see what each error type's corrections change.")
+    elif correctors and not chosen:
+        waiting = "Choose whose corrections to use (above) to see what they change."
+    baseline_only = waiting is not None or layer is None
     try:
-        result = _table(store.url, project, system, None if layer == "any" else layer,
+        result = _table(store.url, project, system, None if layer in ("any", None) else layer,
                         tuple(chosen) if chosen != correctors else (), resamples, seed, fingerprint,
-                        project_tokenize(store, project))
+                        project_tokenize(store, project), baseline_only)
     except AnnotatorError as exc:
         st.error(ui.md_escape(str(exc)))
         return
     if result is not None:
-        _show_rescoring(result, project, system)
+        _show_rescoring(result, project, system, waiting=waiting, baseline_only=baseline_only)
 
 
 def _layer_picker(store, project: str, system: str, column) -> str | None:
@@ -138,16 +146,22 @@ def _layer_picker(store, project: str, system: str, column) -> str | None:
                                  "corrects only captions annotated with the type).")
 
 
-def _show_rescoring(result, project: str, system: str) -> None:
-    """One rescoring result: the compact score-and-Δ table, its intervals, its notes and its downloads."""
+def _show_rescoring(result, project: str, system: str, *, waiting: str | None = None,
+                    baseline_only: bool = False) -> None:
+    """One rescoring result: the compact score-and-Δ table, its intervals, its notes and its downloads; with
+    ``baseline_only`` its baseline row alone (``waiting`` says what the correction rows wait for)."""
     meta = result.meta
     if meta.unavailable:
         st.warning(ui.md_escape(meta.unavailable))
-    if not result.types:
+    if waiting:
+        st.info(waiting)
+    elif not result.types:
         st.info("No stored correction changes a caption of this system yet: only the baseline is shown. "
                 "Corrections are made on the Correction page.")
     metrics = [m for m in REGISTRY.score_keys() if m in result.baseline]
     frame = table_frame(result)
+    if baseline_only:
+        frame = frame[frame["row"] == frame["row"].iloc[0]]  # the baseline row: nothing else is chosen yet
     shown = st.multiselect("Metrics shown", metrics, default=[m for m in REGISTRY.headline_keys() if m in metrics],
                            format_func=lambda m: METRIC_LABELS[m], key="rescore_shown",
                            help="The downloads always have every metric, with intervals and p-values.")
@@ -158,6 +172,8 @@ def _show_rescoring(result, project: str, system: str) -> None:
     ui.show_table(view, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%+.2f" if c.endswith(" Δ") else "%.2f")
                                 for c in view.columns if c not in ("row", "changed")})
+    if baseline_only:
+        return
     st.caption(ALL_CORRECTIONS_NOTE)
     _intervals(result, shown)
     _rescoring_notes(meta)

@@ -15,6 +15,11 @@ def ids(sqlite_store):
     return build_project(sqlite_store)
 
 
+def name(i: int) -> str:
+    """How the caption picker names the hand-made project's caption c<i>: its item, system and line."""
+    return f"img{i % 10} · {'sysA' if i < 10 else 'sysB'}, line {i % 10}"
+
+
 def _adjudications(store):
     f = judgement_frame(store, PROJECT, kinds=("adjudication",))
     return {(int(r.caption_id), str(r.user)): (str(r.label), str(r.error_types)) for r in f.itertuples()}
@@ -38,16 +43,25 @@ def test_queue_counts_and_side_by_side(sqlite_store, ids):
     assert len(at.image) == 1
 
 
+def test_picker_names_item_system_and_line(sqlite_store, ids):
+    """The caption picker names a caption as the files and the README do (item, system, 0-based line), never by
+    the store's caption id (issue 38 item 8)."""
+    at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
+    options = at.selectbox(key="adj_caption").options
+    assert options[0] == f"{name(2)} · label disagreement · open", options
+    assert not any(o.startswith("caption") for o in options), options
+
+
 def test_queue_filters(sqlite_store, ids):
     at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
     at.selectbox(key="adj_kind").set_value("types").run()
     assert sorted(at.selectbox(key="adj_caption").options) == sorted(
-        f"caption {ids[i]} · {s} · types disagreement · open" for i, s in ((3, "sysA"), (13, "sysB"), (18, "sysB")))
+        f"{name(i)} · types disagreement · open" for i in (3, 13, 18))
     at.selectbox(key="adj_kind").set_value("label").run()
     assert [o.split(" · ")[0] for o in at.selectbox(key="adj_caption").options] == [
-        f"caption {c}" for c in sorted(ids[i] for i in (2, 5, 9, 12, 19))]  # by caption id
+        f"img{i % 10}" for i in sorted((2, 5, 9, 12, 19), key=lambda i: ids[i])]  # by caption id
     at.selectbox(key="adj_show").set_value("decided").run()
-    assert at.selectbox(key="adj_caption").options == [f"caption {ids[4]} · sysA · label disagreement · adjudicated"]
+    assert at.selectbox(key="adj_caption").options == [f"{name(4)} · label disagreement · adjudicated"]
     at.selectbox(key="adj_show").set_value("all").run()
     assert len(at.selectbox(key="adj_caption").options) == 6
 
@@ -140,8 +154,8 @@ def test_rules_are_enforced(sqlite_store, ids):
 def test_show_adjudicated_prefills_the_form(sqlite_store, ids):
     at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
     at.selectbox(key="adj_show").set_value("decided").run()
-    assert at.selectbox(key="adj_caption").options == [f"caption {ids[1]} · sysA · types disagreement · adjudicated",
-                                                       f"caption {ids[4]} · sysA · label disagreement · adjudicated"]
+    assert at.selectbox(key="adj_caption").options == [f"{name(1)} · types disagreement · adjudicated",
+                                                       f"{name(4)} · label disagreement · adjudicated"]
     at.selectbox(key="adj_caption").set_value(ids[4]).run()
     assert at.radio(key="adj_label").value == "inaccurate"
     assert {c.key for c in at.checkbox if c.key.startswith("adj_type_") and c.value} == {"adj_type_color"}
@@ -244,7 +258,7 @@ def test_a_caption_waiting_for_types_is_listed_last_and_refused(sqlite_store, id
     at = page_test("adjudicate", sqlite_store.url, user="lea", role="lead", project=PROJECT).run()
     at.multiselect(key="adj_annotators").set_value(["ann1", "ann2"]).run()
     options = at.selectbox(key="adj_caption").options
-    assert options[-1] == f"caption {cid} · sysA · waiting for ann2's types · open", options
+    assert options[-1] == f"{name(ids.index(cid))} · waiting for ann2's types · open", options
     at.selectbox(key="adj_caption").set_value(cid).run()
     assert any("Waiting for ann2's error types" in w.value for w in at.warning)
     assert at.button(key="adj_save").disabled

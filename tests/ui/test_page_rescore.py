@@ -111,3 +111,36 @@ def test_analysts_may_open_annotators_may_not(sqlite_store, no_java):
     assert not at.exception and at.dataframe
     at = page_test("rescore", sqlite_store.url, user="alice", role="annotator", project="demo").run()
     assert any("Not allowed" in e.value for e in at.error)
+
+
+def test_baseline_at_once_without_a_layer(store, no_java):
+    """Several annotators and no adjudication: the baseline row shows at once; only the correction rows wait for
+    the choice of whose judgements count (issue 38 item 11)."""
+    from annotator.store.judgements import save_judgement
+    from annotator.store import projects as P
+    from annotator.store import users as U
+    from annotator.model import Box, Caption, Item, Project, Reference, Role
+    from tests.store.test_correction_store import ALICE, BOB, CAPTIONS, NO_IMAGES, REFS
+    items = [Item(key=f"img{i}.jpg", image=f"img{i}.jpg", width=64, height=48,
+                  boxes=[Box("0", "person", 1, 2, 30, 20)], references=[Reference(r) for r in REFS[i]],
+                  captions=[Caption("sys", CAPTIONS[i])]) for i in range(len(CAPTIONS))]
+    with store.transaction() as conn:
+        P.write_project(conn, Project("demo", image_root=NO_IMAGES, items=items))
+        uids = {n: U.create_user(conn, n, r) for n, r in
+                (("alice", Role.ANNOTATOR), ("bob", Role.ANNOTATOR), ("lead", Role.LEAD))}
+        ids = {r.line_no: r.id for r in P.captions_of_system(conn, P.project_id(conn, "demo"), "sys")}
+    for user, layer in (("alice", ALICE), ("bob", BOB)):
+        for line in range(len(CAPTIONS)):
+            types = layer.get(line, [])
+            save_judgement(store, ids[line], uids[user], label="inaccurate" if types else "accurate",
+                           error_types=types)
+    correct_caption(store, ids[1], "gender", "bob", "A boy playing soccer on the grass.")
+    at = _page(store)
+    assert not at.exception, at.exception
+    assert at.selectbox(key="rescore_layer").value is None
+    rows = at.dataframe[0].value
+    assert list(rows["row"]) == ["Baseline"] and list(rows["changed"]) == [0]
+    assert "choose whose judgements decide which corrections count" in texts(at)
+    at.selectbox(key="rescore_layer").set_value("annotator:bob").run()
+    assert list(at.dataframe[0].value["row"]) == ["Baseline", "Gender", ALL]
+
