@@ -63,10 +63,19 @@ def open_dialog() -> None:
 
 def _close() -> None:
     st.session_state.pop(K_OPEN, None)
+    st.session_state.pop(K_DONE, None)
 
 
 @st.dialog("Change my password", on_dismiss=_close)
 def _change_dialog(store, name: str) -> None:
+    done = st.session_state.get(K_DONE)
+    if done:
+        # The confirmation stays where the user is looking (the dialog), whole, until they close it.
+        st.success(done, icon=":material/key:")
+        if st.button("OK", key="pw_change_close", type="primary"):
+            _close()
+            st.rerun()
+        return
     st.caption("Your other sessions (other browsers and tabs) end; this one goes on.")
     account = change_form(store, name, "pw_change")
     if account is None:
@@ -80,17 +89,13 @@ def _change_dialog(store, name: str) -> None:
     except StoreUnavailable as exc:
         outage_notice(exc)
         return
-    _close()
-    st.session_state[K_DONE] = CHANGED
+    st.session_state[K_DONE] = CHANGED  # the dialog stays open and says so
     st.rerun()
 
 
 def sidebar_entry(store, user) -> None:
-    """The sidebar's "Change my password" button, its dialog while open, and the message after a change."""
+    """The sidebar's "Change my password" button and its dialog while open (the form, then the confirmation)."""
     st.button("Change my password", key="annotator_change_password", on_click=open_dialog, icon=":material/key:")
-    done = st.session_state.pop(K_DONE, None)
-    if done:
-        st.success(done, icon=":material/key:")
     if st.session_state.get(K_OPEN):
         _change_dialog(store, user.name)
 

@@ -10,6 +10,7 @@ import pytest
 from annotator.accounts import auth
 from annotator.errors import AuthenticationFailed
 from annotator.accounts.people import account_changes, add_person
+from annotator.ui.password import CHANGED
 from tests.apptest_helpers import app_test, page_test, seed_project, texts
 
 PW = "correct horse battery"
@@ -104,9 +105,15 @@ def test_everyone_changes_their_own_password_from_the_sidebar(sqlite_store):
     assert any("current password is wrong" in e.value for e in at.error)
     at = _change(at, "pw_change", PW, NEW)
     assert not at.exception
-    assert any("Your password is changed" in s.value for s in at.success)
-    # Still logged in (with the account's new session epoch), the dialog closed, the new password in force.
+    # The confirmation is in the dialog, where the user is looking, not squeezed at the foot of the sidebar
+    # (issue 38 item 13); OK closes it.
+    assert [s.value for s in at.success] == [CHANGED]
+    assert [path[:2] for path in _types_above(at, "success")] == [("event", "dialog")]
+    assert not any("Your password is changed" in s.value for s in at.sidebar.success)
     assert at.session_state["annotator_user"]["name"] == "ann" and "Logged in as" in texts(at)
+    at.button(key="pw_change_close").click().run()
+    # Still logged in (with the account's new session epoch), the dialog closed, the new password in force.
+    assert "Logged in as" in texts(at) and not at.success
     assert not _types_above(at, "dialog")
     at.run()
     assert "Logged in as" in texts(at)
