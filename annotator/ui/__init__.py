@@ -27,8 +27,8 @@ from .identity import (FIRST_ADMIN_COMMAND, SessionUser, client_address, current
                        server_port, signed_in)
 from .page_data import (case_picture, judgement_layer, project_judgements, project_systems, refusal_text,  # noqa: F401
                         show_error_and_stop)
-from .shell import (PROGRESS_KEY, PROGRESS_MAX_AGE, PageContext, allowed_pages_links, ensure_shell,  # noqa: F401
-                    menu_pages, page_header, page_setup, page_texts, page_title, progress, project_picker,
+from .shell import (PROGRESS_KEY, PROGRESS_MAX_AGE, PageContext, allowed_pages_links, compact_header,  # noqa: F401
+                    ensure_shell, menu_pages, page_header, page_setup, page_texts, page_title, progress, project_picker,
                     remember_progress, require_project, selected_project, shell_run, sidebar)
 from .state import (LOCAL_MODE_KEY, LOCAL_USER, PROJECT_KEY, PROJECT_NAMES_KEY, SESSION_ENDED_KEY,  # noqa: F401
                     USER_KEY, log_in, outage_notice, project_names, remembered)

@@ -9,7 +9,9 @@ decision's error spans are drawn over the caption and redrawn with Annotate's wo
 from __future__ import annotations
 
 import html
+import json
 import time
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -27,8 +29,7 @@ from ..store.analysis_queries import annotators_in
 from ..store.caption_queries import caption_details
 from ..taxonomy import taxonomy
 from . import annotate_spans
-from .annotate_spans import marked_caption_html
-from .keys import keyboard_script, panel_state_html
+from .keys import FRAMES_JS, keyboard_script, panel_state_html
 from .team_choice import team_picker
 
 esc = ui.md_escape
@@ -56,7 +57,16 @@ LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccur
 
 _STYLE = """<style>
 .adj-caption { font-size: 1.3rem; line-height: 1.45; padding: 0.5rem 0.8rem; border-left: 5px solid #8e44ad;
-  background: #f6f2fa; border-radius: 4px; white-space: pre-wrap; overflow-wrap: break-word; }
+  background: #f6f2fa; border-radius: 4px; overflow-wrap: break-word; }
+.adj-caption[data-long] { font-size: 1rem; max-height: calc(100vh - 300px); min-height: 12rem; overflow-y: auto; }
+.st-key-adj_types [data-testid="stVerticalBlock"] { gap: 0.15rem; }
+
+.adj-caption .ann-w { position: relative; }
+.adj-marks { position: absolute; left: 0; right: 0; top: calc(100% + 1px); display: flex; flex-direction: column;
+  gap: 1px; pointer-events: none; }
+.adj-marks i { display: block; height: 4px; border-radius: 1px; }
+.adj-marks i.adj-mark { pointer-events: auto; }
+table.adj-spans td, table.adj-spans th { vertical-align: top; padding: 0.2rem 0.4rem; font-size: 0.9rem; }
 table.adj-votes { border-collapse: collapse; width: 100%; font-size: 0.92rem; }
 table.adj-votes th, table.adj-votes td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.45rem; text-align: left;
   vertical-align: top; word-break: normal; overflow-wrap: break-word; hyphens: none; }
@@ -231,41 +241,68 @@ def queue_table(queue: pd.DataFrame, annotators) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+#: The group colours of the annotators' marks under the words: the spans' tints (annotator.taxonomy.GROUP_COLOURS)
+#: made strong enough to read as thin bars.
+MARK_COLOURS = ("#d6336c", "#1c6dd0", "#2f9e44", "#c98a00", "#7048e8", "#0c8599")
+LONG_CAPTION = 400  # characters: a longer caption scrolls in a pane of its own
+_MARKS_JS = (Path(__file__).parent / "static" / "adjudicate_marks.js").read_text(encoding="utf-8")
+
+
+def marks_json(rows: list[tuple[str, tuple]], tax=None) -> str:
+    """The annotators' marks under the caption's words as the page's script (static/adjudicate_marks.js) reads
+    them: ``{"rows": [name, ...], "marks": [[row, start, end, colour, title], ...]}``, one row per annotator of
+    ``rows`` ((name, spans) each), each span in the colour of its type's group with the type and fix as its
+    title."""
+    tax = tax or taxonomy()
+    group_of = {t.id: k for k, g in enumerate(tax.groups) for t in tax.by_group(g)}
+    marks = [[r, span.start, span.end, MARK_COLOURS[group_of[span.type] % len(MARK_COLOURS)],
+              f"{who}: {tax.get(span.type).name}" + (f" → {span.fix}" if span.fix is not None else "")]
+             for r, (who, spans) in enumerate(rows) for span in spans if span.type in group_of]
+    return json.dumps({"rows": [who for who, _ in rows], "marks": marks}, ensure_ascii=False)
+
+
 def _span_label(span, who, words, tax) -> str:
     text = " ".join(words[span.start:span.end])
     return (f"{tax.get(span.type).name}: “{text}” (words {span.start}–{span.end - 1})"
             + (f" → {span.fix}" if span.fix is not None else "") + (f" · {', '.join(who)}" if who else ""))
 
 
+def _mark_rows(case, annotators) -> list[tuple[str, tuple]]:
+    """(annotator, spans) of each chosen annotator who marked words on the caption, in the chosen order."""
+    by_user = {j.user: j for j in case.annotations}
+    return [(a, tuple(by_user[a].spans)) for a in annotators if a in by_user and by_user[a].spans]
+
+
 def _spans_section(case, annotators) -> None:
-    """Who marked which words (each annotator's spans over the caption), and the decision's spans: drawn over
-    the caption above by annotate_spans.js from the hidden field, pre-filled with the union of the annotators'
-    spans per type (annotator.adjudication.suggested_decision), and redrawn by the lead as on Annotate."""
+    """What the marks under the caption's words say (who marked which words, with their fixes, folded), and the
+    decision's spans: drawn over the caption above by annotate_spans.js from the hidden field, pre-filled with
+    the union of the annotators' spans per type (annotator.adjudication.suggested_decision), and redrawn by the
+    lead as on Annotate."""
     tax = taxonomy()
-    judged = [j for j in case.annotations if j.user in set(annotators) and j.spans]
-    if judged:
-        st.markdown("**Where: the annotators' error spans**")
-        st.html("<style>.adj-spans td{vertical-align:top;padding:0.2rem 0.4rem}.adj-spans .span-key{font:600 0.7em "
-                "monospace;background:#31333f;color:#fff;border-radius:3px;padding:0 3px;margin-left:2px}</style>"
-                '<table class="adj-spans" data-testid="adj-spans">'
-                + "".join(f"<tr><th>{html.escape(j.user)}</th><td>{marked_caption_html(case.text, j.spans, tax)}</td>"
-                          "</tr>" for j in judged) + "</table>")
+    words = case.text.split()
+    rows = _mark_rows(case, annotators)
     # The decision's spans as JSON (hidden): annotate_spans.js rewrites it and sends each change.
     st.text_input("Error spans of the decision", key=K_SPANS, label_visibility="collapsed")
     try:
         kept = _decision_spans()
     except InputError:
         kept = ()
-    words = case.text.split()
     who = dict(span_voters(case, annotators))
-    st.html('<ul class="adj-decision-spans" data-testid="adj-decision-spans">'
-            + "".join(f"<li>{html.escape(_span_label(s, who.get(s, ()), words, tax))}</li>" for s in kept) + "</ul>"
-            if kept else '<p data-testid="adj-decision-spans">The decision marks no words yet.</p>')
-    st.caption("The decision's spans are drawn on the caption, starting from the union of the annotators' spans per "
-               "type. Redraw them as on Annotate: select words (drag, click then shift-click, or `,` `.` and `<` `>`) "
-               "and press a type's key to mark them (it ticks the type); the same key on the same words, `Backspace`, "
-               "or a click on a span's key badge removes a span; `/` on a span edits its suggested fix. Unticking a "
-               "type drops its spans.")
+    with st.expander(f"Spans: {len(kept)} in the decision"
+                     + "".join(f" · {len(spans)} by {name}" for name, spans in rows)):
+        st.html('<ul class="adj-decision-spans" data-testid="adj-decision-spans">'
+                + "".join(f"<li>{html.escape(_span_label(s, who.get(s, ()), words, tax))}</li>" for s in kept) + "</ul>"
+                if kept else '<p data-testid="adj-decision-spans">The decision marks no words yet.</p>')
+        if rows:
+            st.html('<table class="adj-spans" data-testid="adj-spans">'
+                    + "".join(f"<tr><th>{html.escape(name)}</th><td>"
+                              + "<br>".join(html.escape(_span_label(s, (), words, tax)) for s in spans) + "</td></tr>"
+                              for name, spans in rows) + "</table>")
+        st.caption("The decision's spans are drawn on the caption, starting from the union of the annotators' "
+                   "spans per type. Redraw them as on Annotate: select words (drag, click then shift-click, or `,` "
+                   "`.` and `<` `>`) and press a type's key to mark them (it ticks the type); the same key on the "
+                   "same words, `Backspace`, or a click on a span's key badge removes a span; `/` on a span edits its "
+                   "suggested fix. Unticking a type drops its spans.")
 
 
 def _keys_script() -> str:
@@ -278,19 +315,22 @@ def _keys_script() -> str:
                            type_keys_set=True)
 
 
-def _header() -> None:
+ABOUT = ("Captions the annotators disagree on: different labels, or both inaccurate with different error types. Your "
+         "decision is stored as the adjudicated judgement; the error analysis uses it in its adjudicated layer, where "
+         "it replaces the annotators' judgements of that caption. The form starts from every error type an annotator "
+         "ticked; keep those you agree with.")
+
+
+def _header():
+    """The one-line header; returns the space beside the title, where the filters fold (with the page's prose)."""
     st.html(_STYLE)
-    st.title("Adjudication")
-    st.caption("Captions the annotators disagree on: different labels, or both inaccurate with different error types. "
-               "Your decision is stored as the adjudicated judgement; the error analysis uses it in its adjudicated "
-               "layer, where it replaces the annotators' judgements of that caption. The form starts from every "
-               "error type an annotator ticked; keep those you agree with.")
+    return ui.compact_header("Adjudication")
 
 
 def _filters(ctx: ui.PageContext, project: str, annotator_names) -> tuple | None:
     """The annotators, system, kind of disagreement and status to list: (chosen, system, kind, status), or None
     (with a warning) while fewer than two annotators are chosen."""
-    c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+    c1, c2, c3, c4 = st.container(key="adj_filters").columns([2, 1, 1, 1])
     chosen = team_picker(ctx.store, project, annotator_names, key="adj_annotators", minimum=2, container=c1)
     systems = ui.project_systems(ctx)
     system_choice = c2.selectbox("System", [ALL_SYSTEMS] + systems, key="adj_system")
@@ -358,19 +398,32 @@ def _caption_picker(store, project: str, queue: pd.DataFrame, ids: list[int]) ->
     start = pos // PAGE_SIZE * PAGE_SIZE
     window = queue.iloc[start:start + PAGE_SIZE]
     describe = picker_names(store, project, window)
-    j1, j2 = st.columns([4, 1], vertical_alignment="bottom")
-    cid = j1.selectbox("Caption", list(describe), key=K_CAPTION, format_func=describe.get)
-    j2.text(f"{pos + 1} of {len(ids)}")
+    j1, j2, j3, j4 = st.columns([12, 2, 2, 2], vertical_alignment="center")
+    cid = j1.selectbox("Caption", list(describe), key=K_CAPTION, format_func=describe.get, label_visibility="collapsed")
+    j2.button("←", key="adj_prev", on_click=_on_move, args=(-1,), width="stretch", disabled=pos == 0,
+              help="The previous caption of the list (`←`).")
+    j3.button("→", key="adj_next", on_click=_on_move, args=(1,), width="stretch", disabled=pos == len(ids) - 1,
+              help="The next caption of the list (`→`).")
+    j4.text(f"{pos + 1} of {len(ids)}")
     return window, pos, int(cid)
 
 
 def _case_view(case, chosen) -> None:
     """The caption (with the decision's spans drawn on it), where it comes from, who said what and where, and
     the decision that counts now or the one saved since the form was filled."""
-    st.html(f'<div class="adj-caption" data-testid="adj-caption">{html.escape(case.text)}</div>')
+    rows = _mark_rows(case, chosen)
+    long = ' data-long="1"' if len(case.text) > LONG_CAPTION else ""
+    # Room under each line for one bar per annotator who marked words.
+    spacing = f' style="line-height:calc(1.45em + {5 * len(rows) + 2}px)"' if rows else ""
+    # The caption as plain text: the spans script makes its words, the marks script puts the bars under them.
+    st.html(f'<div class="adj-caption" data-testid="adj-caption"{long}{spacing} '
+            f'data-marks="{html.escape(marks_json(rows), quote=True)}">{html.escape(case.text)}</div>')
+    if rows:
+        st.caption("Under each word, one bar per annotator who marked words (in the colour of the type's group): "
+                   + " · ".join(f"{k + 1}. {esc(name)}" for k, (name, _) in enumerate(rows))
+                   + ". Hover a bar for the type and fix.")
     st.text(f"System {case.system}, line {case.line_no}, item {case.item_key}"
             + (" (practice item)" if case.is_practice else ""))
-    st.html(votes_html(who_said_what(case, chosen)))
     _spans_section(case, chosen)
     current = case.adjudication
     newer = st.session_state.get(K_NEWER)
@@ -388,33 +441,35 @@ def _decision_form(ctx: ui.PageContext, case, chosen, pos: int, n_ids: int) -> N
     waiting = types_pending(case.annotations, chosen)
     voters = type_voters(case, chosen)
     st.radio("Decision", [Label.ACCURATE.value, Label.INACCURATE.value], index=None, key=K_LABEL,
-             horizontal=True, on_change=_on_label,
+             horizontal=True, on_change=_on_label, label_visibility="collapsed",
              format_func=lambda v: f"{LABEL_TEXT[v]} `{tax.accurate_key if v == 'accurate' else tax.inaccurate_key}`")
-    st.caption("Error types (ticking one decides inaccurate); after a type, who ticked it.")
-    cols = st.columns(len(tax.groups))
-    for col, group in zip(cols, tax.groups):
-        with col:
-            st.markdown(f"**{group}**")
-            for t in tax.by_group(group):
-                who = voters.get(t.id, ())
-                st.checkbox(f"{short_name(t.name, group)} `{t.key}`" + (f" · {esc(', '.join(who))}" if who else ""),
-                            key=type_key(t.id), help=f"**{t.name}**: {t.definition}",
-                            on_change=_on_type, args=(t.id,))
-    st.text_input("Note (optional; required for Other) — Esc leaves the field", key=K_NOTE)
+    # The groups in two columns, their boxes close together: all 20 types and Decide & next on the first screen.
+    halves = [tax.groups[:(len(tax.groups) + 1) // 2], tax.groups[(len(tax.groups) + 1) // 2:]]
+    with st.container(key="adj_types"):
+        for col, groups in zip(st.columns(2), halves):
+            with col:
+                for group in groups:
+                    st.markdown(f"**{group}**")
+                    for t in tax.by_group(group):
+                        who = voters.get(t.id, ())
+                        st.checkbox(f"{short_name(t.name, group)} `{t.key}`"
+                                    + (f" · {esc(', '.join(who))}" if who else ""),
+                                    key=type_key(t.id), help=f"**{t.name}**: {t.definition}",
+                                    on_change=_on_type, args=(t.id,))
     if st.session_state.get(K_ERR):
         st.error(esc(st.session_state[K_ERR]), icon=":material/error:")
     elif st.session_state.get(K_MSG):
         st.success(esc(st.session_state[K_MSG]))
-    b1, b2, b3 = st.columns([1, 1, 2])
-    b1.button("← Previous", key="adj_prev", on_click=_on_move, args=(-1,), width="stretch", disabled=pos == 0)
-    b2.button("Next →", key="adj_next", on_click=_on_move, args=(1,), width="stretch", disabled=pos == n_ids - 1)
     if waiting:
         st.warning(f"Waiting for {esc(' and '.join(waiting))}'s error types (second pass): no decision on this "
                    "caption until they are in.")
-    b3.button("Decide & next ⏎", key="adj_save", on_click=_on_save, args=(ctx,), type="primary", width="stretch",
+    n1, n2 = st.columns([3, 2], vertical_alignment="bottom")
+    n1.text_input("Note (required for Other)", key=K_NOTE, help="Optional otherwise. `Esc` leaves the field.")
+    n2.button("Decide & next ⏎", key="adj_save", on_click=_on_save, args=(ctx,), type="primary", width="stretch",
               disabled=bool(waiting))
     st.html(panel_state_html("adj", K_LABEL, [type_key(t.id) for t in tax.types]))
-    st.caption("Keys: `y` / `n` accurate / inaccurate · a type's key sets it, a second press clears it · "
+    st.caption("Ticking an error type decides inaccurate; after a type, who ticked it. "
+               "Keys: `y` / `n` accurate / inaccurate · a type's key sets it, a second press clears it · "
                "`Enter` decide & next · `←` `→` move · with words selected (`,` `.` `<` `>` or the mouse), a type's "
                "key marks them · `/` on a span: its fix")
 
@@ -422,14 +477,17 @@ def _decision_form(ctx: ui.PageContext, case, chosen, pos: int, n_ids: int) -> N
 def render(ctx: ui.PageContext) -> None:
     """Draw the adjudication page for the lead in ``ctx``: the filters, the queue's counts, one caption beside
     its picture with the decision, the keys' scripts, and the list's table."""
-    _header()
+    beside_title = _header()
     project = ui.require_project(ctx, "Import captions and have them annotated first.")
     frame, version = ui.project_judgements(ctx)
     annotator_names = annotators_in(frame)
     if len(annotator_names) < 2:
         st.info("Nothing to adjudicate: fewer than two annotators have judged captions of this project.")
         return
-    filters = _filters(ctx, project, annotator_names)
+    with beside_title.expander("About · annotators, system, disagreement, status"):
+        st.caption(ABOUT)
+        filters = _filters(ctx, project, annotator_names)
+        counts = st.empty()
     if filters is None:
         return
     chosen, system_choice, kind, status = filters
@@ -438,8 +496,8 @@ def render(ctx: ui.PageContext) -> None:
                   None if system_choice == ALL_SYSTEMS else system_choice, frame)
     n_done = int(full["adjudicated"].sum())
     n_label = int((full["disagreement"] == "label").sum())
-    st.text(f"{len(full)} disagreements: {len(full) - n_done} open, {n_done} adjudicated "
-            f"({n_label} on the label, {len(full) - n_label} on the error types).")
+    counts.text(f"{len(full)} disagreements: {len(full) - n_done} open, {n_done} adjudicated "
+                f"({n_label} on the label, {len(full) - n_label} on the error types).")
     queue = _listed(full, chosen, system_choice, kind, status)
     ids = st.session_state[K_IDS]
     if not ids:
@@ -459,15 +517,18 @@ def render(ctx: ui.PageContext) -> None:
         _load(case, chosen)
     # Laid out as Annotate: the picture with its boxes' labels as text and the references with their mentions
     # on the left, the caption and the decision on the right.
-    left, right = st.columns([11, 16], gap="medium")
+    # The caption (in a pane of its own when long), who said what and the picture on the left; the decision
+    # beside it, in view from the first screen.
+    left, right = st.columns([13, 14], gap="medium")
     with left:
+        _case_view(case, chosen)
+        st.html(votes_html(who_said_what(case, chosen)))
         ui.case_picture(case, references=True)
     with right:
-        _case_view(case, chosen)
         _decision_form(ctx, case, chosen, pos, len(ids))
     st.html(_keys_script() + annotate_spans.script(prefix="adj", caption_testid="adj-caption",
                                                    key_state="__adjudicateKeyState", commit=True)
-            + annotate_spans.STYLE, unsafe_allow_javascript=True)
+            + "<script>\n" + FRAMES_JS + _MARKS_JS + "</script>" + annotate_spans.STYLE, unsafe_allow_javascript=True)
 
     with st.expander("The captions of this list"):
         ui.show_table(queue_table(window, chosen), hide_index=True)

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import ui
-from .figures import category_colour
+from .palette import category_colour
 from ..adjudication import caption_case
 from ..agreement import agreement_report
 from ..errors import AnnotatorError
@@ -80,7 +80,7 @@ def render(ctx: ui.PageContext) -> None:
                 "Assign a double-annotation sample on the Assignment page first.")
         st.stop()
 
-    c1, c2 = st.columns([3, 1])
+    c1, c2, c3 = st.columns([5, 2, 3])
     chosen = team_picker(store, project, annotator_names, key="agr_annotators", minimum=2, container=c1,
                          help="Every pair among them is compared; alpha and Fleiss' kappa use them all. "
                               "The same team is chosen on Adjudication, Error analysis and Rescoring.")
@@ -99,7 +99,7 @@ def render(ctx: ui.PageContext) -> None:
     else:
         st.caption("No practice items among these judgements.")
 
-    a, b = _one_pair(report)
+    a, b = _one_pair(report, c3)
     _all_annotators(report)
     _span_section(store, project, version, chosen, system, a, b)
     _disagreements(store, project, report, a, b)
@@ -108,15 +108,14 @@ def render(ctx: ui.PageContext) -> None:
     _export(report, project)
 
 
-def _one_pair(report) -> tuple[str, str]:
-    """The chosen pair (either order; the first is the reference for error types): its figures and charts.
-    Returns the pair."""
+def _one_pair(report, column) -> tuple[str, str]:
+    """The chosen pair (either order; the first is the reference for error types; its choice in ``column``, on
+    the filters' row): its figures and charts. Returns the pair."""
     pair_options = [(p.a, p.b) for p in report.pairs]
     pair_options += [(b, a) for a, b in pair_options]
-    a, b = st.selectbox("Pair (the first is the reference for error types)", pair_options, key="agr_pair",
-                        format_func=lambda p: f"{p[0]} vs {p[1]}")
+    a, b = column.selectbox("Pair", pair_options, key="agr_pair", format_func=lambda p: f"{p[0]} vs {p[1]}",
+                            help="The first of the pair is the reference for error types.")
     pair = report.pair(a, b)
-    st.subheader(f"{esc(a)} vs {esc(b)}")
     if pair.n == 0:
         st.warning("These two annotators have no caption in common (outside practice items).")
     else:
@@ -152,8 +151,10 @@ def _pair_charts(pair, a: str, b: str) -> None:
     """The pair's confusion heat map and its per-type figure as a chart and a table."""
     cf = pd.DataFrame([{"reference": f"{a}: {ra}", "other": f"{b}: {rb}", "captions": pair.confusion[i][j]}
                        for i, ra in enumerate(("accurate", "inaccurate")) for j, rb in enumerate(("accurate", "inaccurate"))])
+    # Labels whole and upright: the annotator's name over its columns' labels, beside its rows'.
     heat = alt.Chart(cf).mark_rect().encode(
-        x=alt.X("other:N", title=None), y=alt.Y("reference:N", title=None),
+        x=alt.X("other:N", title=None, axis=alt.Axis(labelAngle=0, labelLimit=0, orient="top")),
+        y=alt.Y("reference:N", title=None, axis=alt.Axis(labelLimit=0)),
         color=alt.Color("captions:Q", scale=alt.Scale(scheme="blues"), legend=None),
         tooltip=["reference", "other", "captions"])
     text = alt.Chart(cf).mark_text(fontSize=16).encode(x="other:N", y="reference:N", text="captions:Q")

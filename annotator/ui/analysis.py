@@ -17,11 +17,12 @@ from ..store.caption_queries import caption_details
 from ..taxonomy import taxonomy
 from ..team_selection import team_frame
 from .downloads import table_download
-from .figures import category_colour
+from .palette import category_colour, series_colours
 from .team_choice import team_picker
 
 
 esc = ui.md_escape
+BAR_ROW_PX = 24  # the height of one bar of the error-type chart: room for its label in the axis font
 
 
 def count_axis(field: str, values, channel: str):
@@ -44,7 +45,9 @@ def render(ctx: ui.PageContext) -> None:
         st.stop()
 
     annotators = annotators_in(frame)
-    team = team_picker(store, project, annotators, key="ana_team", minimum=1,
+    # The choices on one row, so the figures start on the first screen.
+    c0, c1, c2, c3 = st.columns([3, 2, 3, 2], vertical_alignment="bottom")
+    team = team_picker(store, project, annotators, key="ana_team", minimum=1, container=c0,
                        help="Whose annotations count: the per-annotator layers offered and the adjudicated and "
                             "consensus layers built from them. The same team is chosen on Agreement, Adjudication "
                             "and Rescoring.")
@@ -56,7 +59,6 @@ def render(ctx: ui.PageContext) -> None:
     layers = [lay.label for lay in available_layers(team)]
     if st.session_state.get("ana_layer") not in layers:
         st.session_state.pop("ana_layer", None)  # an annotator just left out of the team
-    c1, c2, c3 = st.columns([2, 3, 1])
     layer_choice = c1.selectbox("Judgements", layers, key="ana_layer", format_func=lambda s: parse_layer(s).title,
                                 help="Adjudicated: a lead's decision where there is one, otherwise the annotators' judgement "
                                      "when they agree (or when only one judged the caption). Captions whose labels differ "
@@ -80,8 +82,8 @@ def render(ctx: ui.PageContext) -> None:
 
     _left_out(per_system)
     _headline_figures(per_system)
-    _errors_per_description(report, per_system)
-    order = _error_types(report, per_system)
+    _errors_per_description(report, per_system, all_systems)
+    order = _error_types(report, per_system, all_systems)
     _examples(store, project, layer, chosen, no_practice)
     _export(report, project, layer_choice, order, overall if len(chosen) > 1 else None)
 
@@ -90,43 +92,44 @@ def _left_out(per_system: dict) -> None:
     """What the figures leave out: unresolved disagreements and inaccurate captions without known types."""
     unresolved = sum(t.unresolved for t in per_system.values())
     untyped = sum(t.untyped for t in per_system.values())
+    # One compact line each, so the figures stay on the first screen.
     if unresolved:
-        st.warning(f"{unresolved} captions are left out: their annotators disagree on the label and no lead has "
-                   "adjudicated them yet (see the Adjudication page).")
+        st.caption(f":material/warning: :orange[{unresolved} captions are left out: their annotators disagree on "
+                   "the label and no lead has adjudicated them yet (see the Adjudication page).]")
     if untyped:
-        st.info(f"{untyped} inaccurate captions have no known error types (types differ between annotators, or none "
-                "were ticked); they count as inaccurate but not in the error tables.")
+        st.caption(f":material/info: {untyped} inaccurate captions have no known error types (types differ between "
+                   "annotators, or none were ticked); they count as inaccurate but not in the error tables.")
 
 
 def _headline_figures(per_system: dict) -> None:
     """Per system: captions judged, the share inaccurate and errors per inaccurate caption."""
-    cols = st.columns(len(per_system))
-    for col, (system, t) in zip(cols, per_system.items()):
-        with col:
-            st.caption(esc(system))
-            st.metric("Captions judged", t.total)
-            st.metric("Inaccurate", "—" if t.share_inaccurate is None else f"{t.share_inaccurate:.0%}",
-                      help=f"{t.inaccurate} of {t.total}")
-            st.metric("Errors per inaccurate caption",
-                      "—" if t.errors_per_inaccurate is None else f"{t.errors_per_inaccurate:.2f}")
+    for system, t in per_system.items():  # one row per system, its three figures side by side
+        name, c1, c2, c3 = st.columns([2, 2, 2, 3], vertical_alignment="center")
+        name.markdown(f"**{esc(system)}**")
+        c1.metric("Captions judged", t.total)
+        c2.metric("Inaccurate", "—" if t.share_inaccurate is None else f"{t.share_inaccurate:.0%}",
+                  help=f"{t.inaccurate} of {t.total}")
+        c3.metric("Errors per inaccurate caption",
+                  "—" if t.errors_per_inaccurate is None else f"{t.errors_per_inaccurate:.2f}")
 
 
-def _errors_per_description(report, per_system: dict) -> None:
+def _errors_per_description(report, per_system: dict, all_systems: list[str]) -> None:
     """How many error types the inaccurate descriptions carry: the table and its chart."""
     st.subheader("Errors per inaccurate description")
     errors_long = pd.DataFrame([{"system": s, "errors": b, "descriptions": t.errors_per_description[b]}
                                 for s, t in per_system.items() for b in BUCKETS])
     chart = alt.Chart(errors_long).mark_bar().encode(
-        x=alt.X("errors:N", sort=list(BUCKETS), title="error types on the description"),
+        x=alt.X("errors:N", sort=list(BUCKETS), title="error types on the description",
+                axis=alt.Axis(labelAngle=0)),
         xOffset="system:N", y=count_axis("descriptions", errors_long["descriptions"], "y"),
-        color=category_colour("system", domain=list(per_system)),
+        color=category_colour("system", domain=list(per_system), colours=series_colours(all_systems)),
         tooltip=["system", "errors", "descriptions"])
     # Tables the page's full width (every system's counts and shares in view), each chart below its table.
     ui.show_table(report.errors_frame(), hide_index=True, width="stretch")
     st.altair_chart(chart.properties(height=240), width="stretch")
 
 
-def _error_types(report, per_system: dict) -> str:
+def _error_types(report, per_system: dict, all_systems: list[str]) -> str:
     """The error-type table and chart in the chosen order, and the group and share tables. Returns the order."""
     tax = taxonomy()
     st.subheader("Error types")
@@ -142,13 +145,20 @@ def _error_types(report, per_system: dict) -> str:
     sort_names = types_table["name"].tolist()
     several = len(per_system) > 1
     # Counts on a whole-number axis; several systems told apart by hue (bars side by side), not by shade.
+    # Every type's name whole beside its bar: no label dropped for lack of room, none cut short.
     bars = alt.Chart(types_long).mark_bar().encode(
-        y=alt.Y("type:N", sort=sort_names, title=None), x=count_axis("count", types_long["count"], "x"),
-        color=category_colour("system", domain=list(per_system)) if several else category_colour("group", domain=list(tax.groups)),
+        y=alt.Y("type:N", sort=sort_names, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=0)),
+        x=count_axis("count", types_long["count"], "x"),
+        color=category_colour("system", domain=list(per_system), colours=series_colours(all_systems)) if several
+        else category_colour("group", domain=list(tax.groups)),
         yOffset="system:N" if several else alt.Undefined,
         tooltip=["system", "type", "group", "count"])
-    ui.show_table(types_table, hide_index=True, width="stretch")
-    st.altair_chart(bars.properties(height=max(300, 22 * len(tax.types) * len(per_system))), width="stretch")
+    # Short headings (the two shares are defined above the table), so the table with several systems fits the
+    # page; the exports keep the long ones.
+    shown = types_table.rename(columns=lambda c: c.replace("share of errors", "of errors")
+                               .replace("share of descriptions", "of descr."))
+    ui.show_table(shown, hide_index=True, width="stretch")
+    st.altair_chart(bars.properties(height=BAR_ROW_PX * len(tax.types) * len(per_system)), width="stretch")
     ui.show_table(report.groups_frame(), hide_index=True, width="stretch")
     ui.show_table(report.share_frame(), hide_index=True, width="stretch")
     return order

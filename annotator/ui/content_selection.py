@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import ui
-from .figures import category_colour
+from .palette import DASHED, SOLID, category_colour, series_colours, whole_legend
 from .formatting import number
 from ..content_selection import (
     BASELINES, DEFAULT_KS, evaluate_project, explain_image, held_out_priors, learn_priors, mention_counts, needs_priors,
@@ -129,28 +129,41 @@ def _scores_table(ctx: ui.PageContext, report) -> pd.DataFrame:
 
 
 def _charts(rows: pd.DataFrame) -> None:
-    """F, and precision and recall, against k; the upper bound and the systems as dashed lines."""
+    """F, and precision and recall, against k; the upper bound and the systems as dashed lines. Every series keeps
+    one colour on both charts (annotator.ui.palette), and the legends show each line as it is drawn."""
     base_rows = rows[rows["kind"] == "baseline"]
     if base_rows.empty:
         return
     refs_df = rows[rows["kind"] != "baseline"][["method", "F"]]
-    # One legend for every series: the baselines' lines and the dashed upper bound and systems, in one palette.
     methods = list(dict.fromkeys(base_rows["method"].tolist() + refs_df["method"].tolist()))
-    colour = category_colour("method", "baseline, upper bound, system", domain=methods)
+    colours = series_colours(methods)
+    baselines = list(dict.fromkeys(base_rows["method"]))
+    # One legend for every series, each drawn as its line: the baselines solid, the upper bound and systems dashed.
+    title = "baseline, upper bound, system"
+    legend = whole_legend(symbolType="stroke", symbolSize=300)
+    colour = category_colour("method", title, domain=methods, colours=colours, legend=legend)
+    dash = alt.StrokeDash("method:N", title=title, legend=legend, scale=alt.Scale(
+        domain=methods, range=[SOLID if m in baselines else DASHED for m in methods]))
     f_chart = alt.Chart(base_rows).mark_line(point=True).encode(
-        x=alt.X("k:O", title="k"), y=alt.Y("F:Q", title="F", scale=alt.Scale(domain=[0, 1])),
-        color=colour, tooltip=["method", "k", alt.Tooltip("F:Q", format=".3f")])
-    rules = alt.Chart(refs_df).mark_rule(strokeDash=[4, 4], strokeWidth=2).encode(
-        y="F:Q", color=colour, tooltip=["method", alt.Tooltip("F:Q", format=".3f")])
+        x=alt.X("k:O", title="k", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("F:Q", title="F", scale=alt.Scale(domain=[0, 1])),
+        color=colour, strokeDash=dash, tooltip=["method", "k", alt.Tooltip("F:Q", format=".3f")])
+    rules = alt.Chart(refs_df).mark_rule(strokeWidth=2).encode(
+        y="F:Q", color=colour, strokeDash=dash, tooltip=["method", alt.Tooltip("F:Q", format=".3f")])
     st.subheader("F against k")
     st.caption("Dashed lines: the upper bound and the systems, which do not depend on k.")
     st.altair_chart(f_chart + rules, width="stretch")
 
     pr = base_rows.melt(id_vars=["method", "k"], value_vars=["P", "R"], var_name="measure", value_name="score")
     pr_chart = alt.Chart(pr).mark_line(point=True).encode(
-        x=alt.X("k:O", title="k"), y=alt.Y("score:Q", title="score", scale=alt.Scale(domain=[0, 1])),
-        color=category_colour("method", "baseline", domain=list(dict.fromkeys(base_rows["method"]))),
-        strokeDash=alt.StrokeDash("measure:N", title="measure"),
+        x=alt.X("k:O", title="k", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("score:Q", title="score", scale=alt.Scale(domain=[0, 1])),
+        color=category_colour("method", "baseline", domain=baselines, colours=colours,
+                              legend=whole_legend(symbolType="stroke", symbolSize=300)),
+        strokeDash=alt.StrokeDash("measure:N", title="measure", scale=alt.Scale(domain=["P", "R"],
+                                                                                 range=[SOLID, DASHED]),
+                                  legend=whole_legend(symbolType="stroke", symbolSize=300,
+                                                      labelExpr="datum.label == 'P' ? 'P (precision)' : 'R (recall)'")),
         tooltip=["method", "k", "measure", alt.Tooltip("score:Q", format=".3f")])
     st.subheader("Precision and recall against k")
     st.caption("Solid: precision; dashed: recall.")

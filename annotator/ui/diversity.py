@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import ui
-from .figures import category_colour
+from .palette import category_colour, series_colours
 from ..accounts.access import LEADS
 from ..diversity import (
     DiversitySettings, GapSettings, MEASURE_LABELS, MTLD_PRESETS, RATIO_MEASURES, lexical_gap, project_diversity,
@@ -316,10 +316,15 @@ def _measures_table(report) -> None:
     st.subheader("Measures per corpus")
     frame = report.to_frame()
     shown = frame.rename(columns={"corpus": "Corpus", **MEASURE_LABELS, **READABILITY_LABELS})
-    ui.show_table(shown, hide_index=True, width="stretch",
-                 column_config={label: st.column_config.NumberColumn(format="%.3f") for label in
-                                [*(MEASURE_LABELS[m] for m in ("ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld",
-                                                                "lexical_gap")), *READABILITY_LABELS.values()]})
+    three = {label: st.column_config.NumberColumn(format="%.3f") for label in
+             [*(MEASURE_LABELS[m] for m in ("ttr", "rttr", "logttr", "hdd", "mtld", "mattr", "ld", "lexical_gap")),
+              *READABILITY_LABELS.values()]}
+    # Two tables the page's width holds whole (sixteen columns in one ran past its right edge): the size and
+    # diversity measures, then the ratio, the gap and readability, each starting with the corpus.
+    split = [MEASURE_LABELS[m] for m in MEASURE_LABELS if m not in ("ld", "lexical_gap")]
+    for columns in (split, [MEASURE_LABELS["ld"], MEASURE_LABELS["lexical_gap"], *READABILITY_LABELS.values()]):
+        part = shown[["Corpus", *columns]]
+        ui.show_table(part, hide_index=True, width="stretch", column_config={c: three[c] for c in columns if c in three})
     st.caption(ui.md_escape(f"Reference corpus cr: {report.describe_reference()}."
                             + (f" Note: {report.reference.note}." if report.reference and report.reference.note
                                else "")))
@@ -328,14 +333,21 @@ def _measures_table(report) -> None:
                f"MATTR over windows of {report.settings.mattr_window} tokens.")
 
 
+def _colours(report) -> dict[str, str]:
+    """Each corpus's colour: the systems' as on every page (the project's systems in order), then the references."""
+    refs = report.references.name
+    return series_colours([*(name for name in report.curves if name != refs), refs])
+
+
 def _gap_section(report, measure: str) -> None:
     """Each system's ratio ld and lexical gap Lg, beside the gap's curve with the systems on it."""
     st.subheader("Diversity ratio and lexical gap")
     gap_df = report.gap_frame().rename(columns={"system": "System", measure: MEASURE_LABELS[measure],
                                                 "ld": "ld", "lexical_gap": "Lg", **READABILITY_LABELS})
+    # The table the page's width (its readability columns ran past a narrow column's edge), the curve below it.
+    ui.show_table(gap_df, hide_index=True, width="stretch",
+                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in gap_df.columns if c != "System"})
     left, right = st.columns([2, 3])
-    ui.show_table(gap_df, container=left, hide_index=True, width="stretch",
-                   column_config={c: st.column_config.NumberColumn(format="%.3f") for c in gap_df.columns if c != "System"})
     left.caption(f"ld = {MEASURE_LABELS[measure]}(system) / {MEASURE_LABELS[measure]}(cr), "
                  f"{report.references.measures[measure]:.3f} for cr; "
                  f"Lg = 1 / (1 + exp(−{report.gap.alpha:g} (ld − {report.gap.mu:g}))). Readability (textstat, "
@@ -347,7 +359,8 @@ def _gap_section(report, measure: str) -> None:
     chart = alt.Chart(curve).mark_line(color="#888").encode(x=alt.X("ld:Q", title="ld"), y=alt.Y("Lg:Q", title="Lg"))
     if not pts.empty:
         chart = chart + alt.Chart(pts).mark_point(size=80, filled=True).encode(
-            x="ld:Q", y="Lg:Q", color=category_colour("System"), tooltip=["System", "ld", "Lg"])
+            x="ld:Q", y="Lg:Q", tooltip=["System", "ld", "Lg"],
+            color=category_colour("System", domain=list(pts["System"]), colours=_colours(report)))
     right.altair_chart(chart.properties(height=220), width="stretch")
 
 
@@ -356,6 +369,14 @@ def _ttr_curves(report, texts: _Texts, shuffles: int) -> None:
     st.subheader("TTR curves")
     pools = _pools(texts.url, texts.project, texts.fp)
     curves = report.curves_frame()
+    # One colour per series on both charts, a system's as on every page; an image's captions take the first
+    # system's, its references the reference corpus's.
+    corpora = list(report.curves)
+    colours = _colours(report)
+    human, machine = "references (human)", "captions (machine)"
+    systems, fallback = [n for n in corpora if n != report.references.name], series_colours([machine, human])
+    colours[human] = colours.get(report.references.name, fallback[human])
+    colours[machine] = colours[systems[0]] if systems else fallback[machine]
     corpus_col, image_col = st.columns(2)
     with corpus_col:
         if curves.empty:
@@ -368,9 +389,11 @@ def _ttr_curves(report, texts: _Texts, shuffles: int) -> None:
                 curves = curves[curves["tokens"] <= min(lengths.values())]
             line = alt.Chart(curves).mark_line().encode(
                 x=alt.X("tokens:Q", title="tokens read"), y=alt.Y("ttr:Q", title="TTR"),
-                color=category_colour("corpus", "Corpus"), tooltip=["corpus", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
+                color=category_colour("corpus", "Corpus", domain=corpora, colours=colours),
+                tooltip=["corpus", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
             band = alt.Chart(curves.assign(lo=curves["ttr"] - curves["sd"], hi=curves["ttr"] + curves["sd"])).mark_area(
-                opacity=0.15).encode(x="tokens:Q", y="lo:Q", y2="hi:Q", color=category_colour("corpus", "Corpus"))
+                opacity=0.15).encode(x="tokens:Q", y="lo:Q", y2="hi:Q",
+                                     color=category_colour("corpus", "Corpus", domain=corpora, colours=colours))
             st.altair_chart((band + line).properties(height=320, title="Whole corpora"), width="stretch")
             st.caption(f"Mean TTR over {report.curves[report.references.name].shuffles} random orders of the captions "
                        "(seed 0); the band is ± one standard deviation. Steeper, lower curves mean more repeated words.")
@@ -381,10 +404,10 @@ def _ttr_curves(report, texts: _Texts, shuffles: int) -> None:
             from ..diversity.curves import image_curves
             image_key = st.selectbox("Image", pools.keys, key="div_image")
             one = image_curves(pools, [image_key], tokens=report.settings.tokens, shuffles=int(shuffles))[0].to_frame()
-            one["descriptions"] = one["corpus"].map({"human": "references (human)", "machine": "captions (machine)"})
+            one["descriptions"] = one["corpus"].map({"human": human, "machine": machine})
             chart = alt.Chart(one).mark_line(point=True).encode(
                 x=alt.X("tokens:Q", title="tokens read"), y=alt.Y("ttr:Q", title="TTR"),
-                color=category_colour("descriptions", "Descriptions"),
+                color=category_colour("descriptions", "Descriptions", domain=[human, machine], colours=colours),
                 tooltip=["descriptions", "tokens", alt.Tooltip("ttr:Q", format=".3f")])
             st.altair_chart(chart.properties(height=320, title="One image"), width="stretch")
             st.caption("The image's references and its systems' captions, each in random orders as for the corpora. "

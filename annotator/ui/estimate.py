@@ -18,6 +18,7 @@ from ..store.analysis_queries import annotators_in
 from ..store.content_selection import project_fingerprint
 from ..taxonomy import taxonomy
 from .downloads import table_download
+from .palette import category_colour, series_colours
 from .estimate_judges import judge_choice, judge_object, widths_by_judge
 from .formatting import number, percent, text_table
 
@@ -114,7 +115,7 @@ def _system_cards(report, level: float) -> None:
     if report.sparse_targets:
         st.warning(f"{len(report.sparse_targets)} of these intervals rest on fewer than {MIN_SUPPORT} labelled "
                    "cases or non-zero residuals and are widened to the exact interval of the human labels "
-                   "(marked * and *few cases* in the table): "
+                   "(marked * and *Few* in the table): "
                    + ", ".join(_target_name(t) for t in report.sparse_targets))
     if report.notes:
         with st.expander(f"Notes on these figures ({len(report.notes)})"):
@@ -122,14 +123,19 @@ def _system_cards(report, level: float) -> None:
                 st.text(n)
 
 
-def _types_chart(table, chosen) -> None:
-    """Every error type's estimate, interval and classical interval per system."""
+def _types_chart(table, chosen, systems_all) -> None:
+    """Every error type's estimate, interval and classical interval per system (each system in its colour of
+    every page: annotator.ui.palette)."""
     rows = table[table["target"] != INACCURATE]
     if rows.empty:
         return
     order = (rows.groupby("type")["estimate"].max().sort_values(ascending=False).index.tolist())
-    base = alt.Chart(rows).encode(y=alt.Y("type:N", sort=order, title=None),
-                                  yOffset=alt.YOffset("system:N"), color=alt.Color("system:N", title="System"))
+    shown = [sy for sy in systems_all if sy in set(rows["system"])]
+    base = alt.Chart(rows).encode(y=alt.Y("type:N", sort=order, title=None,
+                                          axis=alt.Axis(labelOverlap=False, labelLimit=0)),
+                                  yOffset=alt.YOffset("system:N"),
+                                  color=category_colour("system", "System", domain=shown,
+                                                        colours=series_colours(systems_all)))
     classical = base.mark_rule(opacity=0.3, strokeWidth=6).encode(
         x=alt.X("classical_low:Q", title="Share of captions", axis=alt.Axis(format="%")), x2="classical_high:Q")
     interval = base.mark_rule(strokeWidth=2).encode(x="ci_low:Q", x2="ci_high:Q")
@@ -152,23 +158,28 @@ def _estimates_table(table, level: float) -> None:
                   for c, sparse in zip(zip(table["ci_low"], table["ci_high"]), table["sparse"])],
         sparse=table["sparse"],
         classical=[_interval(c) for c in zip(table["classical_low"], table["classical_high"])])
-    shown = pd.concat([shown, table[["n_human", "more_labels_to_halve", "precision", "recall", "auc"]]], axis=1)
-    shown = text_table(shown, {"estimate": percent, "more_labels_to_halve": lambda v: number(v, 0),
-                               **{c: number for c in ("precision", "recall", "auc")}})
-    ui.show_table(shown, hide_index=True, width="stretch", column_config={
+    shown = pd.concat([shown, table[["n_human", "more_labels_to_halve"]]], axis=1)
+    shown = text_table(shown, {"estimate": percent, "more_labels_to_halve": lambda v: number(v, 0)})
+    # The detector's precision, recall and AUC in one column, so the table fits the page's width.
+    shown["detector"] = [" / ".join(number(v) for v in row)
+                         for row in zip(table["precision"], table["recall"], table["auc"])]
+    # Whole, as tall as its rows: an inner scroll bar would hide the last column's edge.
+    ui.show_table(shown, hide_index=True, width="stretch", height="content", column_config={
         "system": st.column_config.TextColumn("System"), "type": st.column_config.TextColumn("Target"),
-        "estimate": st.column_config.TextColumn("Estimate"),
-        "interval": st.column_config.TextColumn(f"{level:.0%} interval"),
+        "estimate": st.column_config.TextColumn("Estimate", width="small"),
+        "interval": st.column_config.TextColumn(f"{level:.0%} CI", help=f"The estimate's {level:.0%} interval."),
         "sparse": st.column_config.CheckboxColumn(
-            "Few cases", help=f"Fewer than {MIN_SUPPORT} labelled cases or non-zero residuals: the interval is "
+            "Few", width="small", help=f"Fewer than {MIN_SUPPORT} labelled cases or non-zero residuals: the interval is "
                               "widened to the exact interval of the human labels."),
-        "classical": st.column_config.TextColumn("Classical interval", help="From the human labels alone."),
-        "n_human": st.column_config.NumberColumn("Human labels"),
+        "classical": st.column_config.TextColumn("Classical", help="The classical interval, from the human labels "
+                                                                  "alone."),
+        "n_human": st.column_config.NumberColumn("Labels", width="small", help="Human labels."),
         "more_labels_to_halve": st.column_config.TextColumn(
-            "More labels to halve", help="About how many more human labels, drawn at random, would halve the interval."),
-        "precision": st.column_config.TextColumn("Precision", help="Of the detector's flags."),
-        "recall": st.column_config.TextColumn("Recall", help="Of the detector, on the labelled captions."),
-        "auc": st.column_config.TextColumn("AUC", help="How well the detector's score ranks them.")})
+            "To halve", width="small",
+            help="More labels to halve: about how many more human labels, drawn at random, would halve the interval."),
+        "detector": st.column_config.TextColumn(
+            "Detector P / R / AUC", help="The detector's precision (of its flags), recall (on the labelled "
+                                         "captions) and AUC (how well its score ranks them).")})
 
 
 
@@ -201,7 +212,8 @@ def _downloads(store, project: str, fingerprint, version, layer_choice: str, est
     for col, fmt in zip(cols, FORMATS):
         table_download(f"Download {fmt.upper()}", result, fmt, f"estimates-{project}", key=f"est_dl_{fmt}", container=col,
                        caption="Estimated error shares")
-    cols = st.columns(len(SCORE_FORMATS) + 2)
+    # Wide enough for the whole label ("Download detector scores (JSONL)" was cut in a quarter of the width).
+    cols = st.columns(max(3, len(SCORE_FORMATS)))
     for col, (ext, fmt) in zip(cols, SCORE_FORMATS.items()):
         col.download_button(f"Download detector scores ({fmt.upper()})",
                             data=_scores(store.url, project, fingerprint, version, layer_choice, tuple(estimated), fmt,
@@ -245,7 +257,7 @@ def render(ctx: ui.PageContext) -> None:
 
     for report in result.reports:
         _system_cards(report, level)
-    _types_chart(table, chosen)
+    _types_chart(table, chosen, systems_all)
     _estimates_table(table, level)
     _difference(result, estimated)
     widths_by_judge(store, project, lambda **kw: estimate_project(proj, layer, **kw), chosen, options, _target_name)

@@ -22,15 +22,20 @@ def caption_figure(store, caption_id: int, *, references: bool = True) -> None:
     ``ann_refs``), so one page shows one figure."""
     pic = caption_picture(store, int(caption_id))
     item = pic.item
-    st.html(FIGURE_STYLE)
-    with st.container(key="ann_figure"):
-        st.html(figure_ratio_html(item))
-        st.image(pic.jpeg, width="stretch", output_format="JPEG")
-        if pic.labels_as_text:
-            st.html(box_overlay_html(item))
-    st.caption(f"Item **{md_escape(item.key)}** with its gold boxes · {len(item.boxes)} boxes")
     if pic.note:
-        st.caption(f":orange[{md_escape(pic.note)}]")
+        # No photo to show (an item imported without pictures, a file not there): one compact line instead of
+        # a grey canvas the size of the picture and a warning, so the caption and references get the room.
+        boxes = ", ".join(f"{b.box_id} {b.label}" for b in item.boxes)
+        st.caption(f":material/hide_image: Item **{md_escape(item.key)}**: {md_escape(pic.note)}"
+                   + (f" · gold boxes: {md_escape(boxes)}" if boxes else ""))
+    else:
+        st.html(FIGURE_STYLE)
+        with st.container(key="ann_figure"):
+            st.html(figure_ratio_html(item))
+            st.image(pic.jpeg, width="stretch", output_format="JPEG")
+            if pic.labels_as_text:
+                st.html(box_overlay_html(item))
+        st.caption(f"Item **{md_escape(item.key)}** with its gold boxes · {len(item.boxes)} boxes")
     if references:
         references_block(item)
     st.html("<script>\n" + _BOX_LINKS_JS + "</script>", unsafe_allow_javascript=True)

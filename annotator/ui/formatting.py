@@ -10,6 +10,8 @@ import numbers
 import pandas as pd
 
 EMPTY = "—"
+#: A table of at most this many rows is shown whole (streamlit's own default shows ten and scrolls the rest).
+WHOLE_ROWS = 25
 
 
 def _missing(x) -> bool:
@@ -90,7 +92,8 @@ def show_table(data, formats: dict | None = None, *, container=None, **kwargs):
     a column the page configures as a number with a printf format ("%.3f") is written in that format; any other
     column of fractional or missing figures gets one number of decimals (:func:`column_digits`). Formatted
     columns are shown as right-aligned text so a missing figure reads "—", not "None". Other keyword arguments
-    go to ``st.dataframe`` (``container`` is where to draw, ``st`` by default); returns what it returns."""
+    go to ``st.dataframe`` (``container`` is where to draw, ``st`` by default); a table of up to :data:`WHOLE_ROWS`
+    rows is shown whole unless a ``height`` is given. Returns what ``st.dataframe`` returns."""
     import streamlit as st
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     config = dict(kwargs.pop("column_config", None) or {})
@@ -107,4 +110,6 @@ def show_table(data, formats: dict | None = None, *, container=None, **kwargs):
             label = cfg.get("label") if isinstance(cfg, dict) else cfg if isinstance(cfg, str) else None
             helptext = cfg.get("help") if isinstance(cfg, dict) else None
             config[col] = st.column_config.TextColumn(label, help=helptext, alignment="right")
+    if "height" not in kwargs and len(shown) <= WHOLE_ROWS:
+        kwargs["height"] = "content"  # a short table whole, without a scroll area of its own
     return (container or st).dataframe(shown, column_config=config or None, **kwargs)

@@ -53,11 +53,11 @@ def _attempt(action) -> bool:
 
 def render(ctx: ui.PageContext) -> None:
     """Draw the People page for the admin in ``ctx``."""
-    st.title("People")
-    st.caption("Accounts of this server. A new account and a reset get a generated password, shown once: pass it on; "
-               "the person must choose their own at the next log-in. Everyone changes their own password with "
-               "“Change my password” in the sidebar. A role change, a reset or a deactivation ends that person's "
-               "open sessions. Every change is recorded below with who made it.")
+    ui.compact_header("People", "Accounts of this server. A new account and a reset get a generated password, shown "
+                      "once: pass it on; the person must choose their own at the next log-in. Everyone changes their "
+                      "own password with “Change my password” in the sidebar. A role change, a reset or a "
+                      "deactivation ends that person's open sessions. Every change is recorded below with who made "
+                      "it.")
     me = dict(actor=ctx.user.name, actor_role=ctx.user.role)
     once = st.session_state.pop(K_ONCE, None)
     msg = st.session_state.pop(K_MSG, None)

@@ -140,12 +140,30 @@ def page_title(page_id: str) -> str:
     return next(spec.title for spec in PAGES if spec.page_id == page_id)
 
 
+#: The review pages' header: less space above the title, a smaller one, the page's prose folded beside it.
+HEADER_STYLE = ("<style>.stMainBlockContainer{padding-top:2.5rem}"
+                ".st-key-page_header h1{font-size:2.1rem;padding:0.1rem 0}</style>")
+
+
+def compact_header(title: str, about: str | None = None):
+    """A one-line page header: the title, and what the page shows (Markdown) folded in "About this page"
+    beside it, so the page's first table or form starts high on the first screen. Returns the space beside the
+    title (for a page that folds more there)."""
+    st.html(HEADER_STYLE)
+    with st.container(key="page_header"):
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        left.title(title, anchor=False)
+        if about:
+            with right.expander("About this page"):
+                st.markdown(about)
+    return right
+
+
 def page_header(ctx: PageContext) -> str:
-    """The page's title (:func:`page_title`) and what it shows (pages.toml), then the selected project;
-    without one, say so and what to do first, and stop the page."""
+    """The page's title (:func:`page_title`) and what it shows (pages.toml, folded: :func:`compact_header`),
+    then the selected project; without one, say so and what to do first, and stop the page."""
     text = page_texts()[ctx.page_id]
-    st.title(page_title(ctx.page_id))
-    st.caption(text["about"])
+    compact_header(page_title(ctx.page_id), text["about"])
     return require_project(ctx, text["needs"])
 
 

@@ -22,7 +22,7 @@ from ..frames.shared import team_live_frame
 from ..store.frame_versions import assignment_version
 from ..team import TeamReport, combine, recent_activity, team_agreement, team_counts
 from .downloads import table_download
-from .figures import category_colour
+from .palette import category_colour
 
 
 def _live(url: str, project: str):
@@ -76,22 +76,22 @@ def progress_chart(progress: pd.DataFrame) -> alt.Chart:
         tooltip=[alt.Tooltip("day:T", format="%Y-%m-%d"), "annotator:N", "judged:Q", "cumulative:Q"])
 
 
+ABOUT = ("Who has done how much and how fast, what waits for the fine pass, and how well the annotators agree so "
+         "far. Done counts assigned captions with a label (captions waiting for their fine pass are not done yet); "
+         "speed uses the working time saved with each current judgement (imported judgements without one are left "
+         "out); times are UTC. The same figures: `annotator team --project P`.")
 REFRESH_SECONDS = 30  # how often the page reads new saves by itself while its switch is on
 
 
 def render(ctx: ui.PageContext) -> None:
     """Draw the Team page; with "Refresh by itself" on (the default) its figures are read again every
     REFRESH_SECONDS seconds (only the new saves are read)."""
-    st.title("Team")
+    ui.compact_header("Team", ABOUT)
     auto = st.toggle(f"Refresh by itself every {REFRESH_SECONDS} s", value=True, key="team_auto_refresh")
     st.fragment(run_every=REFRESH_SECONDS if auto else None)(_render_figures)(ctx)
 
 
 def _render_figures(ctx: ui.PageContext) -> None:
-    st.caption("Who has done how much and how fast, what waits for the fine pass, and how well the annotators agree "
-               "so far. Done counts assigned captions with a label (captions waiting for their fine pass are not "
-               "done yet); speed uses the working time saved with each current judgement (imported judgements "
-               "without one are left out); times are UTC. The same figures: `annotator team --project P`.")
     figures = TeamFigures(ctx)
     counts = figures.counts
     c0, c1, c2, c3, c4 = st.columns(5)

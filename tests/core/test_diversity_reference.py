@@ -135,7 +135,7 @@ def test_page_chooses_another_projects_references(sqlite_store):
     assert not at.exception
     want = D.project_diversity(sqlite_store, "div", reference=reference_corpus(sqlite_store, "div",
                                                                                reference_project="other"))
-    measures = next(df.value for df in at.dataframe if df.value.columns[0] == "Corpus").set_index("Corpus")
+    measures = next(df.value for df in at.dataframe if "LDR (ld)" in df.value.columns).set_index("Corpus")
     assert list(measures.index) == ["references of other", "A", "B"]
     assert measures.loc["A", "LDR (ld)"] == f"{want.systems['A'].ld:.3f}"  # as the page writes it
     assert "references of project 'other' (40 texts)" in texts(at).replace("\\", "")

@@ -72,7 +72,14 @@ def test_adjudication_page_shows_who_marked_what_and_keeps_the_chosen_spans(sqli
     at = _page(sqlite_store, ids)
     shown = next(h.proto.body for h in at.get("html") if 'data-testid="adj-spans"' in h.proto.body)
     assert "<th>ann1</th>" in shown and "<th>ann2</th>" in shown
-    assert '>dogs</mark><sup class="span-key">z → dogs lying</sup>' in shown
+    assert "Stance: “dogs” (words 3–3) → dogs lying" in shown
+    # The caption once, with one row of marks per annotator under its words (the page's script draws them).
+    import html as html_
+    import re
+    caption = next(h.proto.body for h in at.get("html") if 'data-testid="adj-caption"' in h.proto.body)
+    marks = json.loads(html_.unescape(re.search(r'data-marks="([^"]*)"', caption).group(1)))
+    assert marks["rows"] == ["ann1", "ann2"]
+    assert [m[:3] + [m[4]] for m in marks["marks"] if m[0] == 0 and m[1] == 3] == [[0, 3, 4, "ann1: Stance → dogs lying"]]
     # The decision's spans start as the union per type, in the field the page's script draws and redraws.
     assert _field(at) == (Span(2, 4, "stance"), Span(4, 6, "position", "beside grass"))
     listed = next(h.proto.body for h in at.get("html") if 'data-testid="adj-decision-spans"' in h.proto.body)

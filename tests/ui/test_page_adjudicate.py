@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotator.store.analysis_queries import judgement_frame
@@ -35,12 +37,16 @@ def test_queue_counts_and_side_by_side(sqlite_store, ids):
     shown = [t.value for t in at.text]
     assert "System sysB, line 9, item img9 (practice item)" in shown  # the 0-based line, as in every file and export
     votes = "".join(h.proto.body for h in at.get("html"))
-    assert "caption B9: two dogs on grass 9" in votes
+    shown = re.sub(r"<[^>]+>", "", next(h.proto.body for h in at.get("html") if 'data-testid="adj-caption"' in h.proto.body))
+    assert shown == "caption B9: two dogs on grass 9"  # once, word by word (the marks hold no text)
     # Who said what, side by side, escaped: ann1 accurate, ann2 inaccurate with Other and a note.
     assert "<td>ann1</td><td>accurate</td><td></td>" in votes
     assert "<td>ann2</td><td>inaccurate</td><td>Other</td><td>a dog &lt;b&gt;with&lt;/b&gt; *wings*</td>" in votes
     assert not any("wings" in str(m.value) for m in at.markdown)
-    assert len(at.image) == 1
+    # Items without pictures (no image root): a compact note, no grey canvas and no warning (issue 38 item 15).
+    assert len(at.image) == 0 and not at.warning
+    assert any("img9" in c.value and "no image root is set" in c.value and ":orange[" not in c.value
+               for c in at.caption)
 
 
 def test_picker_names_item_system_and_line(sqlite_store, ids):
@@ -282,7 +288,9 @@ def test_references_and_readable_box_labels_as_on_annotate(sqlite_store, ids):
     assert not at.exception, at.exception
     body = "".join(h.proto.body for h in at.get("html"))
     assert 'class="ann-ref"' in body and 'data-box="1"' in body and "green shirt waves" in body
-    assert 'class="ann-boxlabel"' in body and ">1 man<" in body
+    # No picture to put them on (no image root): the boxes are named in the one-line note instead (item 15).
+    assert 'class="ann-boxlabel"' not in body and len(at.image) == 0
+    assert any("gold boxes: 1 man" in c.value for c in at.caption)
 
 
 def test_refusal_is_worded_as_on_annotate(sqlite_store, ids):

@@ -63,7 +63,8 @@ def test_disagreement_opens_with_caption_as_plain_text(project_store):
     shown = [t.value for t in at.text]
     assert "caption A1: a man in a *red* shirt | 1" in shown
     assert not any("*red*" in str(md.value) for md in at.markdown)
-    assert len(at.image) == 1
+    # The project has no pictures: one compact line names it, no grey canvas (issue 38 item 15).
+    assert len(at.image) == 0 and any("no image root is set" in c.value for c in at.caption)
 
 
 def test_marking_practice_items_changes_the_figures(project_store):

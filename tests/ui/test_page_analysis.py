@@ -59,3 +59,21 @@ def test_roles(project_store, role, allowed):
     at = page_test("analysis", project_store.url, user="someone", role=role, project=PROJECT).run()
     refused = any("Not allowed" in e.value for e in at.error)
     assert refused is (not allowed)
+
+
+def test_every_bar_labelled_upright_and_whole(project_store):
+    """Issue 38 item 9: the 20-type chart names every bar (no label dropped for lack of room, none cut like
+    "Scene / event / lo…"), and the errors-per-description chart's labels stand upright."""
+    import json
+
+    from annotator.taxonomy import taxonomy
+    at = page_test("analysis", project_store.url, user="ana", role="analyst", project=PROJECT).run()
+    assert not at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    errors = next(s for s in specs if s["encoding"]["x"]["field"] == "errors")
+    assert errors["encoding"]["x"]["axis"]["labelAngle"] == 0
+    types = next(s for s in specs if s["encoding"]["y"]["field"] == "type")
+    axis = types["encoding"]["y"]["axis"]
+    assert axis["labelOverlap"] is False and axis["labelLimit"] == 0
+    bars = len(taxonomy().types) * 2  # two systems side by side
+    assert types["height"] >= 24 * bars  # a bar's row holds its label's line

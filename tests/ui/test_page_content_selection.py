@@ -55,7 +55,7 @@ def test_page_shows_table_charts_and_one_image(sqlite_store, tmp_path):
     # with the baselines), and every colour is the shared palette's (none of Streamlit's near-white tints).
     import json
 
-    from annotator.ui.figures import PALETTE
+    from annotator.ui.palette import PALETTE
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
     rules = [layer for layer in spec["layer"] if (layer.get("mark") or {}).get("type") == "rule"]
     (rule,) = rules

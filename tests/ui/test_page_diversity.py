@@ -23,10 +23,13 @@ def seed(store, *, human=True):
 
 
 def frame_by_title(at, first_col):
-    for df in at.dataframe:
-        if df.value.columns[0] == first_col:
-            return df.value
-    raise AssertionError(f"no table starting with {first_col!r}")
+    """The tables starting with ``first_col`` side by side (the measures come in two tables that fit the page)."""
+    import pandas as pd
+    found = [df.value for df in at.dataframe if df.value.columns[0] == first_col]
+    if not found:
+        raise AssertionError(f"no table starting with {first_col!r}")
+    return pd.concat([found[0]] + [f.drop(columns=[first_col]) for f in found[1:]
+                                   if list(f[first_col]) == list(found[0][first_col])], axis=1)
 
 
 def test_analyst_sees_measures_gap_and_correlations(sqlite_store):
@@ -53,7 +56,7 @@ def test_analyst_sees_measures_gap_and_correlations(sqlite_store):
     # Issue 24 item 15: every categorical colour of the charts is the shared palette's (readable on white).
     import json
 
-    from annotator.ui.figures import PALETTE
+    from annotator.ui.palette import PALETTE
     specs = [json.dumps(json.loads(c.proto.spec)) for c in at.get("vega_lite_chart")]
     assert specs and all('"range"' in sp for sp in specs if '"nominal"' in sp and '"color"' in sp)
     for sp in specs:
