@@ -1,11 +1,13 @@
 """Regenerate the screenshots of the README and docs/annotating.md in headless Chromium at 1280 x 720: Annotate
 (docs/img/annotate.png), Adjudication (adjudicate.png), Correction (correct.png) and Error analysis (analysis.png),
 on the sample project; with --spans, only the one of a caption with error spans (annotate_spans.png); with --long,
-only the one of the bundled paragraph-length caption with a span (annotate-long.png).
+only the one of the bundled paragraph-length caption with a span (annotate-long.png); with --adjudicate-long, only
+the Adjudication of that caption with the two demo annotators' spans as bars under its words (adjudicate-long.png).
 
 Usage: .venv/bin/python tests/browser/make_screenshot.py [output folder]   (default: docs/img)
        .venv/bin/python tests/browser/make_screenshot.py --spans [output folder]
        .venv/bin/python tests/browser/make_screenshot.py --long [output folder]
+       .venv/bin/python tests/browser/make_screenshot.py --adjudicate-long [output folder]
 
 Not a test (pytest does not collect it). It loads the sample project with its two demo annotators' judgements
 into a temporary database, gives its captions to an annotator, logs in as that annotator (a judgement under way:
@@ -40,7 +42,7 @@ def _settle(page, wait_until_settled) -> None:
     page.mouse.move(5, SIZE["height"] - 5)
 
 
-def main(out_dir: Path, spans: bool = False, long: bool = False) -> None:
+def main(out_dir: Path, spans: bool = False, long: bool = False, adjudicate_long: bool = False) -> None:
     from conftest import CHROMIUM, CHROMIUM_ARGS, choose_option, login, start_server, wait_until_settled
     from playwright.sync_api import sync_playwright
 
@@ -52,7 +54,14 @@ def main(out_dir: Path, spans: bool = False, long: bool = False) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="annotator-shot-"))
     url = f"sqlite:///{tmp / 'shot.db'}"
     store = open_store(url)
-    if long:
+    if adjudicate_long:
+        from annotator.config import SAMPLE_DIR
+        from annotator.io import import_jsonl
+        from annotator.io.judgement_rows import import_judgement_rows
+        import_jsonl(store, "long-captions", SAMPLE_DIR / "long_captions.jsonl")
+        import_judgement_rows(store, "long-captions", SAMPLE_DIR / "long_captions_judgements.jsonl")
+        add_user(store, "lea", "lead", PW)
+    elif long:
         from annotator.config import SAMPLE_DIR
         from annotator.io import import_jsonl
         import_jsonl(store, "long-captions", SAMPLE_DIR / "long_captions.jsonl")
@@ -133,7 +142,13 @@ def main(out_dir: Path, spans: bool = False, long: bool = False) -> None:
                 page.keyboard.press("Enter")
                 wait_until_settled(page, quiet_ms=300)
 
-            if long:
+            def adjudication_drawn(page) -> None:
+                page.wait_for_function("""() => document.querySelectorAll('div[class*="st-key-adj_type_"] input')
+                    .length === 20 && !!document.querySelector('.adj-marks')""")
+
+            if adjudicate_long:
+                shot("lea", "/adjudicate", "adjudicate-long.png", adjudication_drawn)
+            elif long:
                 shot("maria", "/annotate", "annotate-long.png", long_span_under_way)
             elif spans:
                 shot("maria", "/annotate", "annotate_spans.png", spans_under_way)
@@ -149,5 +164,6 @@ def main(out_dir: Path, spans: bool = False, long: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a not in ("--spans", "--long")]
-    main(Path(args[0]) if args else ROOT / "docs" / "img", spans="--spans" in sys.argv[1:], long="--long" in sys.argv[1:])
+    args = [a for a in sys.argv[1:] if a not in ("--spans", "--long", "--adjudicate-long")]
+    main(Path(args[0]) if args else ROOT / "docs" / "img", spans="--spans" in sys.argv[1:], long="--long" in sys.argv[1:],
+         adjudicate_long="--adjudicate-long" in sys.argv[1:])
