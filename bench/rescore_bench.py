@@ -37,8 +37,8 @@ path at each size, pycocoevalcap and ours interleaved in this process (CPU
 time, best of ``--repeat``), identical numbers checked, the speed-up printed
 beside its target at 100,000 captions (BLEU ≥ 9×, ROUGE-L ≥ 5×, CIDEr-D ≥ 25×)
 and the growth exponent of each side between consecutive sizes. ``--peak N``
-scores N captions with the three metrics in a fresh process and prints its peak
-resident memory (target: 1,000,000 captions in ≤ 4 GB).
+scores N captions with the three metrics (or ``--metrics``) in a fresh process
+and prints its peak resident memory (target: 1,000,000 captions in ≤ 4 GB).
 
     .venv/bin/python bench/rescore_bench.py --sizes 1000,10000,100000 --repeat 2
     .venv/bin/python bench/rescore_bench.py --peak 1000000
@@ -88,11 +88,14 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sizes", help="comma-separated caption counts: the scaling run (see above)")
     ap.add_argument("--peak", type=int, help="captions scored in a fresh process whose peak memory is printed")
+    ap.add_argument("--metrics", default="bleu,rouge,cider", help="with --peak or --sizes: the metrics scored "
+                    "(default all three)")
     args = ap.parse_args()
     if args.peak:
-        return peak_run(args.peak, args.refs, args.seed)
+        return peak_run(args.peak, args.refs, args.seed, args.metrics.split(","))
     if args.sizes:
-        return scaling_run([int(x) for x in args.sizes.split(",")], args.refs, args.repeat, args.seed)
+        return scaling_run([int(x) for x in args.sizes.split(",")], args.refs, args.repeat, args.seed,
+                           args.metrics.split(","))
 
     from pycocoevalcap.bleu.bleu import Bleu as CocoBleu
     from pycocoevalcap.cider.cider import Cider as CocoCider
@@ -241,7 +244,7 @@ SCALE_TARGETS = {"BLEU": 9.0, "ROUGE-L": 5.0, "CIDEr-D": 25.0}
 PEAK_TARGET_GB = 4.0
 
 
-def scaling_run(sizes: list[int], n_refs: int, repeat: int, seed: int) -> int:
+def scaling_run(sizes: list[int], n_refs: int, repeat: int, seed: int, metrics: list[str]) -> int:
     """Cold-path CPU time of pycocoevalcap and ours at each size, with ratios and growth exponents."""
     import math
 
@@ -253,6 +256,7 @@ def scaling_run(sizes: list[int], n_refs: int, repeat: int, seed: int) -> int:
     cases = (("BLEU", lambda g, r: CocoBleu(4).compute_score(g, r, verbose=0), Bleu),
              ("ROUGE-L", lambda g, r: CocoRouge().compute_score(g, r), RougeL),
              ("CIDEr-D", lambda g, r: CocoCider().compute_score(g, r), CiderD))
+    cases = tuple(c for c in cases if c[2].key in metrics)
     times: dict[tuple[str, int], tuple[float, float]] = {}
     ok = True
     for n in sizes:
@@ -294,24 +298,24 @@ def scaling_run(sizes: list[int], n_refs: int, repeat: int, seed: int) -> int:
     return 0 if ok else 1
 
 
-def peak_run(n: int, n_refs: int, seed: int) -> int:
-    """Score n captions with BLEU, ROUGE-L and CIDEr-D in a fresh process; print time and peak memory."""
+def peak_run(n: int, n_refs: int, seed: int, metrics: list[str]) -> int:
+    """Score n captions with ``metrics`` (of BLEU, ROUGE-L, CIDEr-D) in a fresh process; print time and peak memory."""
     import subprocess
     code = f"""
 import resource, sys, time
 sys.path.insert(0, {str(ROOT)!r})
-from annotator.metrics import Bleu, CiderD, RougeL
+from annotator.metrics import REGISTRY
 from annotator.metrics.synthetic import synthetic_corpus
 hyps, refs = synthetic_corpus({n}, {n_refs}, seed={seed})
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-for m in (Bleu(), RougeL(), CiderD()):
+for m in REGISTRY.create({metrics!r}):
     c = time.process_time()
     s = m.aggregate(m.stats(hyps, m.prepare(refs, cache=False)))
     print(f"{{m.label:<8}} {{time.process_time() - c:7.1f}} s CPU, {{s.value:.6f}}", flush=True)
     del s
 print(f"peak {{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f}} GB (corpus alone {{base / 2**20:.2f}} GB)")
 """
-    print(f"{n:,} captions x {n_refs} references, BLEU, ROUGE-L, CIDEr-D cold, fresh process, load average "
+    print(f"{n:,} captions x {n_refs} references, {', '.join(metrics)} cold, fresh process, load average "
           f"{os.getloadavg()[0]:.1f}")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     print(out.stdout + out.stderr, end="")

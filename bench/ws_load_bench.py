@@ -4,7 +4,7 @@ Simulated annotators speak Streamlit's websocket protocol to a real ``streamlit 
 (tests/reliability/ws_load.py: log in through the form, land on Annotate, then every ``--period`` seconds ± 50 % tick the
 panel — Accurate, or Inaccurate with one error type — and press Save & next). The latency of a save is from its
 message to the end of the server's answer (the run's ``script_finished``): what a browser waits for before it
-draws the next caption. Steps of 5, 10, 20, … annotators run for ``--duration`` seconds each (fresh sessions,
+draws the next caption. Steps of 2, 5, 10, 20, … annotators run for ``--duration`` seconds each (fresh sessions,
 the same accounts, every account's queue long enough); the knee is the first step whose p95 passes 200 ms.
 Printed per step: saves, median / p95 / max latency, the server processes' CPU per save and busy share, the load
 client's own CPU, and the machine's load average (the client and the server share this machine's cores: on a
@@ -16,8 +16,8 @@ docs/teams.md, TLS left out; each simulated annotator connects from its own 127.
 ``ip_hash`` spreads them). After every set-up, every confirmed save is checked in the database (judgements
 lost: 0). Target: ≥ 30 annotators per process, saving every 5 s, on this 2-core machine, quiet.
 
-    .venv/bin/python bench/ws_load_bench.py [--setup sqlite postgresql proxy] [--steps 5,10,20,30,40,60]
-                                            [--period 5] [--duration 40]
+    .venv/bin/python bench/ws_load_bench.py [--setup sqlite postgresql proxy] [--steps 2,5,10,20,30,40,60]
+                                            [--period 5] [--duration 30] [--stop-ms 1000]
 """
 
 from __future__ import annotations
@@ -214,9 +214,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--setup", nargs="+", default=["sqlite", "postgresql", "proxy"],
                     choices=["sqlite", "postgresql", "proxy"])
-    ap.add_argument("--steps", default="5,10,20,30,40,60")
+    ap.add_argument("--steps", default="2,5,10,20,30,40,60")
     ap.add_argument("--period", type=float, default=5.0, help="seconds between one annotator's saves (± 50 %%)")
-    ap.add_argument("--duration", type=float, default=40.0, help="seconds each step runs")
+    ap.add_argument("--duration", type=float, default=30.0, help="seconds each step runs")
     ap.add_argument("--stop-ms", type=float, default=1000.0, help="no larger step once a p95 passes this")
     ap.add_argument("--pg", default=os.environ.get("ANNOTATOR_TEST_PG_URL", PG))
     args = ap.parse_args()

@@ -127,12 +127,12 @@ def build(tok_refs: list[list[str]], n: int, *, clip: bool = True, idf: bool = T
     CIDEr-D needs besides (document frequencies, first occurrences, the
     ranges of (reference, n-gram) pairs per (image, n-gram)).
 
-    Per order, the occurrences' codes are numbered by a hash table (pandas'
-    ``factorize`` with sorted uniques: ids in code order, the sorted distinct
-    codes as lookup table), which costs the same per occurrence at any corpus
-    size. Then the occurrences are sorted by (image, n-gram) block by block
-    (:data:`BLOCK` occurrences of whole images), stably, so within an
-    (image, n-gram) they stay in reference and position order.
+    Per order, the occurrences' codes are numbered in code order
+    (:func:`_number`: the sorted distinct codes are the lookup table), at the
+    same cost per occurrence at any corpus size. Then the occurrences are
+    sorted by (image, n-gram) block by block (:data:`BLOCK` occurrences of
+    whole images), stably, so within an (image, n-gram) they stay in
+    reference and position order (:func:`_table`).
     """
     ix = RefIndex()
     ix.n = n
