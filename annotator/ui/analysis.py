@@ -153,10 +153,10 @@ def _error_types(report, per_system: dict, all_systems: list[str]) -> str:
         else category_colour("group", domain=list(tax.groups)),
         yOffset="system:N" if several else alt.Undefined,
         tooltip=["system", "type", "group", "count"])
-    # Short headings (the two shares are defined above the table), so the table with several systems fits the
-    # page; the exports keep the long ones.
-    shown = types_table.rename(columns=lambda c: c.replace("share of errors", "of errors")
-                               .replace("share of descriptions", "of descr."))
+    # With several systems, short headings (the two shares are defined above the table), so the table fits the
+    # page; one system's table keeps the long ones, as the exports do.
+    shown = types_table if not several else types_table.rename(
+        columns=lambda c: c.replace("share of errors", "of errors").replace("share of descriptions", "of descr."))
     ui.show_table(shown, hide_index=True, width="stretch")
     st.altair_chart(bars.properties(height=BAR_ROW_PX * len(tax.types) * len(per_system)), width="stretch")
     ui.show_table(report.groups_frame(), hide_index=True, width="stretch")
