@@ -1,7 +1,7 @@
 """Each queue's counts are kept as saves happen (annotator.store.queue_tallies, migration 20): after any mix of
 saves, skips, notes, revisions, a staged second pass and practice marks they equal a count made afresh; and the
 work of a save, a resume, the progress line and the caption list's counts does not grow with the queue (SQLite's
-virtual-machine steps counted through the connection's progress handler, at 400 and 4,000 captions)."""
+virtual-machine steps counted through the connection's progress handler, at 200 and 2,000 captions)."""
 
 from __future__ import annotations
 
@@ -113,12 +113,12 @@ def _steps_of_a_session(store, n: int) -> dict[str, int]:
 
 def test_a_session_costs_the_same_on_a_queue_ten_times_longer(tmp_path):
     sizes = {}
-    for n in (400, 4000):
+    for n in (200, 2000):
         store = open_store(f"sqlite:///{tmp_path / f'{n}.db'}")
         try:
             sizes[n] = _steps_of_a_session(store, n)
         finally:
             store.dispose()
-    small, large = sizes[400], sizes[4000]
+    small, large = sizes[200], sizes[2000]
     for what in small:
         assert large[what] <= 1.5 * small[what] + 20, (what, small, large)
