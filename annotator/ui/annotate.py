@@ -70,7 +70,6 @@ K_NEWER = "ann_newer"  # (caption id, the judgement saved since the page showed 
 K_SUGGESTION = "ann_suggestion"  # the judge the panel was pre-filled from (None: not pre-filled)
 K_OWN = "ann_own_save"  # (caption id, revision, content) of this tab's last confirmed save
 K_TRIED = "ann_tried_save"  # (caption id, base revision, content) of this tab's last save sent
-K_NEXT = "ann_next_caption"  # ((load, caption id), the words of the caption Save & next goes to)
 K_LOAD = "ann_load"  # counts the captions loaded into the panel: each showing's markup is new (annotate_spans.js)
 K_SPANS_START = "ann_spans_start"  # the spans field's value as the caption was loaded
 NB_HYPHEN = "\u2011"  # a hyphen no line breaks at
@@ -527,32 +526,10 @@ def render(ctx: PageContext) -> None:
         _caption_list(q)
     if task is None:
         return
-    marker = _next_marker(q, task)
-    if marker:
-        st.html(marker)
     if st.session_state.get(K_PREFETCHED) != (q.user, q.project, task.position):
         # While the annotator reads this caption, prepare the images of the next ones.
         st.session_state[K_PREFETCHED] = (q.user, q.project, task.position)
         prefetch(q, task.position, delay=PREFETCH_DELAY)
-
-
-def _next_marker(q: Queue, task: Task) -> str:
-    """A hidden marker with the words of the caption Save & next goes to, drawn at the end of the run (read once
-    per caption loaded): annotate_panel.js shows them at once on Save & next while the server stores the
-    judgement and draws that caption. Empty when there is none to do after this one (or the database is away)."""
-    load = st.session_state.get(K_LOAD, 0)
-    cached = st.session_state.get(K_NEXT)
-    if cached is None or cached[0] != (load, task.caption_id):
-        try:
-            after = q.next_todo(after=task.position)
-            text = q.task(after).caption.text if after is not None and after != task.position else None
-        except AnnotatorError:
-            return ""
-        cached = ((load, task.caption_id), text)
-        st.session_state[K_NEXT] = cached
-    if cached[1] is None:
-        return ""
-    return f'<span hidden data-ann-next="{html.escape(cached[1])}" data-for-load="{int(load)}"></span>'
 
 
 @st.dialog("Your captions", width="large")

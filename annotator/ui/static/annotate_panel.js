@@ -137,51 +137,11 @@
     });
     if (w.classList.contains('st-key-ann_zoom')) doc.body.classList.toggle(ZOOM, t.checked);
   }, true);
-  // Save & next shows the next caption's words at once, from what the page holds (the marker the page draws at
-  // the end of its run: data-ann-next, for the caption loaded as data-for-load), with the picture and the panel
-  // dimmed while the server stores the judgement and draws that caption. A caption element the run leaves as it
-  // was (a refused or failed save: the same caption comes back, with its panel and the message why) gets its own
-  // words back. Keys typed meanwhile wait for the run, as before (judge_keys.js). Issue 38, item 6.
-  const preview = { el: null, html: null, since: 0 };
-  doc.addEventListener('click', function (e) {
-    const b = e.target && e.target.closest ? e.target.closest('.st-key-ann_save button') : null;
-    if (!b || b.disabled || preview.el) return;
-    const cap = doc.querySelector('[data-testid="ann-caption"]');
-    const next = doc.querySelector('[data-ann-next]');
-    if (!cap || !next || next.getAttribute('data-for-load') !== cap.getAttribute('data-load')) return;
-    preview.el = cap; preview.html = cap.innerHTML; preview.since = Date.now();
-    cap.setAttribute('data-preview', '');
-    cap.textContent = next.getAttribute('data-ann-next');
-    cap.scrollTop = 0;
-    doc.body.classList.add('ann-pending');
-    window.__annPreviews = (window.__annPreviews || 0) + 1;
-  }, true);
-  function endPreview() {
-    const el = preview.el;
-    if (!el) return;
-    if (el.isConnected && el.hasAttribute('data-preview')) { el.innerHTML = preview.html; el.removeAttribute('data-preview'); }
-    preview.el = null; preview.html = null;
-    doc.body.classList.remove('ann-pending');
-  }
-  function scriptIdle() {
-    const app = doc.querySelector('[data-testid="stApp"]');
-    const s = app ? app.getAttribute('data-test-script-state') : null;
-    return s !== 'running' && s !== 'rerunRequested' && s !== 'stopRequested';
-  }
-  // The run the save started is over (or never came: 15 s): the preview ends, whatever the run drew.
-  if (window.annotatorOnFrames) window.annotatorOnFrames(function watchPreview() {
-    if (!preview.el) return;
-    const replaced = !preview.el.isConnected;
-    if ((replaced && scriptIdle()) || Date.now() - preview.since > 15000) endPreview();
-  });
   // A run of the page (another caption, or values set by the server) redraws the panel: start from it.
   (function observe() {
     const app = doc.querySelector('[data-testid="stApp"]');
     if (!app) { setTimeout(observe, 100); return; }
-    new MutationObserver((records) => {
-      // A run that ended after a preview began: the save's run (the click's own run starts after the click).
-      if (preview.el && scriptIdle() && records.some((r) => r.oldValue === 'running')) setTimeout(endPreview, 0);
-      setTimeout(() => { last = snapshot(); update(); syncView(); }, 0);
-    }).observe(app, { attributes: true, attributeFilter: ['data-test-script-state'], attributeOldValue: true });
+    new MutationObserver(() => setTimeout(() => { last = snapshot(); update(); syncView(); }, 0))
+      .observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
   })();
 })();
