@@ -1,8 +1,8 @@
 """The app as served (`streamlit run serve.py`, or `uvicorn serve:app`): app.py plus the session-cookie routes.
 
-Streamlit serves app.py as usual; annotator.ui.session_routes adds the two small HTTP routes that set and
+Streamlit serves app.py as usual; annotator.ui.session.routes adds the two small HTTP routes that set and
 clear the HttpOnly session cookie, so a log-in survives reloads, new tabs and typed URLs (docs/teams.md);
-annotator.ui.origin_guard refuses websockets opened by pages of another origin (any other port included).
+annotator.ui.session.origin_guard refuses websockets opened by pages of another origin (any other port included).
 `streamlit run app.py` still works, with log-ins that last as long as their tab.
 
 When the server starts it also starts the start-up tasks of annotator.startup that start with the server (the
@@ -16,8 +16,8 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 from annotator import startup
-from annotator.ui.origin_guard import OriginGuard
-from annotator.ui.session_routes import routes
+from annotator.ui.session.origin_guard import OriginGuard
+from annotator.ui.session.routes import routes
 
 app = st.App(Path(__file__).resolve().parent / "app.py", routes=routes(), middleware=[Middleware(OriginGuard)])
 

@@ -5,7 +5,7 @@ How a log-in becomes a cookie (Streamlit scripts cannot set HttpOnly cookies; se
 1. The log-in form authenticates and calls :func:`start_session`: a session row (the account's id and
    session epoch, idle and absolute expiry) and a one-time *handoff code* (kept as its hash, valid for
    ``HANDOFF_SECONDS``). The tab keeps the session's id in its own state.
-2. The page posts the code to the app's cookie route (annotator.ui.session_routes); :func:`redeem_handoff`
+2. The page posts the code to the app's cookie route (annotator.ui.session.routes); :func:`redeem_handoff`
    spends the code and makes the cookie's token, kept in the store only as its SHA-256. The route answers with
    ``Set-Cookie: annotator_session=<token>.<signature>; HttpOnly; SameSite=Strict; Path=/`` (``Secure`` over
    HTTPS). The token never reaches page JavaScript or the script.

@@ -34,12 +34,28 @@ def mapped_paths(text: str) -> list[str]:
     return paths
 
 
+def map_entries(text: str) -> dict[str, str]:
+    """Each path of the map (:func:`mapped_paths`) with what its entry says: the rest of its line and the lines
+    carried on below it (a path named twice gets both texts)."""
+    block = re.search(r"^## The rooms\n\n```\n(.*?)^```", text, flags=re.M | re.S)
+    entries, paths, current = {}, iter(mapped_paths(text)), None
+    for line in block.group(1).splitlines():
+        entry = re.match(r"^( {0,2})(\S+)(?:\s|$)", line)
+        if entry is not None:
+            current = next(paths)
+            entries[current] = entries.get(current, "") + " " + line[entry.end():].strip()
+        elif current is not None:
+            entries[current] += " " + line.strip()
+    return entries
+
+
 def test_the_map_is_read_as_it_should_be():
     sample = ("## The rooms\n\n```\napp.py       router\npages/       one page\n                 per screen\n"
               "annotator/   the core\n  model.py   classes\n  store/     SQL, from\n                 here\ntests/\n"
               "  core/      pure\n```\n")
     assert mapped_paths(sample) == ["app.py", "pages/", "annotator/", "annotator/model.py", "annotator/store/",
                                     "tests/", "tests/core/"]
+    assert map_entries(sample)["annotator/store/"] == " SQL, from here"
 
 
 def test_every_path_on_the_map_exists():
@@ -60,3 +76,19 @@ def test_every_room_of_the_house_is_on_the_map():
     unmapped = sorted((modules | packages | tests) - paths)
     unmapped += sorted(t + "/" for t in top if not any(p.startswith(t + "/") for p in paths))
     assert unmapped == [], f"not on the map of docs/architecture.md (add a line saying what it holds): {unmapped}"
+
+
+def test_every_ui_package_and_its_modules_are_on_the_map():
+    """annotator/ui/ is a package per screen and three shared ones: each is an entry of its own (``  ui/<name>/``)
+    whose text names each of its modules and scripts."""
+    entries = map_entries(DOC.read_text(encoding="utf-8"))
+    ui = ROOT / "annotator" / "ui"
+    unnamed = []
+    for package in sorted(p for p in ui.iterdir() if (p / "__init__.py").is_file()):
+        path = f"annotator/ui/{package.name}/"
+        if path not in entries:
+            unnamed.append(path)
+            continue
+        files = [f.name for f in package.iterdir() if f.suffix in (".py", ".js", ".css") and f.name != "__init__.py"]
+        unnamed += [path + f for f in sorted(files) if not re.search(rf"(?<![\w/]){re.escape(f)}", entries[path])]
+    assert unnamed == [], f"not on the map of docs/architecture.md (say what each holds): {unnamed}"

@@ -26,7 +26,17 @@ def test_every_test_file_sits_in_a_folder_of_the_house():
                        if p.relative_to(TESTS).parts[0] not in FOLDERS and p.relative_to(TESTS).parts[0] != "fixtures")
     assert elsewhere == []
     for folder in FOLDERS:
-        assert list((TESTS / folder).glob("test_*.py")), f"tests/{folder}/ holds no tests"
+        assert list((TESTS / folder).rglob("test_*.py")), f"tests/{folder}/ holds no tests"
+
+
+def test_no_two_test_files_share_a_name():
+    """pytest imports a test file by its name alone (the default import mode, with no __init__.py in tests/), so two
+    files of one name in two folders (tests/ui/<screen>/ mirrors annotator/ui/) would clash: keep the screen in it."""
+    names: dict[str, list[str]] = {}
+    for path in TESTS.rglob("*.py"):
+        if path.name.startswith("test_") or path.name.endswith("_helpers.py"):
+            names.setdefault(path.name, []).append(str(path.relative_to(TESTS)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}
 
 
 def test_markers_are_declared_once_in_pyproject():

@@ -12,7 +12,7 @@ from annotator.cli import main
 from annotator.model import Project
 from annotator.store.projects import write_project
 from tests.apptest_helpers import page_test, texts
-from tests.ui.test_page_content_selection import image_scores
+from tests.ui.content_selection.test_page_content_selection import image_scores
 
 
 def _seed(store):

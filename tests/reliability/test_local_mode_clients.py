@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-import annotator.ui.identity
+import annotator.ui.session.identity
 from annotator.accounts.access import is_local_client, is_own_origin
 from annotator.accounts.auth import add_user
 from annotator.io import import_judgements
@@ -87,7 +87,7 @@ def _has_button(at, key) -> bool:
 
 
 def _client(monkeypatch, peer, headers):
-    monkeypatch.setattr(annotator.ui.identity, "client_address", lambda: (peer, dict(headers)))
+    monkeypatch.setattr(annotator.ui.session.identity, "client_address", lambda: (peer, dict(headers)))
 
 
 ATTACKS = REMOTE + [(None, {**LOOPBACK, "CF-Connecting-IP": "203.0.113.9"}), (None, NOT_LOOPBACK[0])]
@@ -150,7 +150,7 @@ def test_first_admin_logs_in_from_afar(no_accounts, monkeypatch):
 def test_origin_guard_closes_foreign_websockets(scope_type, origin, passed):
     import asyncio
 
-    from annotator.ui.origin_guard import POLICY_VIOLATION, OriginGuard
+    from annotator.ui.session.origin_guard import POLICY_VIOLATION, OriginGuard
     reached, sent = [], []
 
     async def app(scope, receive, send):

@@ -1,0 +1,3 @@
+"""The Assignment screen (leads, admins): page.py."""
+
+from .page import render  # noqa: F401

@@ -1,0 +1,3 @@
+"""The Content selection screen: page.py."""
+
+from .page import render  # noqa: F401

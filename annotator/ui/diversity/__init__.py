@@ -1,0 +1,3 @@
+"""The Lexical diversity screen: page.py."""
+
+from .page import render  # noqa: F401

@@ -1,0 +1,3 @@
+"""The People screen (admins): page.py."""
+
+from .page import render  # noqa: F401

@@ -1,0 +1,3 @@
+"""The Rescoring screen: page.py."""
+
+from .page import render  # noqa: F401

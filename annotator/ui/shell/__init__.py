@@ -1,0 +1,2 @@
+"""The frame around every page: frame.py (the page guard page_setup, the header, the sidebar, the project picker,
+progress) and page_data.py (what several pages read alike). annotator.ui hands their public names on."""

@@ -1,0 +1,3 @@
+"""The Team screen (leads): page.py."""
+
+from .page import render  # noqa: F401
