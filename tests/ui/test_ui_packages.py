@@ -1,6 +1,6 @@
 """annotator/ui/ is grouped by screen, read from the source: one package per page of annotator.accounts.access.PAGES
-(its Python, HTML builders and scripts side by side), what several screens share in shell/, session/ and widgets/,
-no screen importing another, and tests/ui/ mirroring the packages (tests/ui/<package>/)."""
+(its Python, HTML builders and scripts side by side), what several screens share in shell/, session/ and widgets/, no
+module over 400 lines, no screen importing another, and tests/ui/ mirroring the packages (tests/ui/<package>/)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from annotator.accounts.access import PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 UI = ROOT / "annotator" / "ui"
+LIMIT = 400
 #: The packages no page is named after: the frame around every page, the session, and the pieces screens share.
 SHARED = {"shell", "session", "widgets"}
 #: The log-in page is shown while nobody is logged in, so access.PAGES does not register it.
@@ -36,6 +37,13 @@ def test_the_ui_folder_holds_only_its_face_the_page_texts_and_packages():
     loose = sorted(p.name for p in UI.iterdir() if p.name != "__pycache__" and p.name not in STILL_FLAT
                    and p.name not in ("__init__.py", "pages.toml") and not (p / "__init__.py").is_file())
     assert loose == [], f"annotator/ui/ holds what belongs in a package (a screen's, or shell, session, widgets): {loose}"
+
+
+def test_no_ui_module_is_over_400_lines():
+    sizes = {p.relative_to(UI).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in UI.rglob("*.py")}
+    long = sorted(f"{name} ({n} lines)" for name, n in sizes.items() if n > LIMIT and name not in STILL_FLAT)
+    assert long == [], f"ui modules over {LIMIT} lines (split them along what they draw: page, forms, tables):\n" \
+        + "\n".join(long)
 
 
 def other_packages_imported(source: str, package: str) -> list[str]:
