@@ -21,7 +21,7 @@ from ...store.analysis_queries import annotators_in
 from ...store.caption_queries import caption_details
 from .. import annotate_spans
 from ..keys import FRAMES_JS
-from ..widgets.team_choice import team_picker
+from ..shell.team_choice import team_picker
 from .caption import MARKS_JS, case_view, votes_html
 from .decision import (
     K_CAPTION, K_FILTERS, K_IDS, K_LOADED, K_LOADED_FOR, K_MSG, K_OPEN, K_OPENED, decision_form, keys_script,

@@ -18,7 +18,7 @@ from ...store.projects import set_practice
 from ...taxonomy import taxonomy
 from ..widgets.downloads import table_download
 from .suggestions import suggestion_section
-from ..widgets.team_choice import team_picker
+from ..shell.team_choice import team_picker
 
 
 esc = ui.md_escape

@@ -18,7 +18,7 @@ from ...taxonomy import taxonomy
 from ...team_selection import team_frame
 from ..widgets.downloads import table_download
 from ..widgets.palette import category_colour, series_colours
-from ..widgets.team_choice import team_picker
+from ..shell.team_choice import team_picker
 
 
 esc = ui.md_escape

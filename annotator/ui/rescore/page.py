@@ -22,7 +22,7 @@ from ...rescoring import (
 from ...taxonomy import taxonomy
 from ..widgets.downloads import table_download
 from ..widgets.deltas import metric_delta
-from ..widgets.team_choice import team_picker
+from ..shell.team_choice import team_picker
 
 METRIC_LABELS = REGISTRY.score_labels()
 

@@ -1,3 +1,3 @@
 """What several screens draw, in one place: text.py (md_escape), formatting.py (show_table, numbers),
 palette.py (the charts' one palette), downloads.py (table downloads), deltas.py (a score's change), figure.py (a
-caption's picture and references), newer.py (the newer-revision notice), team_choice.py (the team picker)."""
+caption's picture and references), newer.py (the newer-revision notice)."""
