@@ -86,6 +86,7 @@
       window.__annPreviews = (window.__annPreviews || 0) + 1;
     }
     setTimeout(() => { if (pv.on) setInert(true); }, 0);  // after the click has reached the form
+    if (!pv.timer) pv.timer = setInterval(heartbeat, HEARTBEAT_MS);
   }, true);
   function endPreview() {
     const el = pv.el;
@@ -128,13 +129,16 @@
     if (rec && rec.page === pageId && !pv.on && storedHere(m, rec)) writePending(null);
     if (!pv.on) resendOrphan(m);
   });
-  // While this page waits for its save, it says so to other pages (which send a kept save again only when no
-  // page waits for it any more); otherwise it looks for a kept save to send again (frames stop on a still page).
-  setInterval(function heartbeat() {
-    if (!pv.on) { const m = marker(); if (m) resendOrphan(m); return; }
+  // While this page waits for its save, it says so to other pages every HEARTBEAT_MS (a page sends a kept save
+  // again only when no page waits for it any more). A page looks for a kept save to send again on every frame while
+  // it changes, and a few times after it opens (an idle page runs no timer).
+  function heartbeat() {
+    if (!pv.on) { clearInterval(pv.timer); pv.timer = null; return; }
     const rec = readPending();
     if (rec && rec.token === pv.rec.token) { rec.alive = Date.now(); writePending(rec); }
-  }, HEARTBEAT_MS);
+  }
+  function lookForKept() { const m = marker(); if (m && !pv.on) resendOrphan(m); }
+  [ORPHAN_MS / 2, ORPHAN_MS + 200, 2 * ORPHAN_MS, 5 * ORPHAN_MS].forEach((ms) => setTimeout(lookForKept, ms));
   window.addEventListener('beforeunload', function (e) {
     if (!pv.on) return;
     e.preventDefault();
