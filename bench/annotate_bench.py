@@ -34,7 +34,9 @@ click-to-next median and p95 timed in the pages, and the server's CPU time
 per save.
 
 Enter → next with CPU hogs (``--hogs 2``): only the Enter series, first on the machine as it is, then with two
-CPU-bound processes the bench starts beside the server (targets p95 <= 60 ms quiet, <= 200 ms with the hogs).
+CPU-bound processes the bench starts beside the server (targets p95 <= 60 ms quiet, <= 200 ms with the hogs); and the
+time from the key to the save stored and the next caption's panel open (the page's state marker), which the next
+caption's words shown at once do not wait for.
 
 Usage: .venv/bin/python bench/annotate_bench.py [--items N] [--judgements N] [--server-n 200]
        [--browser-n 50] [--no-browser] [--contexts 10] [--rounds 5] [--rebuild] [--hogs 2]
