@@ -11,7 +11,10 @@ core (annotation rules, then one committed transaction), finds the next
 caption and loads it into the widgets, and the same run then shows it. The
 widgets have fixed keys (``ann_*``) so the keyboard script can find them by
 their ``st-key-ann_*`` CSS class; static/annotate_panel.js shows at once what a
-click implies (a tick chooses Inaccurate, Accurate clears the ticks).
+click implies (a tick chooses Inaccurate, Accurate clears the ticks). static/annotate_next.js shows the next
+caption's words at once on Save & next (from the state marker, :func:`_state_html`) with the panel inert until
+the marker names the save stored, and keeps an unconfirmed save in the browser: a page that finds one sends it
+again through the hidden ``ann_resend`` field (:func:`_on_resend`), stored once.
 
 Generated captions and references are untrusted text: they are HTML-escaped
 before they are put into markup, never rendered as Markdown.
@@ -70,6 +73,9 @@ K_NEWER = "ann_newer"  # (caption id, the judgement saved since the page showed 
 K_SUGGESTION = "ann_suggestion"  # the judge the panel was pre-filled from (None: not pre-filled)
 K_OWN = "ann_own_save"  # (caption id, revision, content) of this tab's last confirmed save
 K_TRIED = "ann_tried_save"  # (caption id, base revision, content) of this tab's last save sent
+K_NEXT = "ann_next_caption"  # ((load, caption id), the words of the caption Save & next goes to, or None)
+K_RESEND = "ann_resend"  # the hidden field a page fills with a save kept in the browser, to send it again
+K_RESENT = "ann_resent"  # the token of the last save sent again that this session handled
 K_LOAD = "ann_load"  # counts the captions loaded into the panel: each showing's markup is new (annotate_spans.js)
 K_SPANS_START = "ann_spans_start"  # the spans field's value as the caption was loaded
 NB_HYPHEN = "\u2011"  # a hyphen no line breaks at
@@ -277,6 +283,12 @@ def _stored_content(j) -> tuple:
     return _content(j.label.value if j.label is not None else None, j.error_types, j.note, j.spans)
 
 
+def _is_resent(current, base: int, content: tuple) -> bool:
+    """Whether ``current`` (a stored judgement, or None) is the save of ``content`` based on revision ``base``."""
+    return current is not None and current.label is not None and current.revision == base + 1 \
+        and _stored_content(current) == content
+
+
 def _own_revision(task: Task, sent: _Sent, spans) -> int | None:
     """The revision a save of ``task`` is based on when this tab saved the caption since the page loaded it
     (None: the task's own, :attr:`Task.shown_revision`). Negative when that save holds the panel as it is now,
@@ -452,6 +464,135 @@ def _on_draft() -> None:
                                "yet); it comes back when you return to it, even after a reload.")
 
 
+class _Kept(NamedTuple):
+    """A save the browser kept while it was unconfirmed and sends again (annotate_next.js)."""
+
+    token: str
+    user: str
+    project: str
+    caption_id: int
+    position: int
+    base: int
+    label: str | None
+    types: tuple[str, ...]
+    note: str
+    spans: str
+    seconds: float
+
+
+def _read_kept(raw: str) -> _Kept:
+    """The save a page sent again, from the JSON of the hidden field (ValueError where it cannot be read)."""
+    import json
+    try:
+        d = json.loads(raw)
+        label = d.get("label")
+        if label not in (None, Label.ACCURATE.value, Label.INACCURATE.value):
+            raise ValueError(f"unknown label {label!r}")
+        types = tuple(str(t) for t in d.get("types") or ())
+        kept = _Kept(str(d["token"])[:100], str(d["user"]), str(d["project"]), int(d["caption"]),
+                     int(d["position"]), int(d["base"]), label, types, str(d.get("note") or ""),
+                     str(d.get("spans") or "[]"), measured_seconds(0.0, float(d.get("seconds") or 0.0)))
+    except (TypeError, KeyError, AttributeError, json.JSONDecodeError) as exc:
+        raise ValueError(str(exc)) from exc
+    if kept.label is None and kept.types:  # a tick means inaccurate, as the panel's save reads it
+        kept = kept._replace(label=Label.INACCURATE.value)
+    return kept
+
+
+@_reporting
+@signed_in
+def _on_resend(ctx: PageContext) -> None:
+    """A save kept in the browser while unconfirmed (the page was closed or reloaded before the server answered):
+    store it unless it is stored already; when another save of the caption came since, keep it as the caption's
+    draft and say so. Nothing is stored twice: the revision after the one the save was based on holding exactly
+    it is that save."""
+    raw = st.session_state.get(K_RESEND) or ""
+    st.session_state[K_RESEND] = ""
+    if not raw:
+        return
+    try:
+        kept = _read_kept(raw)
+    except ValueError:
+        st.session_state[K_ERR] = ("A save kept in this browser from before the page was reloaded could not be read, "
+                                   "so it was not sent again.")
+        return
+    st.session_state[K_RESENT] = kept.token
+    if kept.user != ctx.user.name or kept.project != ctx.project:
+        return  # another account's or project's: never stored from here
+    q = _queue(ctx)
+    task = q.task(kept.position)
+    what = f"Your save of item {task.item.key} from before the page was closed or reloaded"
+    if task.caption_id != kept.caption_id:
+        st.session_state[K_ERR] = f"{what} was not stored: the caption at its place in your queue has changed."
+        return
+    if task.stage == STAGE_COARSE:  # the label-only step: types and spans are not asked
+        kept, spans = kept._replace(types=()), ()
+    else:
+        try:
+            spans = annotate_spans.read_page_field(kept.spans, task.caption.text)
+        except InputError as exc:
+            st.session_state[K_ERR] = f"{what} was not stored: {_save_refusal(exc)}"
+            return
+    content = _content(kept.label, kept.types, kept.note, spans)
+    if _is_resent(task.current, kept.base, content):
+        st.session_state[K_OWN] = (task.caption_id, task.current.revision, content)
+        st.session_state[K_MSG] = f"{what} is stored (revision {task.current.revision})."
+        st.session_state[K_ERR] = None
+        result = None
+    else:
+        try:
+            result = q.save(task, kept.label, kept.types, kept.note, kept.seconds, base_revision=kept.base,
+                            spans=spans)
+        except JudgementChanged:
+            q.save_draft(task, kept.label, kept.types, kept.note, spans=spans)
+            st.session_state[K_ERR] = (f"{what} was not stored: another tab or window saved this caption since. "
+                                       "It is kept as your draft of the caption: open it to compare.")
+            return
+        except AnnotatorError as exc:
+            st.session_state[K_ERR] = f"{what} was not stored: {_save_refusal(exc)}"
+            return
+        st.session_state[K_OWN] = (task.caption_id, result.revision, content)
+        st.session_state[K_MSG] = f"{what} is stored now (revision {result.revision})."
+        st.session_state[K_ERR] = None
+    if st.session_state.get(K_POS) == task.position:  # still on screen: move on, as Save & next does
+        _move_on_after_storing(q, task, None if result is None else
+                               (lambda: _update_progress(ctx, q, counted_before=result.was_done)))
+    elif result is not None:
+        _update_progress(ctx, q, counted_before=result.was_done)
+
+
+def _state_html(ctx: PageContext, q: Queue, task: Task | None) -> str:
+    """The page's hidden state marker, read by annotate_next.js and by tests: the user and project; the caption
+    shown (its showing number, id, place in the queue, the revision a save of it is based on, its item); the words
+    of the caption Save & next goes to (read once per showing; absent when there is none or the database is away);
+    the last save this tab saw stored (caption id and revision: a judgement is in the store once they show it);
+    and the last save sent again that the server handled."""
+    attrs = {"data-testid": "ann-state", "data-user": ctx.user.name, "data-project": ctx.project}
+    own = st.session_state.get(K_OWN)
+    if own is not None:
+        attrs.update({"data-stored-caption": own[0], "data-stored-revision": own[1]})
+    if st.session_state.get(K_RESENT):
+        attrs["data-resent"] = st.session_state[K_RESENT]
+    if task is not None:
+        load = st.session_state.get(K_LOAD, 0)
+        attrs.update({"data-load": load, "data-caption": task.caption_id, "data-position": task.position,
+                      "data-base": task.shown_revision, "data-item": task.item.key})
+        cached = st.session_state.get(K_NEXT)
+        if cached is None or cached[0] != (load, task.caption_id):
+            try:
+                after = q.next_todo(after=task.position)
+                words = q.task(after).caption.text if after is not None and after != task.position else None
+            except AnnotatorError:
+                words = None
+            else:
+                st.session_state[K_NEXT] = cached = ((load, task.caption_id), words)
+        else:
+            words = cached[1]
+        if words is not None:
+            attrs["data-next"] = words
+    return "<span hidden " + " ".join(f'{k}="{html.escape(str(v))}"' for k, v in attrs.items()) + "></span>"
+
+
 @signed_in
 def _on_assign_to_me(ctx: PageContext) -> None:
     from ..assignment import assign_to_self
@@ -469,6 +610,8 @@ def _on_assign_to_me(ctx: PageContext) -> None:
 _BOX_LINKS_JS = (Path(__file__).parent / "static" / "annotate_boxes.js").read_text(encoding="utf-8")
 #: What a click in the panel implies on screen, and the "Generally unrelated" reminder (annotate_panel.js).
 _PANEL_JS = (Path(__file__).parent / "static" / "annotate_panel.js").read_text(encoding="utf-8")
+#: Save & next shown at once and kept until stored (annotate_next.js).
+_NEXT_JS = (Path(__file__).parent / "static" / "annotate_next.js").read_text(encoding="utf-8")
 
 
 def _keyboard_script() -> str:
@@ -521,9 +664,16 @@ def render(ctx: PageContext) -> None:
     else:
         _render_task(ctx, q, task)
     st.html(_keyboard_script() + "<script>\n" + _BOX_LINKS_JS + "</script><script>\n" + _PANEL_JS + "</script>"
-            + annotate_spans.script() + annotate_spans.STYLE, unsafe_allow_javascript=True)
+            + "<script>\n" + _NEXT_JS + "</script>" + annotate_spans.script() + annotate_spans.STYLE,
+            unsafe_allow_javascript=True)
+    # A save the browser kept while unconfirmed comes back here (hidden; annotate_next.js fills it).
+    with st.container(key="ann_resend_box"):
+        st.text_input("Save sent again", key=K_RESEND, on_change=_on_resend, args=(ctx,),
+                      label_visibility="collapsed")
     if st.session_state.pop(K_LIST_OPEN, False):
         _caption_list(q)
+    # Drawn last, once the caption and its panel are: the caption after this one, for Save & next to show at once.
+    st.html(_state_html(ctx, q, task))
     if task is None:
         return
     if st.session_state.get(K_PREFETCHED) != (q.user, q.project, task.position):

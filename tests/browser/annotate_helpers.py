@@ -60,6 +60,16 @@ def keys_settled(page):
     wait_for_app(page)
 
 
+def stored(page, caption_id: int, revision: int = 1) -> None:
+    """Wait until the page says the save of ``caption_id`` (at ``revision`` or later) is in the store: Save & next
+    shows the next caption before the server has stored the judgement (annotate_next.js), so a test reads the
+    store only once the page's state marker names the save."""
+    page.wait_for_function(
+        """([c, r]) => { const m = document.querySelector('[data-testid="ann-state"]');
+                         return !!m && Number(m.getAttribute('data-stored-caption')) === c
+                                && Number(m.getAttribute('data-stored-revision')) >= r; }""", arg=[caption_id, revision])
+
+
 def press(page, key):
     """Press ``key`` and wait until what it started is over. Waits first for the page's key handler, as a
     person waits for the page to appear: a key pressed before the handler is on the page reaches nothing."""

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.model import Label
-from tests.browser.annotate_helpers import PW, caption, keys_settled, press, project, resume, rows, unfocus  # noqa: F401
+from tests.browser.annotate_helpers import PW, caption, keys_settled, press, project, resume, rows, stored, unfocus  # noqa: F401
 from tests.browser.conftest import WAIT_MS, login, signed_in, wait_for_app, wait_until_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -28,7 +28,8 @@ def test_login_and_annotate_with_the_mouse(server, project, page):
     page.locator(".st-key-ann_label label").filter(has_text=re.compile(r"^Accurate")).click()
     wait_for_app(page)
     page.locator(".st-key-ann_save button").click()
-    expect(caption(page)).to_contain_text("number 1")
+    expect(caption(page)).to_contain_text("number 1")  # shown at once; stored once the page says so
+    stored(page, caps[0])
     # The caption's text shows before its run has drawn the whole panel: wait for that run to end
     # (a tick made while it still runs can lose the Inaccurate it implies; see docs/reliability.md).
     wait_until_settled(page)
@@ -40,6 +41,7 @@ def test_login_and_annotate_with_the_mouse(server, project, page):
     wait_for_app(page)
     page.locator(".st-key-ann_save button").click()
     expect(caption(page)).to_contain_text("number 2")
+    stored(page, caps[1])
 
     assert [(j.label, j.error_types) for j in rows(store, caps[0])] == [(Label.ACCURATE, ())]
     (j,) = rows(store, caps[1])

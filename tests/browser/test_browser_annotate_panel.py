@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from annotator.model import Label
 from annotator.taxonomy import taxonomy
-from tests.browser.annotate_helpers import PW, keys_settled, press, rows, sized_page, small_project  # noqa: F401
+from tests.browser.annotate_helpers import PW, keys_settled, press, rows, sized_page, small_project, stored  # noqa: F401
 from tests.browser.conftest import signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -56,6 +56,7 @@ def test_refused_save_with_every_type_ticked_is_shown_in_view(server, small_proj
         page.locator(".st-key-ann_note input").press("Control+Enter")
         keys_settled(page)
         expect(page.locator('[data-testid="ann-caption"]')).to_contain_text("number 1")
+        stored(page, caps[0])
         status = page.locator(".st-key-ann_actionbar [role='status'][data-testid='ann-msg']")
         expect(status).to_contain_text("Saved item img0.jpg: Inaccurate")
         assert in_viewport(page, status)
@@ -109,6 +110,7 @@ def test_the_panel_works_in_the_browser_until_a_button_sends_it(server, small_pr
         assert rows(store, caps[0]) == []
         page.locator(".st-key-ann_save button").click()
         expect(page.locator('[data-testid="ann-caption"]')).to_contain_text("number 1")
+        stored(page, caps[0])  # the next caption shows at once; the save is in the store once the page says so
         (j,) = rows(store, caps[0])
         assert (j.label, j.error_types, j.note) == (Label.INACCURATE, ("unrelated",), "beyond repair")
 

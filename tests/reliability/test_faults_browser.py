@@ -29,6 +29,7 @@ from tests.browser.conftest import app_server  # noqa: F401  (a fixture)
 
 from reliability_browser import (
     PW, ServerGone, caption_number, choose, current_of, new_page, run_in_thread, run_with_browser, save_and_confirm,
+    settle, until,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.serial, pytest.mark.timeout(420)]  # serial: it kills and restarts app servers
@@ -97,6 +98,15 @@ def _killed_mid_loop(browser, server, store, caps, app_server):  # noqa: F811
 
     again = app_server(server.db_url, port=server.port)
     resume(page, again.url, "alice", PW)  # logs in again only if the stored session does not carry over
+    # The save in flight at the kill was kept in the browser: the page sends it again unless it was stored (once).
+    page.wait_for_function("() => window.localStorage.getItem('annotator.pendingSave') === null")
+    page.wait_for_timeout(30)
+    settle(page)
+    stored_now = {n for n, c in enumerate(caps) if current_of(store, c) is not None}
+    assert stored_now - set(acked) <= ({in_flight} if in_flight is not None else set()), "judgements nobody saved"
+    stored = stored_now
+    with store.read() as conn:
+        assert all(len(history(conn, caps[n])) == 1 for n in stored)
     expected = first_todo_number(store, caps)
     assert expected == len(stored)  # the queue is in item order and judged without gaps
     assert caption_number(page) == expected
@@ -128,7 +138,8 @@ def _closed_mid_item(browser, server, store, caps):
     ctx, p = open_page()
     assert caption_number(p) == 2
     expect(p.locator('.st-key-ann_label input[type="radio"]').nth(1)).not_to_be_checked()
-    # Save clicked and the tab closed at once, without waiting for the answer: all of it or none of it.
+    # Save clicked and the tab closed at once, without waiting for the answer, in another browser (nothing kept):
+    # all of it or none of it.
     values = choose(p, 3)
     p.locator(".st-key-ann_save button").click()
     ctx.close()
@@ -139,9 +150,24 @@ def _closed_mid_item(browser, server, store, caps):
     assert j is None or (j.label.value, j.error_types, j.revision) == (values[0], values[1], 1)
     ctx, p = open_page()
     assert caption_number(p) == (3 if j is not None else 2)
-    ctx.close()
     with store.read() as conn:
         assert sum(len(history(conn, c)) for c in caps) == 2 + (j is not None)
+    # The same in one browser: the save on its way when the tab closed is kept there, and the next page of that
+    # browser sends it again unless it reached the server: stored, once, either way.
+    n = caption_number(p)
+    values = choose(p, n)
+    p.locator(".st-key-ann_save button").click()
+    p.close()
+    p = ctx.new_page()
+    resume(p, server.url, "alice", PW)
+    p.wait_for_function("() => window.localStorage.getItem('annotator.pendingSave') === null")
+    until(p, lambda: caption_number(p) == n + 1, f"caption {n + 1} shown after the save was sent again")
+    with store.read() as conn:
+        (j,) = history(conn, caps[n])
+    assert (j.label.value, j.error_types) == values
+    ctx.close()
+    with store.read() as conn:
+        assert sum(len(history(conn, c)) for c in caps) == n + 1
     assert store.integrity_check() == "ok"
 
 

@@ -166,6 +166,7 @@
   }
   function ready() {
     if (!fieldShown()) return false;
+    if (doc.body.hasAttribute('data-' + C().prefix + '-pending')) return false;  // a save on its way (annotate_next.js)
     const ks = window[C().keyState], m = doc.querySelector('[data-panel-state="' + C().prefix + '"]');
     if (!ks || !m) return true;
     if (ks.busy || ks.queue.length) return false;

@@ -204,6 +204,9 @@
   }
   function handle(action, tries) {
     if (st.busy) { st.queue.push(action); return; }
+    // A save on its way shows the next caption before its panel can be used (annotate_next.js): every key waits
+    // until the server has stored the save and drawn that caption, then applies to it.
+    if (doc.body.hasAttribute('data-' + P + '-pending')) { hold(action, tries, 20); return; }
     // A key that changes the panel waits until the panel shows what the newest run gave it (a key typed
     // right after a caption came, before Streamlit applied its values, was overwritten by them).
     if (changesPanel(action) && !panelSettled()) { hold(action, tries, 20); return; }
