@@ -53,6 +53,34 @@ def parse_json(text: str, source: str | None = None, location=None):
         raise InputError(f"invalid JSON: {problem}", source, line) from None
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs, parse_constant=_reject_constant)
+
+
+def decode_at(text: str, pos: int):
+    """(value, end) of the JSON value that starts at offset ``pos`` of ``text``, by :func:`parse_json`'s rules —
+    for readers that take a document a piece at a time (:mod:`annotator.io.json_stream`). Failures are json's
+    own (JSONDecodeError, RecursionError) or a ValueError for a refused key or value, which
+    :func:`refusal_at` names."""
+    return _DECODER.raw_decode(text, pos)
+
+
+def refusal_at(text: str, pos: int) -> tuple[str, int | None]:
+    """What :func:`decode_at` refused (its ValueError) in the value at ``pos`` of ``text`` — a key twice, NaN or
+    Infinity, an overlong integer — and its offset in ``text`` (None when it cannot be found); for its
+    RecursionError the offset at which the value nests too deeply."""
+    try:
+        problem, at = _find_problem(text[pos:])
+    except IndexError:  # ran past the value's end without finding it
+        return "a value cannot be read", None
+    return problem, None if at is None else pos + at
+
+
+def too_deep_at(text: str, pos: int) -> int:
+    """The offset at which the value at ``pos`` of ``text`` nests deeper than the reader allows (``pos`` when
+    it cannot be found)."""
+    return pos + _too_deep_at(text[pos:])
+
+
 #: How deep :func:`_too_deep_at` lets arrays and objects nest before it names the place (json itself gives up
 #: near the interpreter's recursion limit, 1,000 by default).
 _DEEP = 500

@@ -19,7 +19,17 @@ an item, as an export writes them) is generated and imported by ``annotator.io.i
 store in a process of its own; printed: the process's peak resident memory before and after the import, its CPU
 time, and the file's size. Target: peak ≤ 1 GiB at 1,000,000 items (5.6 GB before the importers streamed).
 
+The same for the JSON documents (``--coco N …``, ``--label-studio N …``; no size skips them): a COCO captions
+file of N images with five captions each, the annotations after the images and scattered over them as in COCO's
+own files (about 500 bytes an image), imported by ``annotator.io.import_coco``; and a Label Studio export of one
+annotation of each of N captions (about 400 bytes a task) imported by ``import_label_studio`` into a store that
+holds those captions (imported first, in a process of its own, not counted). Target: peak ≤ 1 GiB at 1,000,000;
+before they streamed, a 1M-image COCO file was at 5.6 GB after 2 min 44 s, not done (the whole document parsed,
+then every item built), and 100,000 of each peaked at the figures printed as "before" (measured on the tree of
+2026-11-29 on this machine).
+
     .venv/bin/python bench/import_bench.py [--items 100000] [--db PATH] [--images] [--jsonl N ...]
+        [--coco N ...] [--label-studio N ...] [--skip-lines]
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from annotator.io import import_lines  # noqa: E402
 from annotator.io.importers import paused_gc  # noqa: E402
-from annotator.io import import_jsonl  # noqa: E402
+from annotator.io import import_coco, import_jsonl  # noqa: E402
 from annotator.io.lines import lines_batches  # noqa: E402
 from annotator.store import open_store  # noqa: E402
 from annotator.store.projects import table_counts  # noqa: E402
@@ -92,57 +102,125 @@ def write_jsonl_file(path: Path, n: int, seed: int = 7) -> None:
                       f'"boxes":[],"references":[{refs}],"captions":[{caps}]}}\n')
 
 
-def jsonl_child(path: str, db: str) -> int:
-    """Import ``path`` into a fresh store at ``db``; print the figures as JSON (run in a process of its own)."""
+def write_coco_file(path: Path, n: int) -> None:
+    """A COCO captions file of ``n`` images with five captions each, the annotations after the images and
+    scattered over them (image ``7919 a mod n`` for annotation a), as COCO's own files list them."""
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write('{"info": {"description": "generated"}, "images": [\n')
+        for i in range(n):
+            fh.write(f'{"," if i else ""}{{"id": {i}, "file_name": "{i:012d}.jpg", "width": 640, "height": 480}}\n')
+        fh.write('],\n"annotations": [\n')
+        for a in range(5 * n):
+            fh.write(f'{"," if a else ""}{{"id": {a}, "image_id": {(a * 7919) % n}, "caption": "a caption number {a} '
+                     'of a dog on a mat"}\n')
+        fh.write("]}\n")
+
+
+def write_label_studio_files(path: Path, db: Path, n: int) -> None:
+    """A project ``bench`` of ``n`` captions (system ``s``, items ``k0``, ``k1``, …) stored at ``db`` (imported in a
+    process of its own, so the figures of the import measured next do not count it), and at ``path`` a Label
+    Studio export of one annotation of each caption by one of twenty people."""
+    items = path.with_suffix(".jsonl")
+    with items.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"key": f"k{i}", "captions": [{"system": "s", "text": f"a cat number {i}"}]}) + "\n")
+    subprocess.run([sys.executable, __file__, "--child", "jsonl", str(items), str(db)], check=True,
+                   capture_output=True, text=True)
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("[\n")
+        for i in range(n):
+            task = {"id": i + 1, "data": {"caption": f"a cat number {i}", "system": "s", "item": f"k{i}"},
+                    "annotations": [{"id": i + 1, "completed_by": {"email": f"a{i % 20}@lab.example.org"},
+                                     "result": [{"id": "j", "from_name": "judgement", "to_name": "caption",
+                                                 "type": "choices", "value": {"choices": ["accurate"]}}],
+                                     "lead_time": 3.5, "updated_at": "2026-11-20T10:00:00+00:00"}]}
+            fh.write(("," if i else "") + json.dumps(task) + "\n")
+        fh.write("]\n")
+
+
+def import_child(mode: str, path: str, db: str) -> int:
+    """Import ``path`` (``mode``: jsonl, coco or label-studio) into the store at ``db``; print the figures as JSON
+    (run in a process of its own)."""
+    from annotator.exchange.label_studio import import_label_studio
     store = open_store(f"sqlite:///{db}")
     before = peak_rss_mb()
     c0, t0 = time.process_time(), time.perf_counter()
-    result = import_jsonl(store, "bench", path)
+    if mode == "jsonl":
+        done = import_jsonl(store, "bench", path).items_created
+    elif mode == "coco":
+        done = import_coco(store, "bench", path).items_created
+    else:
+        done = import_label_studio(store, "bench", path).judgements
     cpu, wall = time.process_time() - c0, time.perf_counter() - t0
     counts = table_counts(store)
     store.dispose()
-    print(json.dumps({"items": result.items_created, "captions": counts["captions"], "refs": counts["refs"],
-                      "before_mib": before, "peak_mib": peak_rss_mb(), "cpu_s": cpu, "wall_s": wall}))
+    print(json.dumps({"done": done, "counts": counts, "before_mib": before, "peak_mib": peak_rss_mb(),
+                      "cpu_s": cpu, "wall_s": wall}))
     return 0
 
 
-def jsonl_memory(sizes: list[int]) -> bool:
-    """The streaming JSONL import's peak memory and CPU time at each size (see the module docstring)."""
+#: What each memory figure imports: its title, what one unit is, the rows it must leave, and today's reference.
+KINDS = {
+    "jsonl": ("streaming JSONL import into a fresh SQLite store (5 references, 2 systems per item)", "items",
+              lambda n: {"captions": 2 * n, "refs": 5 * n}, {1_000_000: "5.6 GB before the importers streamed"}),
+    "coco": ("streaming COCO captions import into a fresh SQLite store (5 captions per image, scattered)", "images",
+             lambda n: {"items": n, "refs": 5 * n},
+             {100_000: "before: 414 MiB, 10.3 s CPU", 1_000_000: "before: 5.6 GB after 2 min 44 s, not done"}),
+    "label-studio": ("streaming Label Studio import into a store of N captions (one annotation each)",
+                     "annotations", lambda n: {"judgements": n}, {100_000: "before: 397 MiB, 110 s CPU"}),
+}
+
+
+def memory_figures(kind: str, sizes: list[int]) -> bool:
+    """The streaming import's peak memory and CPU time at each size (see the module docstring)."""
+    title, unit, rows, reference = KINDS[kind]
     ok = True
-    print("streaming JSONL import into a fresh SQLite store (5 references, 2 systems per item; a process each)")
+    print(title + "; a process each")
     for n in sizes:
-        with tempfile.TemporaryDirectory(prefix="import-bench-jsonl-") as tmp:
-            path, db = Path(tmp) / "items.jsonl", Path(tmp) / "bench.db"
+        with tempfile.TemporaryDirectory(prefix=f"import-bench-{kind}-") as tmp:
+            db = Path(tmp) / "bench.db"
+            path = Path(tmp) / ("items.jsonl" if kind == "jsonl" else "input.json")
             t0 = time.perf_counter()
-            write_jsonl_file(path, n)
+            if kind == "jsonl":
+                write_jsonl_file(path, n)
+            elif kind == "coco":
+                write_coco_file(path, n)
+            else:
+                write_label_studio_files(path, db, n)
             gen_s, size_mb = time.perf_counter() - t0, path.stat().st_size / 2**20
-            out = subprocess.run([sys.executable, __file__, "--jsonl-child", str(path), str(db)], check=True,
+            out = subprocess.run([sys.executable, __file__, "--child", kind, str(path), str(db)], check=True,
                                  capture_output=True, text=True).stdout
             fig = json.loads(out.strip().splitlines()[-1])
-        assert fig["items"] == n and fig["captions"] == 2 * n and fig["refs"] == 5 * n, fig
+        assert fig["done"] == n and all(fig["counts"][t] == c for t, c in rows(n).items()), fig
         met = fig["peak_mib"] <= TARGET_PEAK_MIB
         ok &= met
-        print(f"  {n:>9,} items ({size_mb:,.0f} MiB file, generated in {gen_s:.0f} s): peak RSS {fig['peak_mib']:,.0f} MiB "
-              f"(before the import {fig['before_mib']:.0f} MiB), CPU {fig['cpu_s']:.1f} s, wall {fig['wall_s']:.1f} s "
-              f"({n / fig['wall_s']:,.0f} items/s)   target peak <= {TARGET_PEAK_MIB:,.0f} MiB: {'OK' if met else 'MISSED'}")
+        print(f"  {n:>9,} {unit} ({size_mb:,.0f} MiB file, generated in {gen_s:.0f} s): peak RSS {fig['peak_mib']:,.0f} "
+              f"MiB (before the import {fig['before_mib']:.0f} MiB), CPU {fig['cpu_s']:.1f} s, wall {fig['wall_s']:.1f} s "
+              f"({n / fig['wall_s']:,.0f} {unit}/s)   target peak <= {TARGET_PEAK_MIB:,.0f} MiB: {'OK' if met else 'MISSED'}"
+              + (f"   ({reference[n]})" if n in reference else ""))
     print(f"  load average {os.getloadavg()[0]:.1f}")
     return ok
 
 
 def main() -> int:
-    if sys.argv[1:2] == ["--jsonl-child"]:
-        return jsonl_child(*sys.argv[2:4])
+    if sys.argv[1:2] == ["--child"]:
+        return import_child(*sys.argv[2:5])
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--jsonl", type=int, nargs="*", default=[100_000, 1_000_000],
                         help="item counts of the streaming JSONL memory figures (none: skip them)")
-    parser.add_argument("--skip-lines", action="store_true", help="only the JSONL memory figures")
+    parser.add_argument("--coco", type=int, nargs="*", default=[100_000, 1_000_000],
+                        help="image counts of the streaming COCO memory figures (none: skip them)")
+    parser.add_argument("--label-studio", type=int, nargs="*", default=[100_000, 1_000_000],
+                        help="annotation counts of the streaming Label Studio memory figures (none: skip them)")
+    parser.add_argument("--skip-lines", action="store_true", help="only the memory figures")
     parser.add_argument("--db", help="SQLite file to create (default: in the temporary folder)")
     parser.add_argument("--images", action="store_true", help="also give an image list (items keyed by file name)")
     args = parser.parse_args()
     ok = lines_bench(args) if not args.skip_lines else True
-    if args.jsonl:
-        ok &= jsonl_memory(args.jsonl)
+    for kind, sizes in (("jsonl", args.jsonl), ("coco", args.coco), ("label-studio", args.label_studio)):
+        if sizes:
+            ok &= memory_figures(kind, sizes)
     return 0 if ok else 1
 
 

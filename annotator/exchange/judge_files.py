@@ -34,7 +34,7 @@ from typing import IO
 
 from ..errors import InputError
 from ..io.options import Example, ImportFormat, ReaderOption
-from ..io.textfiles import decode_utf8, parse_json, read_bytes, shorten
+from ..io.textfiles import file_lines, parse_json, shorten
 from ..io.validate import check_name, check_text
 from ..judges.outputs import JudgeOutput, JudgeOutputs, check_judge_name
 from ..spans import check_spans, parse_spans, spans_json
@@ -174,12 +174,12 @@ def parse_row(obj, src: str, n: int) -> JudgeRow:
 
 
 def read_judge_file(path: Path | str, *, judge: str | None = None, source: str | None = None) -> JudgeFile:
-    """Read and check a judge file (nothing stored): the header, then one row per caption."""
+    """Read and check a judge file (nothing stored): the header, then one row per caption; the file is read a
+    line at a time (memory holds the checked rows, not the file's text)."""
     src = source or str(path)
-    text = decode_utf8(read_bytes(path), src)
     name = signature = None
     rows: list[JudgeRow] = []
-    for n, raw in enumerate(text.split("\n"), start=1):
+    for n, raw in file_lines(path, src):
         if not raw.strip():
             continue
         obj = parse_json(raw, src, n)

@@ -29,6 +29,7 @@ one is listed with its task, annotation and reason.
 from __future__ import annotations
 
 import hashlib
+import pickle
 import posixpath
 import urllib.parse
 from dataclasses import dataclass, field, replace
@@ -39,7 +40,7 @@ from ..accounts.access import LEADS
 from ..errors import InputError
 from ..io.importers import ImportResult, import_guard
 from ..io.label_studio import (ACCURATE, DETECTOR_MODEL, INACCURATE, Controls, LabelStudioAnnotation,
-                               annotation_results, place, read_annotation, read_controls, read_tasks)
+                               annotation_results, iter_tasks, place, read_annotation, read_controls, read_tasks)
 from ..io.options import Example, ImportFormat, ReaderOption
 from ..io.textfiles import read_json
 from ..io.validate import check_name, check_same_caption
@@ -47,11 +48,15 @@ from ..judgement_export import export_judgements
 from ..model import JudgementKind, Role
 from ..names import check_email, email_key
 from ..store import Store
-from ..store.exchange import project_caption_index, stored_revisions
+from ..store.exchange import captions_named, project_caption_index, stored_revisions
 from ..store.judgements import insert_judgement, newest_revision_times
 from ..store.projects import load_project, project_id
+from ..store.spool import Spool
 from ..store.users import create_user, get_user_row, list_users, set_user_email, user_by_email, user_name_key
 from ..taxonomy import taxonomy
+
+#: Annotations resolved, and judgements stored, at a time by an import (memory holds a batch).
+BATCH = 2000
 
 
 # ------------------------------------------------------------------ export
@@ -269,13 +274,15 @@ def _caption_key(task: dict, system: str | None, controls: Controls, src: str, w
     return system, item, None, None
 
 
-def _read_file(path, src, *, users, system, controls, refusals) -> tuple[list[_Read], int, int]:
-    """Every annotation of the file, read (refused ones handed to ``refusals``); (read, how many there were,
-    drafts)."""
+def _read_file(path, src, *, users, system, controls, refusals, spool: Spool) -> tuple[int, int, dict, bool]:
+    """Every annotation of the file, read a task at a time (refused ones handed to ``refusals``) and put in the
+    spool's bag ``reads`` in file order; (how many there were, drafts, the systems named, whether a task is a blind
+    export's)."""
     tax = taxonomy()
-    out: list[_Read] = []
     total = drafts = 0
-    for k, task in enumerate(read_tasks(path, source=src), start=1):
+    systems: dict[str, None] = {}
+    blind = False
+    for k, task in enumerate(iter_tasks(path, source=src), start=1):
         annotations = task.get("annotations") or []
         drafts += len(task.get("drafts") or []) if isinstance(task.get("drafts"), list) else 0
         if not isinstance(annotations, list):
@@ -301,9 +308,12 @@ def _read_file(path, src, *, users, system, controls, refusals) -> tuple[list[_R
                     refusals.add(where, f"Label Studio user {read.author} is not in the user list", None)
                     continue
                 read = _with_author(read, users[read.author])
-            out.append(_Read(read, *key[:3], caption=task["data"].get(controls.caption_field)
-                             or task["data"].get("text"), blind=key[3]))
-    return out, total, drafts
+            if key[0]:
+                systems.setdefault(key[0], None)
+            blind = blind or key[3] is not None
+            spool.add("reads", None, pickle.dumps(_Read(read, *key[:3], caption=task["data"].get(controls.caption_field)
+                                                        or task["data"].get("text"), blind=key[3])))
+    return total, drafts, systems, blind
 
 
 def _with_author(read: LabelStudioAnnotation, email: str) -> LabelStudioAnnotation:
@@ -341,17 +351,34 @@ class _People:
         return uid, name, Role.ANNOTATOR.value, True
 
 
-def _resolve(conn, pid: int, reads: list[_Read], people: _People, refusals: _Refusals, result) -> list[tuple]:
+class _Captions:
+    """The project's captions as a Label Studio task names them: by system and item, by system and line, or by a
+    blind export's key. Looked up a batch of annotations at a time (:meth:`load`), except a blind export's keys,
+    which need every caption's (the whole index, only when the file holds a blind task)."""
+
+    def __init__(self, conn, pid: int, blind: bool):
+        self.conn, self.pid = conn, pid
+        self.by_item, self.by_line = {}, {}
+        self.by_key = {blind_key(*key): found for key, found in project_caption_index(conn, pid).items()} \
+            if blind else {}
+
+    def load(self, reads) -> None:
+        """Look up the captions a batch of annotations names (the ones it does not name are forgotten)."""
+        self.by_item, self.by_line = captions_named(
+            self.conn, self.pid, items={(r.system, r.item) for r in reads if not r.blind and r.item is not None},
+            lines={(r.system, r.line) for r in reads if not r.blind and r.item is None})
+
+    def find(self, r: _Read):
+        if r.blind:
+            return self.by_key.get(r.blind)
+        return self.by_item.get((r.system, r.item)) if r.item is not None else self.by_line.get((r.system, r.line))
+
+
+def _resolve(captions: _Captions, reads, people: _People, refusals: _Refusals, result) -> list[tuple]:
     """(caption id, user id, name, kind, read) of each annotation that names a caption of the project."""
-    index = project_caption_index(conn, pid)
-    by_line = {(system, found[1]): found for (system, _), found in index.items()}
-    by_key = {blind_key(*key): found for key, found in index.items()} if any(r.blind for r in reads) else {}
     out = []
     for r in reads:
-        if r.blind:
-            found = by_key.get(r.blind)
-        else:
-            found = index.get((r.system, r.item)) if r.item is not None else by_line.get((r.system, r.line))
+        found = captions.find(r)
         ann = r.annotation
         if found is None:
             named = f"item {r.item!r}" if r.item is not None else f"caption line {r.line}"
@@ -377,6 +404,43 @@ def _resolve(conn, pid: int, reads: list[_Read], people: _People, refusals: _Ref
                 result.ground_truth_as_annotation.append((ann.where, name))
         out.append((found[0], uid, name, kind, ann))
     return out
+
+
+def _in_batches(rows, size: int | None = None):
+    """``rows`` in lists of ``size`` (default :data:`BATCH`)."""
+    size, batch = size or BATCH, []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _resolve_all(conn, pid: int, spool: Spool, blind: bool, people: _People, refusals: _Refusals,
+                 result: LabelStudioImport) -> None:
+    """Resolve the spooled annotations a batch at a time, in file order, and put each one that names a caption
+    in the spool's bag ``targets`` under its caption, person and kind (its group: :func:`_store`'s unit)."""
+    captions = _Captions(conn, pid, blind)
+    reads = (pickle.loads(row[2]) for row in spool.records("reads"))
+    for batch in _in_batches(reads):
+        captions.load(batch)
+        for target in _resolve(captions, batch, people, refusals, result):
+            spool.add("targets", f"{target[0]} {target[1]} {target[3]}", pickle.dumps(target))
+
+
+def _store_all(conn, spool: Spool, refusals: _Refusals, result: LabelStudioImport) -> None:
+    """Store the spooled targets whole groups at a time, the groups in the order they first came (as one
+    :func:`_store` of them all would)."""
+    batch: list[tuple] = []
+    for _, rows in spool.groups("targets"):
+        batch.extend(pickle.loads(row[1]) for row in rows)
+        if len(batch) >= BATCH:
+            _store(conn, batch, refusals, result)
+            batch = []
+    if batch:
+        _store(conn, batch, refusals, result)
 
 
 def _store(conn, targets: list[tuple], refusals: _Refusals, result: LabelStudioImport) -> None:
@@ -432,17 +496,23 @@ def import_label_studio(store: Store, project: str, path: Path | str, *, source:
     system = None if system is None else check_name(system, "system", "--system")
     result = LabelStudioImport(project, "label-studio", systems=[])
     refusals = _Refusals(result, src, skip_invalid)
-    reads, total, drafts = _read_file(path, src, users=None if users_file is None else read_users_file(users_file),
-                                      system=system, controls=Controls() if mapping is None else read_controls(mapping),
-                                      refusals=refusals)
-    result.items_read, result.drafts = total, drafts
-    if total == 0:
-        raise InputError("no annotations in the file", src)
-    with store.transaction() as conn:
-        people = _People(conn, result)
-        targets = _resolve(conn, project_id(conn, project), reads, people, refusals, result)
-        _store(conn, targets, refusals, result)
-    result.systems = list(dict.fromkeys(r.system for r in reads if r.system))
+    users = None if users_file is None else read_users_file(users_file)
+    controls = Controls() if mapping is None else read_controls(mapping)
+    with Spool() as spool:
+        # The file is read a task at a time into a spool (a scratch file apart from the store), then resolved
+        # and stored a batch at a time in one transaction: memory holds a batch, not the file.
+        spool.bag("reads", 1)
+        spool.bag("targets", 1)
+        total, drafts, systems, blind = _read_file(path, src, users=users, system=system, controls=controls,
+                                                   refusals=refusals, spool=spool)
+        result.items_read, result.drafts = total, drafts
+        if total == 0:
+            raise InputError("no annotations in the file", src)
+        with store.transaction() as conn:
+            people = _People(conn, result)
+            _resolve_all(conn, project_id(conn, project), spool, blind, people, refusals, result)
+            _store_all(conn, spool, refusals, result)
+    result.systems = list(systems)
     result.user = ", ".join(sorted(result.per_annotator, key=str.casefold))
     return result
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import defusedxml
@@ -40,8 +41,7 @@ from ..images import image_size, resolve_image_path
 from ..limits import check_text_length
 from ..model import Box, Item, Mention, Project, Reference
 from ..store import Store
-from ..store.projects import write_project
-from .importers import ImportResult, import_guard
+from .importers import ImportResult, import_batches, import_guard
 from .options import Example, ImportFormat, ReaderOption, image_root_option
 from .textfiles import read_lines, shorten
 from .validate import check_dimension, check_name, check_project, parse_float, resolve_root
@@ -169,68 +169,91 @@ def _read_ids(ids_file: Path | str | None, sentences_dir: Path) -> list[str]:
     return out
 
 
+#: Images read and written at a time by an import (memory holds one batch).
+BATCH = 2000
+
+
 def read_flickr30k_project(project: str, root: Path | str, *, ids: Path | str | None = None,
                            image_root: Path | str | None = None, read_sizes: bool = True,
                            trust_root: bool = False) -> Project:
-    """Read Flickr30K Entities sentences and boxes for the listed images (all when ``ids`` is None)."""
+    """Read Flickr30K Entities sentences and boxes for the listed images (all when ``ids`` is None). The whole
+    project is held in memory: an import reads a batch of images at a time instead (:func:`flickr30k_batches`)."""
+    head, batches = flickr30k_batches(project, root, ids=ids, image_root=image_root, read_sizes=read_sizes,
+                                      trust_root=trust_root)
+    for items, _ in batches:
+        head.items.extend(items)
+    return head
+
+
+def flickr30k_batches(project: str, root: Path | str, *, ids: Path | str | None = None,
+                      image_root: Path | str | None = None, read_sizes: bool = True, trust_root: bool = False,
+                      size: int | None = None):
+    """The project without items (its name and image root), and its items ``size`` images at a time (default
+    :data:`BATCH`) with where each came from, read and checked as :func:`read_flickr30k_project` says: memory
+    holds a batch (and the image ids), whatever the number of images."""
     root = Path(root)
     if not root.is_dir():
         raise InputError("not a directory", str(root))
-    sent_dir, ann_dir = root / "Sentences", root / "Annotations"
     img_root = resolve_root(image_root, trusted=trust_root)
-    items = []
-    for image_id in _read_ids(ids, sent_dir):
-        sent_path, ann_path = sent_dir / f"{image_id}.txt", ann_dir / f"{image_id}.xml"
-        if not sent_path.is_file():
-            raise InputError(f"no sentence file for image {image_id}", str(sent_path))
-        if not ann_path.is_file():
-            raise InputError(f"no annotation file for image {image_id}", str(ann_path))
-        parsed = []
-        for n, line in enumerate(read_lines(sent_path), start=1):
-            if not line.strip():
-                continue
-            text, phrases = parse_sentence(line, source=str(sent_path), location=n)
-            parsed.append((check_text_length(text, "reference", str(sent_path), n), phrases))
-        if not parsed:
-            raise InputError("no sentences", str(sent_path))
-        width, height, chains = parse_annotation(ann_path)
-        heads: dict[int, str] = {}
-        for _, phrases in parsed:
-            for _, _, chain, _, words in phrases:
-                heads.setdefault(chain, _head_word(words))
-        boxes: list[Box] = []
-        chain_boxes: dict[int, tuple[str, ...]] = {}
-        for chain, rects in chains.items():
-            ids_ = [str(chain)] if len(rects) == 1 else [f"{chain}.{k}" for k in range(1, len(rects) + 1)]
-            chain_boxes[chain] = tuple(ids_)
-            label = heads.get(chain, "entity")
-            boxes.extend(Box(bid, label, *rect) for bid, rect in zip(ids_, rects))
-        refs = [Reference(text, tuple(Mention(s, e, chain_boxes.get(chain, ()) if chain != 0 else (), ptype)
-                                      for s, e, chain, ptype, _ in phrases))
-                for text, phrases in parsed]
-        name = f"{image_id}.jpg"
-        if img_root is not None:
-            path = resolve_image_path(img_root, name, source=str(ann_path))
-            if (width is None or height is None) and read_sizes:
-                size = image_size(path, source=str(ann_path))
-                if size is not None:
-                    width, height = size
-        items.append(Item(key=name, image=name, width=width, height=height, boxes=boxes, references=refs))
-    return check_project(Project(name=project, image_root=img_root, items=items,
-                                 trusted_image_root=img_root if trust_root else None), str(root),
-                         [f"image {i.key}" for i in items])
+    head = Project(name=project, image_root=img_root, trusted_image_root=img_root if trust_root else None)
+    return head, _batches(head, root, _read_ids(ids, root / "Sentences"), read_sizes, size or BATCH)
+
+
+def _batches(head: Project, root: Path, image_ids: list[str], read_sizes: bool, size: int):
+    for start in range(0, len(image_ids), size):
+        items = [_item(root, image_id, head.image_root, read_sizes) for image_id in image_ids[start:start + size]]
+        where = [f"image {i.key}" for i in items]
+        yield check_project(replace(head, items=items), str(root), where).items, where
+
+
+def _item(root: Path, image_id: str, img_root, read_sizes: bool) -> Item:
+    """The item of one image: its sentences (references with their phrases) and its boxes."""
+    sent_path, ann_path = root / "Sentences" / f"{image_id}.txt", root / "Annotations" / f"{image_id}.xml"
+    if not sent_path.is_file():
+        raise InputError(f"no sentence file for image {image_id}", str(sent_path))
+    if not ann_path.is_file():
+        raise InputError(f"no annotation file for image {image_id}", str(ann_path))
+    parsed = []
+    for n, line in enumerate(read_lines(sent_path), start=1):
+        if not line.strip():
+            continue
+        text, phrases = parse_sentence(line, source=str(sent_path), location=n)
+        parsed.append((check_text_length(text, "reference", str(sent_path), n), phrases))
+    if not parsed:
+        raise InputError("no sentences", str(sent_path))
+    width, height, chains = parse_annotation(ann_path)
+    heads: dict[int, str] = {}
+    for _, phrases in parsed:
+        for _, _, chain, _, words in phrases:
+            heads.setdefault(chain, _head_word(words))
+    boxes: list[Box] = []
+    chain_boxes: dict[int, tuple[str, ...]] = {}
+    for chain, rects in chains.items():
+        ids_ = [str(chain)] if len(rects) == 1 else [f"{chain}.{k}" for k in range(1, len(rects) + 1)]
+        chain_boxes[chain] = tuple(ids_)
+        label = heads.get(chain, "entity")
+        boxes.extend(Box(bid, label, *rect) for bid, rect in zip(ids_, rects))
+    refs = [Reference(text, tuple(Mention(s, e, chain_boxes.get(chain, ()) if chain != 0 else (), ptype)
+                                  for s, e, chain, ptype, _ in phrases))
+            for text, phrases in parsed]
+    name = f"{image_id}.jpg"
+    if img_root is not None:
+        path = resolve_image_path(img_root, name, source=str(ann_path))
+        if (width is None or height is None) and read_sizes:
+            size = image_size(path, source=str(ann_path))
+            if size is not None:
+                width, height = size
+    return Item(key=name, image=name, width=width, height=height, boxes=boxes, references=refs)
 
 
 @import_guard
 def import_flickr30k(store: Store, project: str, root: Path | str, *, ids: Path | str | None = None,
                      image_root: Path | str | None = None, trust_root: bool = False) -> ImportResult:
-    """Import Flickr30K Entities references with phrase–box links and gold boxes into ``project``."""
+    """Import Flickr30K Entities references with phrase–box links and gold boxes into ``project``, a batch of
+    images at a time in one transaction (bad input in any image leaves the store unchanged)."""
     project = check_name(project, "project", "--project")
-    proj = read_flickr30k_project(project, root, ids=ids, image_root=image_root, trust_root=trust_root)
-    result = ImportResult(project, "flickr30k", items_read=len(proj.items))
-    with store.transaction() as conn:
-        result.add(write_project(conn, proj, source=str(root)))
-    return result
+    head, batches = flickr30k_batches(project, root, ids=ids, image_root=image_root, trust_root=trust_root)
+    return import_batches(store, head, batches, "flickr30k", source=str(root))
 
 
 def _run(store, project: str, *, command_line: bool, root, ids=None, image_root=None):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from ..errors import InputError
 from ..model import Label, Role
@@ -29,7 +30,8 @@ from ..store.projects import captions_of_system, project_id
 from ..taxonomy import taxonomy
 from .importers import ImportResult, account_id, import_guard
 from .options import Example, ImportFormat, ReaderOption
-from .textfiles import MemberLines, read_json_text, shorten
+from .json_stream import JsonStream
+from .textfiles import shorten
 from .validate import check_name, parse_int
 
 _COARSE = {"congruent": Label.ACCURATE, "accurate": Label.ACCURATE,
@@ -45,14 +47,21 @@ class LegacyJudgement:
     error_types: tuple[str, ...]
 
 
-def _entries(path: Path | str) -> tuple[list[tuple[str, object]], MemberLines]:
-    """The (key, value) members of a judgement file and where each starts (keys are unique: parse_json refuses repeats)."""
-    data, text = read_json_text(path)
-    if isinstance(data, dict):
-        return list(data.items()), MemberLines(text)
-    if isinstance(data, list):  # tolerated: position = index
-        return [(str(i), v) for i, v in enumerate(data)], MemberLines(text)
-    raise InputError("expected a JSON object mapping caption index to a value", str(path))
+def _entries(path: Path | str) -> Iterator[tuple[str, object, int]]:
+    """The (key, value, line) of each member of a judgement file, read a member at a time (a list is tolerated:
+    its positions are the keys); keys are unique: the reader refuses a repeat."""
+    src = str(path)
+    doc = JsonStream(path, src)
+    first = doc.opens()
+    if first == "{":
+        for key, line in doc.members():
+            yield key, doc.value(), line
+    elif first == "[":  # tolerated: position = index
+        for n, (value, line) in enumerate(doc.elements()):
+            yield str(n), value, line
+    else:
+        raise InputError("expected a JSON object mapping caption index to a value", src)
+    doc.close()
 
 
 def _index(key: str) -> int:
@@ -62,40 +71,19 @@ def _index(key: str) -> int:
     return parse_int(k, "caption index")  # refuses more digits than a line number can have
 
 
-class _Located:
-    """``with located:`` gives an InputError raised inside the line of the current member of a judgement file.
-
-    The line is looked up only when an error occurs, so reading a good file never walks its text.
-    """
-
-    def __init__(self, path: Path | str):
-        self.src = str(path)
-        self.entries, self.members = _entries(path)
-        self.n, self.key = 0, None
-
-    def __iter__(self):
-        for self.n, (self.key, value) in enumerate(self.entries):
-            yield self.key, value
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if isinstance(exc, InputError):
-            raise InputError(exc.detail, self.src, self.members.where(self.n, self.key)) from None
-        return False
-
-
 def _read_indexed(path: Path | str, convert) -> dict:
-    """Caption index → ``convert(value)`` for every member of a judgement file; errors name the member's line."""
+    """Caption index → ``convert(value)`` for every member of a judgement file, read a member at a time; errors
+    name the member's line and key."""
+    src = str(path)
     out: dict = {}
-    located = _Located(path)
-    for key, value in located:
-        with located:
+    for key, value, line in _entries(path):
+        try:
             idx = _index(key)
             if idx in out:
                 raise InputError(f"caption index {idx} appears twice")
             out[idx] = convert(value)
+        except InputError as exc:
+            raise InputError(exc.detail, src, f"line {line} (key {shorten(key)!r})") from None
     return out
 
 

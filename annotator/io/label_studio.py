@@ -30,6 +30,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Iterator
 from xml.sax.saxutils import quoteattr
 
 from ..errors import InputError
@@ -37,6 +38,7 @@ from ..limits import check_free_text, check_seconds, check_text_length
 from ..spans import Span, caption_tokens, check_spans
 from ..taxonomy import Taxonomy, group_colours, taxonomy
 from .judgement_rows import parse_saved_at
+from .json_stream import JsonStream
 from .textfiles import read_json
 
 #: The names of the labeling config's controls: what the results' ``from_name`` says.
@@ -217,20 +219,30 @@ def read_controls(path: Path | str) -> Controls:
 
 def read_tasks(path: Path | str, *, source: str | None = None) -> list[dict]:
     """The tasks of a Label Studio JSON export, read by the strict JSON reader (a single task object counts as
-    a list of one); InputError naming the file when it is not a list of task objects."""
+    a list of one); InputError naming the file when it is not a list of task objects. An import reads them one
+    at a time instead (:func:`iter_tasks`)."""
+    return list(iter_tasks(path, source=source))
+
+
+def iter_tasks(path: Path | str, *, source: str | None = None) -> Iterator[dict]:
+    """The tasks of a Label Studio JSON export one at a time, as :func:`read_tasks` gives them, the file read a
+    task at a time (:class:`~annotator.io.json_stream.JsonStream`: memory holds one task, not the file);
+    InputError naming the file and line of a task that is not an object or of invalid JSON."""
     src = source or str(path)
-    try:
-        tasks = read_json(path)
-    except InputError as e:
-        raise InputError(e.detail, src, e.location) from None
-    if isinstance(tasks, dict):
-        tasks = [tasks]
-    if not isinstance(tasks, list):
+    doc = JsonStream(path, src)
+    first = doc.opens()
+    if first == "{":
+        task = doc.value()
+        doc.close()
+        yield task
+        return
+    if first != "[":
         raise InputError("a Label Studio export is a list of tasks", src)
-    for k, task in enumerate(tasks, start=1):
+    for k, (task, line) in enumerate(doc.elements(), start=1):
         if not isinstance(task, dict):
-            raise InputError("a task must be an object", src, f"task {k} of the list")
-    return tasks
+            raise InputError("a task must be an object", src, f"task {k} of the list (line {line})")
+        yield task
+    doc.close()
 
 
 @dataclass(frozen=True)

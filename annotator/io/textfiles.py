@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from json.decoder import scanstring
 from pathlib import Path
 from typing import Iterator
 
 from ..errors import InputError, shorten
 from ..strict_json import parse_json
 
-__all__ = ["decode_utf8", "file_lines", "read_bytes", "read_lines", "read_json", "read_json_text", "MemberLines",
-           "parse_json", "shorten"]
+__all__ = ["decode_utf8", "file_lines", "read_bytes", "read_lines", "read_json", "parse_json", "shorten"]
 
 
 def decode_utf8(raw: bytes, source: str | None) -> str:
@@ -52,11 +50,12 @@ def read_lines(path: Path | str) -> list[str]:
     return [p[:-1] if p.endswith("\r") else p for p in parts]
 
 
-def file_lines(path: Path | str) -> Iterator[tuple[int, str]]:
+def file_lines(path: Path | str, source: str | None = None) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line of a UTF-8 text file, read one line at a time (memory holds one line,
-    whatever the file's size), split and cut as :func:`read_lines` does; InputError naming the file and line of
-    a byte that is not UTF-8 or a NUL character, or the file when it cannot be read."""
-    source = str(path)
+    whatever the file's size), split and cut as :func:`read_lines` does; InputError naming the file (``source``,
+    default its path) and line of a byte that is not UTF-8 or a NUL character, or the file when it cannot be
+    read."""
+    source = source or str(path)
     try:
         fh = open(path, "rb")
     except OSError as exc:
@@ -78,62 +77,6 @@ def file_lines(path: Path | str) -> Iterator[tuple[int, str]]:
 
 
 def read_json(path: Path | str):
-    """Parse a UTF-8 JSON file with :func:`parse_json`; errors name the file and line."""
-    return read_json_text(path)[0]
-
-
-def read_json_text(path: Path | str) -> tuple[object, str]:
-    """(parsed value, text) of a UTF-8 JSON file, for readers that name lines in later messages (:class:`MemberLines`)."""
-    text = decode_utf8(read_bytes(path), str(path))
-    return parse_json(text, str(path)), text
-
-
-class MemberLines:
-    """The line on which each member of a JSON document's top-level object or array starts.
-
-    Found by walking the text only when a message first asks for one, so
-    reading valid files costs nothing. ``where(n, key)`` gives a location such
-    as ``line 12 (key '7')`` for the n-th member.
-    """
-
-    def __init__(self, text: str):
-        self.text = text
-        self._lines: list[int] | None = None
-
-    def line(self, n: int) -> int | None:
-        """The line of the n-th (0-based) top-level member, or None."""
-        if self._lines is None:
-            self._lines = _member_lines(self.text)
-        return self._lines[n] if 0 <= n < len(self._lines) else None
-
-    def where(self, n: int, key) -> str:
-        """``line L (key 'K')`` for the n-th member called ``key``."""
-        line = self.line(n)
-        label = f"key {shorten(key)!r}"
-        return label if line is None else f"line {line} ({label})"
-
-
-def _member_lines(text: str) -> list[int]:
-    lines: list[int] = []
-    depth, line, pending = 0, 1, False
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line += 1
-        elif c not in " \t\r":
-            if pending and depth == 1 and c not in "]}":
-                lines.append(line)
-                pending = False
-            if c == '"':
-                i = scanstring(text, i + 1)[1]  # a valid document's strings hold no raw line breaks
-                continue
-            if c in "{[":
-                depth += 1
-                pending = depth == 1
-            elif c in "]}":
-                depth -= 1
-            elif c == "," and depth == 1:
-                pending = True
-        i += 1
-    return lines
+    """Parse a UTF-8 JSON file with :func:`parse_json`; errors name the file and line (a large document is read
+    a piece at a time with :class:`annotator.io.json_stream.JsonStream` instead)."""
+    return parse_json(decode_utf8(read_bytes(path), str(path)), str(path))

@@ -98,6 +98,28 @@ def project_caption_index(conn: Connection, pid: int) -> dict[tuple[str, str], t
     return {(r[0], r[1]): (r[2], r[3], r[4]) for r in conn.execute(q)}
 
 
+def captions_named(conn: Connection, pid: int, items=(), lines=()) -> tuple[dict, dict]:
+    """What :func:`project_caption_index` says of some captions only, for an import that resolves a batch at a
+    time: ((system, item key) → (caption id, line, text) for the pairs ``items`` names, (system, line) → the same
+    for the pairs ``lines`` names), each system's annotated caption of an item."""
+    from .samples import project_annotated_sample
+    from .schema import items as items_table
+    base = (select(systems.c.name, items_table.c.key, captions.c.id, captions.c.line_no, captions.c.text)
+            .select_from(captions.join(systems, systems.c.id == captions.c.system_id)
+                         .join(items_table, items_table.c.id == captions.c.item_id))
+            .where(systems.c.project_id == pid, project_annotated_sample(conn, pid)))
+    by_item, by_line = {}, {}
+    for pairs, column, out, at in ((set(items), items_table.c.key, by_item, 1), (set(lines), captions.c.line_no,
+                                                                              by_line, 3)):
+        wanted = sorted({p[1] for p in pairs})
+        names = sorted({p[0] for p in pairs})
+        for start in range(0, len(wanted), 500):
+            for r in conn.execute(base.where(systems.c.name.in_(names), column.in_(wanted[start:start + 500]))):
+                if (r[0], r[at]) in pairs:
+                    out[(r[0], r[at])] = (r[2], r[3], r[4])
+    return by_item, by_line
+
+
 def stored_revisions(conn: Connection, caption_ids) -> dict[tuple[int, int, str], dict[int, tuple]]:
     """(caption id, user id, kind) → {revision: (label, error type ids, note, seconds, spans)} of every
     judgement revision of the given captions."""

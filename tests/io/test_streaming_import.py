@@ -114,8 +114,10 @@ def test_a_second_system_attaches_batch_by_batch(store, tmp_path, small_batches)
 
 _CHILD = """
 import json, sys
-from annotator.io import import_jsonl, import_lines
+from annotator.exchange.label_studio import import_label_studio
+from annotator.io import import_coco, import_jsonl, import_lines
 from annotator.io.jsonl import read_jsonl_project
+from annotator.io.textfiles import read_json
 from annotator.store import open_store
 mode, path, db = sys.argv[1:4]
 store = open_store("sqlite:///" + db)
@@ -131,6 +133,12 @@ if mode == "jsonl":
     import_jsonl(store, "p", path)
 elif mode == "lines":
     import_lines(store, "p", "s", path, [path])
+elif mode == "coco":
+    import_coco(store, "p", path)
+elif mode == "label-studio":
+    import_label_studio(store, "bench", path)  # the project bench/import_bench.py's files hold
+elif mode == "json":
+    read_json(path)  # a JSON document parsed whole: what the COCO and Label Studio imports read before
 else:
     read_jsonl_project("p", path)  # the whole file in memory: the reference a streaming import must beat
 print((peak_kib() - before) / 1024)
