@@ -51,8 +51,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _paths  # the repository root and its tests/ folder as ``tests`` (bench/_paths.py)
+
+ROOT = _paths.ROOT
 
 OUT = ROOT / "bench" / "out"
 BENCH_USER = "bench"
@@ -249,16 +250,9 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _browser_helpers_on_path() -> None:
-    """tests/browser's helpers importable (its conftest imports ``tests.…``): this checkout's tests folder is the
-    ``tests`` package even where an installed distribution brings a package of that name."""
-    import types
-    if str(ROOT / "tests" / "browser") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    mod = sys.modules.get("tests")
-    if mod is None or str(ROOT / "tests") not in list(getattr(mod, "__path__", [])):
-        pkg = types.ModuleType("tests")
-        pkg.__path__ = [str(ROOT / "tests")]
-        sys.modules["tests"] = pkg
+    """tests/browser's helpers importable (its conftest imports ``tests.…``, which bench/_paths.py makes this
+    checkout's tests folder)."""
+    _paths.on_path("tests/browser")
 
 
 def browser_side(url: str, n: int) -> dict:

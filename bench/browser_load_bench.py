@@ -12,18 +12,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
-import types
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "reliability")]
-# The helpers import the suite's modules as ``tests.…``; some installed packages bring a ``tests`` package of their
-# own into site-packages, which would win over the folder (a namespace package) outside pytest.
-_tests = types.ModuleType("tests")
-_tests.__path__ = [str(ROOT / "tests")]
-sys.modules["tests"] = _tests
+import _paths  # the repository root and its tests/ folder as ``tests`` (bench/_paths.py)
+
+ROOT = _paths.ROOT
+_paths.on_path("tests/reliability")
 
 from annotator.store import open_store  # noqa: E402
 from browser_load import annotate_at_once, check_nothing_lost, latency_line, seed, user_names  # noqa: E402

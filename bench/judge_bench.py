@@ -15,17 +15,12 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
-import sys
 import tempfile
 import time
-import types
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-_tests = types.ModuleType("tests")  # the repository's tests/ folder (another package may install a "tests")
-_tests.__path__ = [str(ROOT / "tests")]
-sys.modules["tests"] = _tests
+import _paths  # the repository root and its tests/ folder as ``tests`` (bench/_paths.py)
+
+ROOT = _paths.ROOT
 
 TARGET_CAPTIONS_PER_SECOND = 20.0  # at concurrency 8, k = 5 and no model latency: the runner's own cost
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _paths  # the repository root and its tests/ folder as ``tests`` (bench/_paths.py)
+
+ROOT = _paths.ROOT
 
 TARGET_S = 1.0
 ADMIN, PASSWORD = "bench-admin", "bench-password-1"
@@ -105,7 +105,7 @@ _FIRST_CONTENT = """(title) => {
 
 def visit(page, title: str, click=None) -> tuple[float, float]:
     """Click ``title`` in the sidebar (or call ``click``); seconds to first content and to the end of the run."""
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    _paths.on_path("tests/browser")
     from conftest import wait_for_app  # noqa: E402
     if click is None:
         more = page.locator('[data-testid="stSidebarNavViewButton"]')
@@ -131,7 +131,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--settle", type=float, default=20.0, help="seconds between the server's start and the log-in")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    _paths.on_path("tests/browser")
     from conftest import CHROMIUM, CHROMIUM_ARGS, start_server, wait_until_settled  # noqa: E402
     from playwright.sync_api import sync_playwright
 

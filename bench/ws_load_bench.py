@@ -32,16 +32,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "reliability")]
-# The helpers import the suite's modules as ``tests.…``; some installed packages bring a ``tests`` package of their
-# own into site-packages, which would win over the folder (a namespace package) outside pytest.
-_tests = types.ModuleType("tests")
-_tests.__path__ = [str(ROOT / "tests")]
-sys.modules["tests"] = _tests
+import _paths  # the repository root and its tests/ folder as ``tests`` (bench/_paths.py)
+
+ROOT = _paths.ROOT
+_paths.on_path("tests/reliability")
 # Accounts hashed with the suite's fast parameters: the log-ins happen before the measured part, and the real
 # parameters' 0.2 s of CPU each would only delay it.
 os.environ.setdefault("ANNOTATOR_PASSWORD_HASHING", "fast")

@@ -170,19 +170,20 @@ def import_guard(func):
 def release_memory() -> None:
     """Hand the memory an import freed back to the system (glibc's malloc_trim), so that a long-running app
     process returns to its size after an upload; elsewhere nothing happens."""
-    global _malloc_trim
-    if _malloc_trim is None:
-        import ctypes
-        import ctypes.util
-        try:
-            _malloc_trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _malloc_trim = False
-    if _malloc_trim:
-        _malloc_trim(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
-_malloc_trim = None
+@functools.cache
+def _malloc_trim():
+    """glibc's ``malloc_trim``, looked up once; None where the C library has none."""
+    import ctypes
+    import ctypes.util
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 @import_guard

@@ -1,40 +1,52 @@
-"""N-gram tables shared by BLEU and CIDEr-D, built with numpy for a whole corpus.
+"""N-gram tables shared by BLEU and CIDEr-D, built with numpy, a block of images at a time.
 
 Tokens come from :mod:`annotator.tokenize.whitespace` (exactly the tokens of ``str.split()``, as
 coco-caption's BLEU and CIDEr scorers split, numbered 1…V). N-grams get dense
 ids order by order: the k-gram at position p is the pair (id of the
 (k-1)-gram at p, token at p+k-1), coded as ``prefix * (V+1) + token``.
 
-References (:func:`build`), one :class:`OrderTable` per order: the order's
-codes are numbered in code order (a table over the code range, or a hash
-table when the range is large), so the sorted distinct codes double as the
-lookup table for captions. Then the occurrences (reference by reference,
-position by position) are sorted stably by (image, n-gram) one block of
-whole images at a time (:data:`BLOCK` occurrences), and runs of the sorted
-block give, without a Python loop over n-grams,
+References (:func:`build`) in two passes. First over the whole corpus, one
+:class:`OrderTable` per order: the order's codes are numbered in code order
+(a table over the code range, or a hash table when the range is large), so
+the sorted distinct codes double as the lookup table for captions; each
+token position keeps the id of the n-gram it starts (``grams``, int32).
+Then block by block of :data:`IMAGES` images (a :class:`RefBlock`, one
+:class:`BlockOrder` per order), the occurrences (reference by reference,
+position by position) are sorted stably by (image, n-gram), :data:`BLOCK`
+occurrences of whole images at a time, and runs of the sorted block give,
+without a Python loop over n-grams,
 
 * the distinct (reference, n-gram) pairs with their term counts and their
   first occurrence (``pair_*``, kept for CIDEr-D only), sorted by image,
   n-gram, then reference;
 * the distinct (image, n-gram) pairs, keyed ``image * size + n-gram`` in
-  ascending order (``ig_key``; ``size`` is the order's number of n-grams),
-  with the largest count in one reference (BLEU's clipping count,
-  ``ig_max``) and the range of their (reference, n-gram) pairs
-  (``ig_bounds``);
-* document frequencies (``df``: the number of images whose references have
-  the n-gram), which CIDEr-D needs.
+  ascending order (``ig_key``, images counted from the block's first;
+  ``size`` is the order's number of n-grams), with the largest count in one
+  reference (BLEU's clipping count, ``ig_max``) and the range of their
+  (reference, n-gram) pairs (``ig_bounds``);
+* document frequencies (``OrderTable.df``: the number of images whose
+  references have the n-gram, added up block by block), which CIDEr-D needs.
 
-Working order by order, and block by block within an order, keeps every
-array that a step works on small: a step whose arrays grow with the corpus
-leaves the processor's cache and has the kernel map fresh memory on every
-call, and that made the cost grow faster than the corpus (n^1.14–1.34 from
-1,000 to 100,000 captions; now n^0.9–1.0, as pycocoevalcap's). Captions are
-scored in blocks as well (``BatchedMetric.block``). Neither the vocabulary
-size nor n is limited.
+Blocks are kept while they fit in :data:`RETAIN_BYTES`; the others are
+built again from ``grams`` when captions of their images are scored
+(:meth:`RefIndex.block`), with the same arrays. So the memory a prepared
+reference set holds is the token arrays, the kept blocks and the per-order
+tables, and a build or a scoring adds one block's work: a million images
+× 5 references fit in 4 GB with the corpus itself, and every block of
+100,000 images is kept (scored as fast as before the blocks were dropped).
+
+Working order by order, and block by block, keeps every array that a step
+works on small: a step whose arrays grow with the corpus leaves the
+processor's cache and has the kernel map fresh memory on every call, and
+that made the cost grow faster than the corpus (n^1.14–1.34 from 1,000 to
+100,000 captions; now n^0.9–1.0, as pycocoevalcap's). Captions are scored in
+blocks as well (``BatchedMetric.block``, a block of tables at a time:
+:func:`groups`). Neither the vocabulary size nor n is limited.
 
 Captions (:func:`caption_grams`) go through a stable sort by code; their
 distinct n-grams are looked up in the references' table, and their (image,
-n-gram) pairs in the part of ``ig_key`` that holds their images. N-grams the references lack get ids after the reference
+n-gram) pairs in the part of their block's ``ig_key`` that holds their
+images. N-grams the references lack get ids after the reference
 n-grams of their order when the caller needs them (CIDEr-D counts them in its
 norms). A caption's distinct n-grams of one order can be listed in
 first-occurrence order: the order in which coco-caption's ``precook`` fills
@@ -91,33 +103,75 @@ def _room(lens: np.ndarray) -> np.ndarray:
 
 
 class OrderTable:
-    """The reference n-grams of one order (see the module docs)."""
+    """What one order's n-grams are across the whole reference corpus (see the module docs)."""
 
-    __slots__ = ("size", "keys", "repeats", "pair_d", "pair_r", "pair_tf", "pair_first", "ig_key", "ig_bounds",
-                 "ig_max", "df")
-    # keys: the distinct codes of the order, sorted: n-gram id = position (None for unigrams: ids are token ids);
-    # pair_*: distinct (reference, n-gram), sorted by image, n-gram, then reference (None unless CIDEr-D's idf
-    # was asked for); ig_*: distinct (image, n-gram), sorted by image, then n-gram. pair_tf and ig_max are None
-    # when every count is 1 (repeats: some count is more).
+    __slots__ = ("size", "keys", "df")
+    # size: the number of distinct n-grams; keys: their codes, sorted (n-gram id = position; None for unigrams,
+    # whose ids are token ids); df: document frequencies (None unless CIDEr-D's idf was asked for)
+
+
+class BlockOrder:
+    """One order's (reference, n-gram) and (image, n-gram) tables of one block of images (see the module docs)."""
+
+    __slots__ = ("repeats", "pair_d", "pair_r", "pair_tf", "pair_first", "pair_val", "ig_key", "ig_bounds",
+                 "ig_max")
+    # pair_*: distinct (reference, n-gram), sorted by image, n-gram, then reference (None unless idf); pair_r the
+    # reference's index in the corpus, pair_first its first occurrence among the block's occurrences of the order;
+    # pair_val a metric's value per pair (CIDEr-D's tf-idf, set once document frequencies are known);
+    # ig_*: distinct (image, n-gram), keyed (image - first image of the block) * size + n-gram, ascending.
+    # pair_tf and ig_max are None when every count is 1 (repeats: some count is more).
+
+    def nbytes(self) -> int:
+        return sum(getattr(self, a).nbytes for a in self.__slots__[1:] if getattr(self, a) is not None)
+
+
+class RefBlock:
+    """The tables of images ``i0`` … ``i1 - 1`` (references ``r0`` … ``r1 - 1``), one :class:`BlockOrder` per
+    order; ``data`` holds what a metric derives from them (CIDEr-D's reference norms)."""
+
+    __slots__ = ("i0", "i1", "r0", "r1", "orders", "data")
+
+    def nbytes(self) -> int:
+        return sum(o.nbytes() for o in self.orders)
 
 
 class RefIndex:
     """N-gram tables (orders 1…n) of a list of reference sets.
 
     References are numbered item by item: ``ref_start[i]`` … ``ref_start[i+1]-1``
-    are the references of item i; ``lens`` their token counts.
+    are the references of item i; ``lens`` their token counts, ``tok_start``
+    where their tokens start. ``orders`` describes each order over the whole
+    corpus; ``blocks[b]`` holds the tables of images ``b * IMAGES`` …, or None
+    when it did not fit in :data:`RETAIN_BYTES` and is built again from
+    ``grams`` (per order, the n-gram id at each token position) when used:
+    :meth:`block`.
     """
 
-    __slots__ = ("n", "vocab", "n_items", "counts", "ref_start", "ref_item", "lens", "orders")
+    __slots__ = ("n", "clip", "idf", "vocab", "n_items", "counts", "ref_start", "ref_item", "lens", "tok_start",
+                 "orders", "blocks", "grams")
 
     @property
     def n_refs(self) -> int:
         return len(self.lens)
 
+    def block(self, b: int) -> RefBlock:
+        """The tables of block ``b``: the ones kept, or built again (the same arrays) when they were not."""
+        blk = self.blocks[b]
+        return blk if blk is not None else _build_block(self, self.grams, b)[0]
+
 
 #: Occurrences grouped per block of whole images: sorting and grouping a block touches memory that stays
 #: in the processor's cache, so the cost per occurrence does not rise with the corpus.
 BLOCK = 1 << 16
+#: Images per block of tables (a :class:`RefBlock`); captions are scored a block at a time (as many as
+#: ``BatchedMetric.block``, so that a batch of consecutive captions falls in one block).
+IMAGES = 8192
+#: Token positions per step of the corpus-wide passes (numbering an order's n-grams).
+TOKENS = 1 << 18
+#: Bytes of block tables a prepared reference set keeps. Blocks beyond are built again when captions of their
+#: images are scored (from the token arrays, which then stay): memory stays bounded at any corpus size, while
+#: every block of 100,000 images × 5 references is kept (118 MiB for BLEU, 320 MiB for CIDEr-D).
+RETAIN_BYTES = 768 << 20
 
 
 def build(tok_refs: list[list[str]], n: int, *, clip: bool = True, idf: bool = True) -> RefIndex:
@@ -127,69 +181,146 @@ def build(tok_refs: list[list[str]], n: int, *, clip: bool = True, idf: bool = T
     CIDEr-D needs besides (document frequencies, first occurrences, the
     ranges of (reference, n-gram) pairs per (image, n-gram)).
 
-    Per order, the occurrences' codes are numbered in code order
-    (:func:`_number`: the sorted distinct codes are the lookup table), at the
-    same cost per occurrence at any corpus size. Then the occurrences are
-    sorted by (image, n-gram) block by block (:data:`BLOCK` occurrences of
-    whole images), stably, so within an (image, n-gram) they stay in
-    reference and position order (:func:`_table`).
+    First the corpus-wide pass, order by order: each position's n-gram id
+    (the codes numbered in code order, :func:`_number_order`, a step of
+    :data:`TOKENS` positions at a time). Then block by block of
+    :data:`IMAGES` images, every order's tables (:func:`_build_block`), the
+    occurrences sorted by (image, n-gram) :data:`BLOCK` at a time, stably, so
+    within an (image, n-gram) they stay in reference and position order
+    (:func:`_table`); the document frequencies add up block by block. Blocks
+    are kept while they fit in :data:`RETAIN_BYTES`; when one does not, the
+    rest are dropped after their document frequencies are counted, and the
+    token arrays stay to build them again. Peak memory is then the token
+    arrays (16 bytes per reference token at n = 4), what is kept, and one
+    block's work.
     """
     ix = RefIndex()
-    ix.n = n
+    ix.n, ix.clip, ix.idf = n, clip, idf
     counts = np.fromiter(map(len, tok_refs), dtype=np.int64, count=len(tok_refs))
     ix.vocab, ids, lens = ref_tokens(list(chain.from_iterable(tok_refs)))
-    n_items, n_refs = len(counts), len(lens)
+    n_items = len(counts)
     ix.n_items, ix.counts, ix.lens = n_items, counts, lens
     ix.ref_start = np.concatenate(([0], np.cumsum(counts)))
     ix.ref_item = np.repeat(np.arange(n_items, dtype=np.int32), counts)
-    room = _room(lens)
-    seg = np.repeat(np.arange(n_refs, dtype=np.int32), lens)
-    orders = []
-    prev = ids
-    repeats = True
+    ix.tok_start = np.concatenate(([0], np.cumsum(lens)))
     mult = len(ix.vocab) + 1  # token ids are 1..V
+    grams = [ids]
+    orders = []
     for k in range(n):
+        ot = OrderTable()
         if k == 0:
-            size, r, keys, d = mult, seg, None, ids
+            ot.size, ot.keys = mult, None
         else:
             # k-gram code: (id of the (k-1)-gram, next token); ids in code order (the sorted distinct codes
             # serve as lookup table)
-            idx = np.flatnonzero(room > k)
-            codes = prev[idx].astype(np.int64)
-            codes *= mult
-            codes += ids[idx + k]
-            d, keys = _number(codes, size * mult)
-            del codes
-            size = len(keys)
-            r = seg[idx]
-            if k < n - 1:
-                prev = np.empty(len(ids), dtype=np.int32)
-                prev[idx] = d
-            del idx
-        ot = _table(d, r, size, keys, ix.ref_start, ix.ref_item, repeats, clip, idf)
-        # an n-gram repeated within a reference needs a repeated prefix: once none repeats, none will
-        repeats = ot.repeats
+            ot.keys, d = _number_order(ix, grams[k - 1], ids, k, orders[-1].size * mult, mult)
+            ot.size = len(ot.keys)
+            grams.append(d)
+        ot.df = np.zeros(ot.size, dtype=np.int64) if idf else None
         orders.append(ot)
     ix.orders = orders
+    ix.blocks, kept, full = [], 0, False
+    for b in range(-(-n_items // IMAGES)):
+        blk, ig_ds = _build_block(ix, grams, b)
+        if idf:
+            for ot, ig_d in zip(orders, ig_ds):
+                _count(ot.df, ig_d)
+        size = blk.nbytes()
+        full = full or kept + size > RETAIN_BYTES
+        if not full:
+            kept += size
+        ix.blocks.append(None if full else blk)
+        del blk, ig_ds
+    ix.grams = grams if full else None  # built again from these when used
     return ix
 
 
-def _number(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Dense ids (int32, in code order) of the codes (in ``[0, size)``) and the sorted distinct codes.
+def _count(df: np.ndarray, ig_d: np.ndarray) -> None:
+    """Add one to ``df`` at every n-gram of ``ig_d`` (each an (image, n-gram) entry: df counts images)."""
+    if len(df) <= 8 * len(ig_d):
+        df += np.bincount(ig_d, minlength=len(df))
+    else:
+        np.add.at(df, ig_d, 1)
 
-    A code range of at most a few times the number of codes is numbered through a table over the range
-    (one pass, no hashing); a larger one through pandas' hash table with sorted uniques.
+
+def _ref_steps(ix: RefIndex):
+    """``(first, end)`` ranges of references of about :data:`TOKENS` tokens each."""
+    at, n_refs = 0, ix.n_refs
+    while at < n_refs:
+        end = int(ix.tok_start.searchsorted(ix.tok_start[at] + TOKENS, side="right"))
+        end = min(max(end - 1, at + 1), n_refs)
+        yield at, end
+        at = end
+
+
+def _number_order(ix: RefIndex, prev: np.ndarray, ids: np.ndarray, k: int, size: int,
+                  mult: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct codes of order k (in ``[0, size)``) and the n-gram id (int32) at each position.
+
+    Two passes over the corpus, :data:`TOKENS` positions at a time: the distinct codes, then each position's
+    id. A code range of at most a few times the number of occurrences is numbered through a table over the
+    range (no hashing); a larger one through a hash table of the sorted distinct codes.
     """
-    if size <= max(1 << 20, 4 * len(codes)):
+    steps = list(_ref_steps(ix))
+
+    def codes(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        idx = np.flatnonzero(_room(ix.lens[a:b]) > k)
+        idx += ix.tok_start[a]
+        c = prev[idx].astype(np.int64)
+        c *= mult
+        c += ids[idx + k]
+        return idx, c
+
+    count = int(np.maximum(ix.lens - k, 0).sum())
+    if size <= max(1 << 20, 4 * count):
         seen = np.zeros(size, dtype=bool)
-        seen[codes] = True
+        for a, b in steps:
+            seen[codes(a, b)[1]] = True
         keys = np.flatnonzero(seen)
+        del seen
         number = np.zeros(size, dtype=np.int32)
         number[keys] = np.arange(len(keys), dtype=np.int32)
-        return number[codes], keys.astype(np.int64, copy=False)
-    import pandas as pd
-    d, keys = pd.factorize(codes, sort=True)
-    return d.astype(np.int32, copy=False), np.asarray(keys, dtype=np.int64)
+        lookup = number.__getitem__
+    else:
+        import pandas as pd
+        uniq = [np.unique(codes(a, b)[1]) for a, b in steps]
+        keys = np.unique(np.concatenate(uniq)) if uniq else np.zeros(0, dtype=np.int64)
+        del uniq
+        index = pd.Index(keys)
+        lookup = index.get_indexer
+    d = np.zeros(len(ids), dtype=np.int32)  # positions that start no k-gram are never read
+    for a, b in steps:
+        idx, c = codes(a, b)
+        d[idx] = lookup(c)
+    return keys.astype(np.int64, copy=False), d
+
+
+def _build_block(ix: RefIndex, grams: list[np.ndarray], b: int) -> tuple[RefBlock, list]:
+    """Block ``b``'s tables (:class:`RefBlock`) and, per order, the n-gram of each of its (image, n-gram)
+    entries (for the document frequencies; None without idf)."""
+    blk = RefBlock()
+    blk.i0, blk.i1 = b * IMAGES, min(ix.n_items, (b + 1) * IMAGES)
+    blk.r0, blk.r1 = int(ix.ref_start[blk.i0]), int(ix.ref_start[blk.i1])
+    blk.data = None
+    t0, t1 = int(ix.tok_start[blk.r0]), int(ix.tok_start[blk.r1])
+    lens = ix.lens[blk.r0:blk.r1]
+    room = _room(lens)
+    seg = np.repeat(np.arange(blk.r0, blk.r1, dtype=np.int32), lens)
+    blk.orders, ig_ds = [], []
+    repeats = True
+    for k, ot in enumerate(ix.orders):
+        if k == 0:
+            d, r = grams[0][t0:t1], seg
+        else:
+            idx = np.flatnonzero(room > k)
+            d, r = grams[k][idx + t0], seg[idx]
+            del idx
+        bo, ig_d = _table(d, r, ot.size, blk.i0, ix.ref_start, ix.ref_item, repeats, ix.clip, ix.idf)
+        # an n-gram repeated within a reference needs a repeated prefix: once none repeats, none will
+        repeats = bo.repeats
+        blk.orders.append(bo)
+        ig_ds.append(ig_d)
+    return blk, ig_ds
 
 
 def _blocks(r: np.ndarray, ref_start: np.ndarray, ref_item: np.ndarray):
@@ -207,42 +338,42 @@ def _blocks(r: np.ndarray, ref_start: np.ndarray, ref_item: np.ndarray):
         at = end
 
 
-def _table(d: np.ndarray, r: np.ndarray, size: int, keys, ref_start: np.ndarray, ref_item: np.ndarray,
-           repeats: bool, clip: bool, idf: bool) -> OrderTable:
-    """Tables of one order from its occurrences' n-gram ids ``d`` and references ``r`` (in reference order).
+def _table(d: np.ndarray, r: np.ndarray, size: int, i0: int, ref_start: np.ndarray, ref_item: np.ndarray,
+           repeats: bool, clip: bool, idf: bool) -> tuple[BlockOrder, np.ndarray | None]:
+    """One order's tables of a block of images (the first ``i0``) from its occurrences' n-gram ids ``d`` and
+    references ``r`` (in reference order), and the n-gram of each (image, n-gram) entry (None without idf).
 
-    Built block by block (:func:`_blocks`), each sorted stably by (image, n-gram id): within an (image,
-    n-gram), occurrences stay in reference and position order. The blocks' pieces are joined at the end.
+    Built :data:`BLOCK` occurrences at a time (:func:`_blocks`), each sorted stably by (image, n-gram id):
+    within an (image, n-gram), occurrences stay in reference and position order. The pieces are joined at the end.
     """
-    ot = OrderTable()
-    ot.size, ot.keys = size, keys
-    parts = [_block_table(d[a:b], r[a:b], a, size, ref_item, repeats, clip, idf)
+    bo = BlockOrder()
+    parts = [_block_table(d[a:b], r[a:b], a, size, i0, ref_item, repeats, clip, idf)
              for a, b in _blocks(r, ref_start, ref_item)]
     cat = (lambda xs, dt: np.concatenate(xs) if xs else np.zeros(0, dtype=dt))
     repeated = any(p[2] is not None for p in parts)
-    ot.pair_d = ot.pair_r = ot.pair_tf = ot.pair_first = ot.ig_bounds = ot.ig_max = ot.df = None
-    ot.repeats = repeated
-    ot.ig_key = cat([p[4] for p in parts], np.int64)
+    bo.pair_d = bo.pair_r = bo.pair_tf = bo.pair_first = bo.pair_val = bo.ig_bounds = bo.ig_max = None
+    bo.repeats = repeated
+    bo.ig_key = cat([p[4] for p in parts], np.int64)
     if clip and repeated:
-        ot.ig_max = cat([np.ones(len(p[4]), dtype=np.int32) if p[5] is None else p[5] for p in parts], np.int32)
-    if idf:  # the pairs themselves: only CIDEr-D needs them after the build
-        ot.pair_d = cat([p[0] for p in parts], np.int32)
-        ot.pair_r = cat([p[1] for p in parts], np.int32)
-        if repeated:
-            ot.pair_tf = cat([np.ones(len(p[0]), dtype=np.int32) if p[2] is None else p[2] for p in parts],
-                             np.int32)
-        ot.pair_first = cat([p[3] for p in parts], np.int64)
-        offsets = np.cumsum([0] + [len(p[0]) for p in parts])
-        ot.ig_bounds = np.concatenate([p[6] + o for p, o in zip(parts, offsets)] + [offsets[-1:]]).astype(
-            np.int32 if offsets[-1] < 1 << 31 else np.int64, copy=False)
-        ot.df = np.bincount(cat([p[7] for p in parts], np.int32), minlength=size)
-    return ot
+        bo.ig_max = cat([np.ones(len(p[4]), dtype=np.int32) if p[5] is None else p[5] for p in parts], np.int32)
+    if not idf:
+        return bo, None
+    # the pairs themselves: only CIDEr-D needs them after the build
+    bo.pair_d = cat([p[0] for p in parts], np.int32)
+    bo.pair_r = cat([p[1] for p in parts], np.int32)
+    if repeated:
+        bo.pair_tf = cat([np.ones(len(p[0]), dtype=np.int32) if p[2] is None else p[2] for p in parts], np.int32)
+    bo.pair_first = cat([p[3] for p in parts], np.int32).astype(np.int32, copy=False)
+    offsets = np.cumsum([0] + [len(p[0]) for p in parts])
+    bo.ig_bounds = np.concatenate([p[6] + o for p, o in zip(parts, offsets)] + [offsets[-1:]]).astype(
+        np.int32 if offsets[-1] < 1 << 31 else np.int64, copy=False)
+    return bo, cat([p[7] for p in parts], np.int32)
 
 
-def _block_table(d: np.ndarray, r: np.ndarray, offset: int, size: int, ref_item: np.ndarray, repeats: bool,
-                 clip: bool, idf: bool) -> tuple:
+def _block_table(d: np.ndarray, r: np.ndarray, offset: int, size: int, i0: int, ref_item: np.ndarray,
+                 repeats: bool, clip: bool, idf: bool) -> tuple:
     """One block's pairs and (image, n-gram) entries (see :func:`_table`)."""
-    img = ref_item[r]
+    img = ref_item[r] - ref_item.dtype.type(i0)  # images counted from the block of tables' first
     key = (img - img[0]).astype(np.int64) * size + d
     perm = np.argsort(key, kind="stable")
     ds, rs = d[perm], r[perm]
@@ -261,9 +392,23 @@ def _block_table(d: np.ndarray, r: np.ndarray, offset: int, size: int, ref_item:
     pitem = img[perm] if pstart is None or len(pstart) == len(ds) else img[perm[pstart]]
     istart = runs(pair_d, pitem)
     ig_d = pair_d[istart]
-    ig_key = pitem[istart].astype(np.int64) * size + ig_d  # image * size + n-gram, ascending
+    ig_key = pitem[istart].astype(np.int64) * size + ig_d  # (image - i0) * size + n-gram, ascending
     ig_max = np.maximum.reduceat(pair_tf, istart) if clip and pair_tf is not None and len(pair_d) else None
     return pair_d, pair_r, pair_tf, first, ig_key, ig_max, istart if idf else None, ig_d if idf else None
+
+
+def groups(items: np.ndarray):
+    """``(block, positions)`` of the captions ``items`` whose images are in each block of tables, block by
+    block; positions is None when all are in one block (the usual batch of consecutive captions)."""
+    b = items // IMAGES
+    if not len(b) or b[0] == b[-1] and (b == b[0]).all():
+        yield (int(b[0]) if len(b) else 0), None
+        return
+    order = np.argsort(b, kind="stable")
+    bs = b[order]
+    cut = runs(bs)
+    for a, e in zip(cut.tolist(), np.append(cut[1:], len(bs)).tolist()):
+        yield int(bs[a]), order[a:e]
 
 
 class OrderGrams:
@@ -271,18 +416,18 @@ class OrderGrams:
 
     ``h`` caption, ``d`` n-gram id (``>= size`` of the order's table: no
     reference has it), ``tf`` count, ``e`` index of the (image, n-gram) entry
-    of the caption's own image in the order's table, -1 when its references
-    lack the n-gram.
+    of the caption's own image in its block's table of the order, -1 when its
+    references lack the n-gram.
     """
 
     __slots__ = ("h", "d", "tf", "e")
 
 
-def caption_grams(ix: RefIndex, hyps: list[str], items: np.ndarray, *,
+def caption_grams(ix: RefIndex, blk: RefBlock, hyps: list[str], items: np.ndarray, *,
                   unmatched: bool) -> tuple[np.ndarray, list[OrderGrams]]:
     """Token counts and per-order n-grams of captions ``hyps``.
 
-    Caption j is scored against the references of item ``items[j]``.
+    Caption j is scored against the references of item ``items[j]``, an image of block ``blk``.
     ``unmatched=False`` drops n-grams that no reference has (BLEU never
     needs them); ``True`` keeps them with ids of their own (CIDEr-D's norms)
     and lists each caption's pairs in first-occurrence order (CIDEr-D's sums).
@@ -346,13 +491,14 @@ def caption_grams(ix: RefIndex, hyps: list[str], items: np.ndarray, *,
         if not unmatched:
             keep = np.flatnonzero(ds >= 0)
             perm, sc, ds, hs = perm[keep], sc[keep], ds[keep], hs[keep]
-        out.append(_pairs(perm, sc, ds, hs, len(pos), ot, items, ix.n_items, unmatched))
+        out.append(_pairs(perm, sc, ds, hs, len(pos), ot, blk.orders[k], items - blk.i0, unmatched))
     return lens, out
 
 
 def _pairs(perm: np.ndarray, sc: np.ndarray, ds: np.ndarray, hs: np.ndarray, count: int, ot: OrderTable,
-           items: np.ndarray, n_items: int, ordered: bool) -> OrderGrams:
-    """Distinct (caption, n-gram) pairs from occurrences sorted stably by n-gram code (``sc``)."""
+           bo: BlockOrder, images: np.ndarray, ordered: bool) -> OrderGrams:
+    """Distinct (caption, n-gram) pairs from occurrences sorted stably by n-gram code (``sc``); caption j's
+    image is ``images[j]`` of the block of tables ``bo`` (counted from the block's first)."""
     og = OrderGrams()
     pstart = runs(sc, hs)  # within an n-gram, occurrences are in caption order: runs are the pairs
     og.tf = np.diff(pstart, append=len(sc))
@@ -360,12 +506,12 @@ def _pairs(perm: np.ndarray, sc: np.ndarray, ds: np.ndarray, hs: np.ndarray, cou
     og.h, og.d = hs[pstart], ds[pstart]
     e = np.full(len(first), -1, dtype=np.int64)
     known = np.flatnonzero(og.d < ot.size)
-    if len(known) and len(ot.ig_key):
-        key = items[og.h[known]] * ot.size + og.d[known]
+    if len(known) and len(bo.ig_key):
+        key = images[og.h[known]] * ot.size + og.d[known]
         # only the entries of the images asked about: a block's searches stay in a small part of the table
-        lo, hi = ot.ig_key.searchsorted([key.min(), key.max()], side="left")
-        hi = min(int(hi) + 1, len(ot.ig_key))
-        table = ot.ig_key[lo:hi]
+        lo, hi = bo.ig_key.searchsorted([key.min(), key.max()], side="left")
+        hi = min(int(hi) + 1, len(bo.ig_key))
+        table = bo.ig_key[lo:hi]
         j = table.searchsorted(key)
         j[j == len(table)] = 0
         hit = table[j] == key

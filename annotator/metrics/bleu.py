@@ -83,21 +83,30 @@ class Bleu(BatchedMetric):
     # -- statistics ------------------------------------------------------------
     def _rows(self, hyps: list[str], prep: Prepared, items: np.ndarray) -> np.ndarray:
         """Statistics rows of captions ``hyps``, caption j scored against the references of ``items[j]``."""
-        data: _BleuRefs = prep.data
+        ix = prep.data.index
+        out = np.zeros((len(hyps), self.width), dtype=np.float64)
+        for b, sel in _ngrams.groups(items) if len(items) else ():
+            if sel is None:
+                return self._block_rows(hyps, prep.data, ix.block(b), items)
+            out[sel] = self._block_rows([hyps[j] for j in sel.tolist()], prep.data, ix.block(b), items[sel])
+        return out
+
+    def _block_rows(self, hyps: list[str], data: _BleuRefs, blk: _ngrams.RefBlock, items: np.ndarray) -> np.ndarray:
+        """:meth:`_rows` of captions whose images are all in the block of tables ``blk``."""
         ix, n = data.index, self.n
-        tl, grams = _ngrams.caption_grams(ix, hyps, items, unmatched=False)
+        tl, grams = _ngrams.caption_grams(ix, blk, hyps, items, unmatched=False)
         H = len(hyps)
         out = np.zeros((H, self.width), dtype=np.float64)
         out[:, 0] = tl
         out[:, 1] = _closest(data.len_matrix[items], tl)
-        for k, (og, ot) in enumerate(zip(grams, ix.orders)):
+        for k, (og, bo) in enumerate(zip(grams, blk.orders)):
             out[:, 2 + k] = np.maximum(0, tl - k)
             # clipped matches: a distinct n-gram counts at most as often as in the reference that has it most
             m = og.e >= 0
-            if ot.ig_max is None:  # no reference repeats an n-gram of this order: each match counts once
+            if bo.ig_max is None:  # no reference repeats an n-gram of this order: each match counts once
                 out[:, 2 + n + k] = np.bincount(og.h[m], minlength=H)
             else:
-                clip = np.minimum(og.tf[m], ot.ig_max[og.e[m]])
+                clip = np.minimum(og.tf[m], bo.ig_max[og.e[m]])
                 out[:, 2 + n + k] = np.bincount(og.h[m], weights=clip, minlength=H)
         return out
 

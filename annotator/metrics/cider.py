@@ -40,7 +40,7 @@ SIGMA = 6.0
 
 
 class _CiderRefs:
-    __slots__ = ("index", "vocab", "ref_len", "weight", "square", "pair_val", "norms", "length")
+    __slots__ = ("index", "vocab", "ref_len", "weight", "square", "length")
 
     def __init__(self, **kw):
         for k, v in kw.items():
@@ -78,7 +78,7 @@ class CiderD(BatchedMetric, MeanScoreMetric):
     def _prepare(self, tok_refs: list[list[str]], samples=None) -> _CiderRefs:
         n = self.n
         ix = _ngrams.build(tok_refs, n, clip=False)
-        if not any(len(ot.pair_d) for ot in ix.orders):
+        if not int(ix.lens.sum()):
             raise MetricInputError("CIDEr-D needs at least one non-empty reference in the scored set "
                                    "(coco-caption's scorer fails on such input as well)")
         ref_len = np.log(float(ix.n_items))
@@ -94,18 +94,32 @@ class CiderD(BatchedMetric, MeanScoreMetric):
             present[ot.df] = True
         square = np.zeros(len(dfs))
         square[present] = list(map(pow, weight[present].tolist(), repeat(2)))
-        pair_val, norms = [], np.zeros((ix.n_refs, n))
-        for k, ot in enumerate(ix.orders):
-            vals, sq = _tfidf(ot.pair_tf, ot.df[ot.pair_d], weight, square)
-            pair_val.append(vals)
+        data = _CiderRefs(index=ix, vocab=ix.vocab, ref_len=float(ref_len), weight=weight, square=square,
+                          length=np.maximum(0, ix.lens - 1))
+        for blk in ix.blocks:
+            if blk is not None:
+                self._finish(blk, data)
+        return data
+
+    def _finish(self, blk: _ngrams.RefBlock, data: _CiderRefs) -> _ngrams.RefBlock:
+        """The tf-idf value of every (reference, n-gram) pair of a block of tables and its references' norms
+        (``blk.data``), once the document frequencies are known."""
+        ix = data.index
+        norms = np.zeros((blk.r1 - blk.r0, self.n))
+        for k, (bo, ot) in enumerate(zip(blk.orders, ix.orders)):
+            bo.pair_val, sq = _tfidf(bo.pair_tf, ot.df[bo.pair_d], data.weight, data.square)
             # squares summed per reference in first-occurrence order (coco-caption's insertion order)
-            fo = np.argsort(ot.pair_first) if len(ot.pair_first) < 64 else _first_order(ot.pair_first)
-            norms[:, k] = np.sqrt(np.bincount(ot.pair_r[fo], weights=sq[fo], minlength=ix.n_refs))
-            # what scoring does not read again: the pairs' n-grams, counts and first occurrences (a third of
-            # the tables' memory)
-            ot.pair_d = ot.pair_tf = ot.pair_first = None
-        return _CiderRefs(index=ix, vocab=ix.vocab, ref_len=float(ref_len), weight=weight, square=square,
-                          pair_val=pair_val, norms=norms, length=np.maximum(0, ix.lens - 1))
+            fo = np.argsort(bo.pair_first) if len(bo.pair_first) < 64 else _first_order(bo.pair_first)
+            norms[:, k] = np.sqrt(np.bincount(bo.pair_r[fo] - blk.r0, weights=sq[fo], minlength=len(norms)))
+            # what scoring does not read again: the pairs' n-grams, counts and first occurrences
+            bo.pair_d = bo.pair_tf = bo.pair_first = None
+        blk.data = norms
+        return blk
+
+    def _block(self, data: _CiderRefs, b: int) -> _ngrams.RefBlock:
+        """Block ``b`` of the tables with its values and norms (computed now when it was not kept)."""
+        blk = data.index.block(b)
+        return blk if blk.data is not None else self._finish(blk, data)
 
     # -- statistics ------------------------------------------------------------
     def _pen(self, delta: int) -> float:
@@ -116,17 +130,26 @@ class CiderD(BatchedMetric, MeanScoreMetric):
         return p
 
     def _rows(self, hyps: list[str], prep: Prepared, items: np.ndarray) -> np.ndarray:
-        """Per-caption CIDEr-D (H × 1) of captions ``hyps`` against the references of ``items``.
+        """Per-caption CIDEr-D (H × 1) of captions ``hyps`` against the references of ``items``."""
+        out = np.zeros((len(hyps), 1), dtype=np.float64)
+        for b, sel in _ngrams.groups(items) if len(items) else ():
+            if sel is None:
+                return self._block_rows(hyps, prep.data, self._block(prep.data, b), items)
+            out[sel] = self._block_rows([hyps[j] for j in sel.tolist()], prep.data, self._block(prep.data, b),
+                                        items[sel])
+        return out
+
+    def _block_rows(self, hyps: list[str], data: _CiderRefs, blk: _ngrams.RefBlock, items: np.ndarray) -> np.ndarray:
+        """:meth:`_rows` of captions whose images are all in the block of tables ``blk``.
 
         Every floating-point step is coco-caption's, in its order: sums go
         through ``np.bincount``, which adds its weights in input order, and
         the inputs are laid out so that each sum sees its terms in the order
         coco-caption's loops visit them.
         """
-        data: _CiderRefs = prep.data
         ix, n = data.index, self.n
         H = len(hyps)
-        hlens, grams = _ngrams.caption_grams(ix, hyps, items, unmatched=True)
+        hlens, grams = _ngrams.caption_grams(ix, blk, hyps, items, unmatched=True)
         # one slot per (caption, reference of its image), references in order
         cnt = ix.counts[items]
         S = int(cnt.sum())
@@ -135,7 +158,7 @@ class CiderD(BatchedMetric, MeanScoreMetric):
         slot_r = np.repeat(ix.ref_start[items] - base, cnt) + np.arange(S, dtype=np.int64)
         val = np.zeros((S, n))
         hnorm = np.zeros((H, n))
-        for k, (og, ot) in enumerate(zip(grams, ix.orders)):
+        for k, (og, ot, bo) in enumerate(zip(grams, ix.orders, blk.orders)):
             # caption vector; n-grams no reference has get df 0, i.e. weight log(N)
             dfi = np.zeros(len(og.d), dtype=np.int64)
             known = og.d < ot.size
@@ -145,16 +168,16 @@ class CiderD(BatchedMetric, MeanScoreMetric):
             # clipped dot products: each caption n-gram some reference of its image has, with each such reference
             m = np.flatnonzero(og.e >= 0)
             e = og.e[m]
-            lo = ot.ig_bounds[e]
-            L = ot.ig_bounds[e + 1] - lo
+            lo = bo.ig_bounds[e]
+            L = bo.ig_bounds[e + 1] - lo
             rep = np.repeat(np.arange(len(m), dtype=np.int64), L)
             refpair = np.repeat(lo - (np.cumsum(L) - L), L) + np.arange(int(L.sum()), dtype=np.int64)
-            vr = data.pair_val[k][refpair]
+            vr = bo.pair_val[refpair]
             vh = hval[m][rep]
             hh = og.h[m][rep]
-            slot = base[hh] + (ot.pair_r[refpair] - ix.ref_start[items[hh]])
+            slot = base[hh] + (bo.pair_r[refpair] - ix.ref_start[items[hh]])
             val[:, k] = np.bincount(slot, weights=np.minimum(vh, vr) * vr, minlength=S)
-        hs, rs = hnorm[slot_h], data.norms[slot_r]
+        hs, rs = hnorm[slot_h], blk.data[slot_r - blk.r0]
         np.divide(val, hs * rs, out=val, where=(hs != 0) & (rs != 0))
         hlen = np.maximum(0, hlens - 1)  # coco-caption's "length": the number of bigrams
         delta, inv = np.unique(hlen[slot_h] - data.length[slot_r], return_inverse=True)

@@ -21,7 +21,9 @@ so each reference's bits evolve exactly as they would alone. One image's
 references then cost one big-integer step per caption token instead of one
 per token and reference, and one mask dictionary per image is kept instead of
 one per reference (the prepared references of 100,000 images take a third of
-the memory).
+the memory). A prepared reference set keeps the masks of :data:`KEPT_IMAGES`
+images; the others' are made when their captions are scored, so a million
+captions are scored within a bounded amount of memory.
 """
 
 from __future__ import annotations
@@ -101,15 +103,38 @@ class RougeL(MeanScoreMetric):
     link = "https://aclanthology.org/W04-1013/"
     score_keys = ("ROUGE_L",)
 
-    def _prepare(self, tok_refs: list[list[str]], samples=None):
-        return [image_masks([r.split(" ") for r in rs]) for rs in tok_refs]
+    def _prepare(self, tok_refs: list[list[str]], samples=None) -> _RougeRefs:
+        keep = min(len(tok_refs), KEPT_IMAGES)
+        return _RougeRefs([image_masks([r.split(" ") for r in rs]) for rs in tok_refs[:keep]], tok_refs[keep:])
 
     def _stats(self, hyps: list[str], prep: Prepared):
         data = prep.data
-        return [[_score(h, data[i])] for i, h in enumerate(hyps)]
+        return [[_score(h, data.masks(i))] for i, h in enumerate(hyps)]
 
     def _segment(self, hyp: str, prep: Prepared, index: int):
-        return [_score(hyp, prep.data[index])]
+        return [_score(hyp, prep.data.masks(index))]
+
+
+#: Images whose references' masks a prepared reference set keeps (about 3 KB each with five references): every
+#: image of 100,000, while the masks of a million would take 3 GB. The masks of the others are made again when
+#: their captions are scored (what scoring them cold costs anyway).
+KEPT_IMAGES = 200_000
+
+
+class _RougeRefs:
+    """The masks of the first :data:`KEPT_IMAGES` images (:func:`image_masks`), the tokenised references of
+    the others."""
+
+    __slots__ = ("kept", "rest")
+
+    def __init__(self, kept: list, rest: list[list[str]]):
+        self.kept, self.rest = kept, rest
+
+    def masks(self, i: int) -> tuple[dict[str, int], int, tuple[tuple[int, int], ...]]:
+        """The masks of image ``i``'s references."""
+        if i < len(self.kept):
+            return self.kept[i]
+        return image_masks([r.split(" ") for r in self.rest[i - len(self.kept)]])
 
 
 def _score(hyp: str, refs: tuple[dict[str, int], int, tuple[tuple[int, int], ...]]) -> float:

@@ -167,12 +167,15 @@ def _keys(encoded: tuple[bytes, np.ndarray | None], long: dict[bytes, int], grow
 
 
 def ref_tokens(texts: list[str]) -> tuple[Vocab, np.ndarray, np.ndarray]:
-    """Vocabulary, token ids (int32, all texts in a row) and token counts of reference texts."""
-    import pandas as pd
+    """Vocabulary, token ids (int32, all texts in a row) and token counts of reference texts.
+
+    Keyed and numbered :data:`BLOCK` texts at a time: only a block's keys exist at once besides the ids (the
+    whole corpus's keys and their hash numbering took 20 bytes per token more at the peak).
+    """
     voc = Vocab()
     voc._words = None
     long: dict[bytes, int] = {}
-    keyed = _block_keys(texts, long, True)
+    keyed = _ref_ids(texts, long)
     if keyed is None:
         words, lens = _split(texts)
         vocab: dict[str, int] = {}
@@ -186,20 +189,44 @@ def ref_tokens(texts: list[str]) -> tuple[Vocab, np.ndarray, np.ndarray]:
         voc.size, voc.keys, voc.key_ids, voc.long = len(vocab), None, None, None
         voc._words = dict(zip(vocab, range(1, len(vocab) + 1)))
         return voc, remap[first], lens
-    keys, lens = keyed
+    ids, lens, uniq = keyed
     if long:
         # dense numbers for the long tokens (setdefault gave them positions)
         num = np.fromiter(long.values(), dtype=np.int64, count=len(long))
         dense = np.zeros(int(num.max()) + 1, dtype=np.int64)
         dense[num] = np.arange(len(num))
-        big = np.flatnonzero(keys & _LONG)
-        keys[big] = _LONG | dense[keys[big] & ~_LONG]
+        big = np.flatnonzero(uniq & _LONG)
+        uniq[big] = _LONG | dense[uniq[big] & ~_LONG]
         long = dict(zip(long, range(len(long))))
-    ids, uniq = pd.factorize(keys)
-    uniq = np.asarray(uniq, dtype=np.int64)
     order = np.argsort(uniq)
     voc.size, voc.keys, voc.key_ids, voc.long = len(uniq), uniq[order], (order + 1).astype(np.int32), long
-    return voc, (ids + 1).astype(np.int32), lens
+    return voc, ids, lens
+
+
+def _ref_ids(texts: list[str], long: dict[bytes, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Token ids (int32, from 1 in first-seen order), token counts and each id's key (id - 1 → key) of the
+    texts, block by block; None when a block cannot take the byte path."""
+    import pandas as pd
+    ids_of: dict[int, int] = {}  # key → id
+    numbers = count()  # numbers for new long tokens, unique across the blocks (renumbered by the caller)
+    ids, lens = [], []
+    for at in range(0, len(texts), BLOCK):
+        encoded = _encode(texts[at:at + BLOCK])
+        if encoded is None:
+            return None
+        keys, n = _keys(encoded, long, True, {}, numbers)
+        local, uniq = pd.factorize(keys)  # the block's keys in first-seen order
+        uniq = uniq.tolist()
+        new = [u for u in uniq if u not in ids_of]
+        ids_of.update(zip(new, range(len(ids_of) + 1, len(ids_of) + 1 + len(new))))
+        ids.append(np.fromiter(map(ids_of.__getitem__, uniq), dtype=np.int32, count=len(uniq))[local])
+        lens.append(n)
+    if not ids:
+        return None
+    keys = np.fromiter(ids_of, dtype=np.int64, count=len(ids_of))  # in id order (dicts keep insertion order)
+    if len(ids) == 1:
+        return ids[0], lens[0], keys
+    return np.concatenate(ids), np.concatenate(lens), keys
 
 
 def caption_tokens(voc: Vocab, texts: list[str], fresh: bool) -> tuple[np.ndarray, np.ndarray, int]:

@@ -4,9 +4,18 @@ block touches only its own part of the corpus, and the result does not depend on
 The figures (bench/rescore_bench.py --sizes 1000,10000,100000) follow from these counters: once no step
 works on an array that grows with the corpus, none leaves the processor's cache or makes the kernel map
 fresh memory on every call, which is what made the cost grow as n^1.14–1.34.
+
+Memory is bounded the same way: a prepared reference set keeps blocks of tables up to a budget and builds the
+others again when their captions are scored (ROUGE-L: the masks of a bounded number of images), so what grows
+with the corpus is a few arrays per reference token (bench/rescore_bench.py --peak 1000000 prints the peak).
 """
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -96,3 +105,101 @@ def test_rouge_scores_all_references_of_an_image_in_one_pass():
     want, segs = reference_scores("rouge", hyps, refs)
     got = RougeL().corpus_score(hyps, refs)
     assert got.values == want and got.per_segment == segs["ROUGE_L"]
+
+
+def _tables(blk) -> dict:
+    """Every array of a block of tables, by (order, name), and what the metric derived from it."""
+    out = {(k, name): getattr(bo, name) for k, bo in enumerate(blk.orders) for name in _ngrams.BlockOrder.__slots__}
+    out["data"] = blk.data
+    return out
+
+
+@pytest.mark.parametrize("cls", [Bleu, CiderD])
+def test_blocks_past_the_memory_budget_are_dropped_and_built_again_alike(monkeypatch, cls):
+    # what bounds the memory of a million captions: a prepared reference set keeps blocks of tables only up to
+    # RETAIN_BYTES and builds the others again, the same arrays, when their captions are scored
+    hyps, refs = edge_corpus(3, 200)
+    monkeypatch.setattr(_ngrams, "IMAGES", 16)
+    monkeypatch.setattr(BatchedMetric, "block", 16)
+    metric = cls()
+    block = (lambda prep, b: metric._block(prep.data, b)) if cls is CiderD else (lambda prep, b: prep.data.index.block(b))
+    whole = metric.prepare(refs, cache=False)
+    assert all(b is not None for b in whole.data.index.blocks) and whole.data.index.grams is None
+    sizes = [b.nbytes() for b in whole.data.index.blocks]
+    monkeypatch.setattr(_ngrams, "RETAIN_BYTES", sum(sizes) // 3)
+    prep = metric.prepare(refs, cache=False)
+    ix = prep.data.index
+    kept = [b for b in ix.blocks if b is not None]
+    assert len(ix.blocks) == 13 and 2 <= len(kept) <= 6 and ix.blocks[:len(kept)] == kept  # the first ones
+    assert sum(b.nbytes() for b in kept) <= _ngrams.RETAIN_BYTES and ix.grams is not None
+    for b in range(len(ix.blocks)):
+        want, got = _tables(whole.data.index.blocks[b]), _tables(block(prep, b))
+        assert want.keys() == got.keys()
+        for name, arr in want.items():
+            assert (arr is None and got[name] is None) or np.array_equal(arr, got[name]), (b, name)
+    # the numbers stay pycocoevalcap's, whether a caption's block was kept or built again, alone or in a batch
+    key = "bleu" if cls is Bleu else "cider"
+    want, segs = reference_scores(key, hyps, refs)
+    score = metric.aggregate(metric.stats(hyps, prep), per_segment=True)
+    assert score.values == want
+    assert (score.segments if cls is Bleu else {"CIDEr": score.per_segment}) == segs
+    picked = list(range(len(hyps) - 1, -1, -7))
+    assert np.array_equal(metric.stats_at([hyps[i] for i in picked], prep, picked), metric.stats(hyps, prep)[picked])
+
+
+def test_rouge_keeps_the_masks_of_a_bounded_number_of_images(monkeypatch):
+    from annotator.metrics import rouge
+    hyps, refs = edge_corpus(4, 150)
+    monkeypatch.setattr(rouge, "KEPT_IMAGES", 40)
+    prep = RougeL().prepare(refs, cache=False)
+    assert len(prep.data.kept) == 40 and len(prep.data.rest) == 110
+    assert prep.data.masks(120) == rouge.image_masks([r.split(" ") for r in refs[120]])
+    want, segs = reference_scores("rouge", hyps, refs)
+    got = RougeL().corpus_score(hyps, prep)
+    assert got.values == want and got.per_segment == segs["ROUGE_L"]
+
+
+_CHILD = """
+import sys
+from annotator.metrics import REGISTRY, _ngrams, rouge
+from annotator.metrics.synthetic import synthetic_corpus
+n, metric, retain, kept = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+_ngrams.RETAIN_BYTES, rouge.KEPT_IMAGES = retain, kept
+
+def kib(key):
+    # this program's own figures (VmHWM: its high-water mark): ru_maxrss would carry the larger peak of the
+    # test worker that started it across exec
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith(key))
+
+hyps, refs = synthetic_corpus(n, 5, seed=0)
+before = kib("VmRSS:")
+m = REGISTRY.create([metric])[0]
+m.aggregate(m.stats(hyps, m.prepare(refs, cache=False)))
+print((kib("VmHWM:") - before) / 1024)
+"""
+
+#: Growth of the peak per caption (5 references) past what a prepared reference set keeps, in bytes: a million
+#: captions then fit in 4 GB with the corpus (0.75 GB) and the kept tables (RETAIN_BYTES, 0.75 GB).
+PER_CAPTION = 2000
+
+
+def _peak_growth_mib(n: int, metric: str, retain: int, kept: int) -> float:
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(n), metric, str(retain), str(kept)], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return float(out.stdout.split()[-1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("metric", ["bleu", "rouge", "cider"])
+def test_peak_memory_grows_by_a_bounded_amount_per_caption_past_what_is_kept(metric):
+    # the tables kept are bounded (RETAIN_BYTES, KEPT_IMAGES: small here, so both sizes fill them); what grows
+    # with the corpus besides is a few arrays per reference token. Keeping every image's tables, as before,
+    # grows by 4-8 KB per caption (5 GB for BLEU, 8 GB for CIDEr-D at a million captions)
+    small, large = 20_000, 60_000
+    growth = [_peak_growth_mib(n, metric, 16 << 20, 2_000) for n in (small, large)]
+    per_caption = (growth[1] - growth[0]) * 2**20 / (large - small)
+    assert per_caption <= PER_CAPTION, f"{metric}: {per_caption:.0f} bytes per caption (peak {growth} MiB)"
