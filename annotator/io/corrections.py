@@ -11,16 +11,16 @@ from pathlib import Path
 
 from ..correction import check_correction
 from ..correction.queues import untagged_reason
-from ..errors import InputError, NotFound
+from ..errors import InputError
 from ..limits import check_free_text, check_text_length
 from ..model import Role
 from ..store import Store
 from ..store.corrections import insert_correction
 from ..store.exchange import current_correction_texts
+from ..store.imports import account_id, existing_account_id
 from ..store.projects import captions_of_system, project_id
-from ..store.users import user_id
 from ..taxonomy import taxonomy
-from .importers import ImportResult, account_id, import_guard
+from .importers import ImportResult, import_guard
 from .options import Example, ImportFormat, ReaderOption
 from .textfiles import read_lines
 from .validate import check_name, check_text
@@ -120,7 +120,7 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
         stored = [(r, text) for n, (r, text) in enumerate(zip(rows, lines), start=1)
                   if text != r.text and n not in refused_lines]
         # A dry run creates no user: one that does not exist yet has nothing stored to compare with.
-        uid = _existing_user(conn, user) if dry_run else account_id(conn, user, Role.ANALYST, result)
+        uid = existing_account_id(conn, user) if dry_run else account_id(conn, user, Role.ANALYST, result.accounts)
         current = current_correction_texts(conn, uid, type_id, [r.id for r, _ in stored]) if uid is not None else {}
         for r, text in stored:
             if r.id in current and current[r.id] == text:
@@ -132,14 +132,6 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
             result.corrections += 1
             result.overridden += r.id in overrides
     return result
-
-
-def _existing_user(conn, name: str) -> int | None:
-    from ..store.users import user_id
-    try:
-        return user_id(conn, name)
-    except NotFound:
-        return None
 
 
 def _run(store, project: str, *, command_line: bool, system, error_type, captions, annotator=None, reason=None,

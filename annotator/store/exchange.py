@@ -49,15 +49,6 @@ def current_correction_texts(conn: Connection, user_id: int, error_type: str, ca
     return out
 
 
-def item_keys(conn: Connection, project: str) -> list[str] | None:
-    """Item keys of a project in order, or None when there is no such project."""
-    from .schema import items
-    pid = conn.execute(select(projects.c.id).where(projects.c.name == project)).scalar()
-    if pid is None:
-        return None
-    return [r[0] for r in conn.execute(select(items.c.key).where(items.c.project_id == pid).order_by(items.c.position))]
-
-
 def judgement_records(conn: Connection, pid: int, *, history: bool = False, user_keys: list[str] | None = None,
                       system: str | None = None, kinds=None) -> list:
     """Judgement rows of a project with what a person needs to read them, in project order (system, item,
