@@ -89,6 +89,33 @@ def project_caption_index(conn: Connection, pid: int) -> dict[tuple[str, str], t
     return {(r[0], r[1]): (r[2], r[3], r[4]) for r in conn.execute(q)}
 
 
+def caption_index_of(conn: Connection, pid: int, by_item, by_line) -> tuple[dict, dict]:
+    """:func:`project_caption_index` of the captions asked for only, a batch of an import at a time:
+    ((system, item key) → (caption id, line, text) for the pairs of ``by_item``, (system, line) → the same for
+    the pairs of ``by_line``)."""
+    from .samples import project_annotated_sample
+    from .schema import items
+    annotated = project_annotated_sample(conn, pid)
+    joined = (captions.join(systems, systems.c.id == captions.c.system_id)
+              .join(items, items.c.id == captions.c.item_id))
+    cols = (systems.c.name, items.c.key, captions.c.id, captions.c.line_no, captions.c.text)
+    items_of: dict[str, list] = {}
+    for system, key in by_item:
+        items_of.setdefault(system, []).append(key)
+    lines_of: dict[str, list] = {}
+    for system, line in by_line:
+        lines_of.setdefault(system, []).append(line)
+    index, at_line = {}, {}
+    for wanted, column, out, pick in ((items_of, items.c.key, index, 1), (lines_of, captions.c.line_no, at_line, 3)):
+        for system, values in wanted.items():
+            values = sorted(values)
+            for start in range(0, len(values), 5000):
+                q = select(*cols).select_from(joined).where(systems.c.project_id == pid, systems.c.name == system,
+                                                            annotated, column.in_(values[start:start + 5000]))
+                out.update(((r[0], r[pick]), (r[2], r[3], r[4])) for r in conn.execute(q))
+    return index, at_line
+
+
 def stored_revisions(conn: Connection, caption_ids) -> dict[tuple[int, int, str], dict[int, tuple]]:
     """(caption id, user id, kind) → {revision: (label, error type ids, note, seconds, spans)} of every
     judgement revision of the given captions."""
