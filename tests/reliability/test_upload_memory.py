@@ -35,7 +35,7 @@ def test_a_big_upload_is_let_go_of_after_its_import(app_server, tmp_path, reliab
     items = write_jsonl(path, MB, bad_last_line=True)
     store = open_store(f"sqlite:///{tmp_path / 'app.db'}")
     add_user(store, "ada", "admin", PW)
-    server = app_server(store.url)
+    server = app_server(store.url, env={"STREAMLIT_SERVER_ENABLE_XSRF_PROTECTION": "false"})  # no browser cookie
     r = asyncio.run(upload_through_the_page(server.url, server.proc.pid, path, "ada", PW))
     assert r["exceptions"] == []
     assert f"big.jsonl, line {items + 2}" in r["outcome"], r["outcome"][-800:]

@@ -110,7 +110,8 @@ async def upload_through_the_page(base_url: str, pid: int, path: Path, user: str
     await s.rerun(page_name="data")
     fmt = s.widget("data_format", "selectbox")
     jsonl_title = next(o for o in fmt.options if o.startswith("Native JSONL"))
-    await s.rerun([(fmt.id, "string_value", jsonl_title)])
+    s.page_hash = ""
+    await s.rerun([(fmt.id, "string_value", jsonl_title)], page_name="data")
     project, uploader = s.widget("data_jsonl_project", "text_input"), s.widget("data_jsonl_file", "file_uploader")
     submit = s.button("Import")
     if project is None or uploader is None or submit is None:
@@ -168,7 +169,7 @@ class Session(ws_load.StreamlitSession):
         from streamlit.proto.BackMsg_pb2 import BackMsg
         msg = BackMsg()
         cs = msg.rerun_script
-        cs.page_script_hash = self.page_hash
+        cs.page_name = "data"  # the run stays on the page by its path (its hash alone reran the app's default page)
         cs.context_info.timezone = "UTC"
         cs.context_info.url = self.base_url + "/data"
         for wid, kind, value in widgets:
