@@ -128,7 +128,9 @@ async def upload_through_the_page(base_url: str, pid: int, path: Path, user: str
     info.file_id, info.name, info.size = file_id, path.name, path.stat().st_size
     info.file_urls.file_id = file_id
     info.file_urls.upload_url = info.file_urls.delete_url = f"/_stcore/upload_file/{session_id}/{file_id}"
-    msg_widgets = [(project.id, "string_value", "uploaded"), (submit.id, "trigger_value", True)]
+    # every widget's state goes with the submit, as the page sends it (one left out is back at its default)
+    msg_widgets = [(fmt.id, "string_value", jsonl_title), (project.id, "string_value", "uploaded"),
+                   (submit.id, "trigger_value", True)]
     result = await s.rerun_with(msg_widgets, uploader.id, state, timeout=3600)
     wall, cpu = time.perf_counter() - t0, cpu_seconds(pid) - cpu0
     outcome = s.texts()
