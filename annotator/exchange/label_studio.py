@@ -48,7 +48,7 @@ from ..judgement_export import export_judgements
 from ..model import JudgementKind, Role
 from ..names import check_email, email_key
 from ..store import Store
-from ..store.exchange import captions_named, project_caption_index, stored_revisions
+from ..store.exchange import caption_index_of, project_caption_index, stored_revisions
 from ..store.judgements import insert_judgement, newest_revision_times
 from ..store.projects import load_project, project_id
 from ..store.spool import Spool
@@ -364,7 +364,7 @@ class _Captions:
 
     def load(self, reads) -> None:
         """Look up the captions a batch of annotations names (the ones it does not name are forgotten)."""
-        self.by_item, self.by_line = captions_named(
+        self.by_item, self.by_line = caption_index_of(
             self.conn, self.pid, items={(r.system, r.item) for r in reads if not r.blind and r.item is not None},
             lines={(r.system, r.line) for r in reads if not r.blind and r.item is None})
 

@@ -7,33 +7,44 @@ them with the stored captions and stores each changed line as a correction.
 
 from __future__ import annotations
 
+from itertools import islice
 from pathlib import Path
+from typing import Iterator
 
 from ..correction import check_correction
 from ..correction.queues import untagged_reason
-from ..errors import InputError, NotFound
+from ..errors import InputError
 from ..limits import check_free_text, check_text_length
 from ..model import Role
 from ..store import Store
 from ..store.corrections import insert_correction
 from ..store.exchange import current_correction_texts
-from ..store.projects import captions_of_system, project_id
-from ..store.users import user_id
+from ..store.imports import account_id, existing_account_id
+from ..store.projects import project_id, system_captions_in_chunks
 from ..taxonomy import taxonomy
-from .importers import ImportResult, account_id, import_guard
+from .importers import ImportResult, import_guard
 from .options import Example, ImportFormat, ReaderOption
-from .textfiles import read_lines
+from .textfiles import file_lines
 from .validate import check_name, check_text
+
+
+#: Lines read, compared and stored at a time by an import (memory holds one batch).
+BATCH = 5000
 
 
 def read_corrected_captions(path: Path | str) -> list[str]:
     """The lines of a corrected copy, exactly as written; a line that is not caption text (or longer than a
-    caption may be) stops with its line."""
-    lines = read_lines(path)
-    for n, text in enumerate(lines, start=1):
+    caption may be) stops with its line. The whole file is returned: an import streams it
+    (:func:`iter_corrected_captions`)."""
+    return [text for _, text in iter_corrected_captions(path)]
+
+
+def iter_corrected_captions(path: Path | str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of a corrected copy, read and checked one line at a time."""
+    for n, text in file_lines(path):
         check_text(text, "corrected caption", str(path), n)
         check_text_length(text, "caption", str(path), n, named="the corrected caption")
-    return lines
+        yield n, text
 
 
 def _correctable_types() -> list[str]:
@@ -70,10 +81,6 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
     checks everything and stores nothing: the result lists the refused lines
     (``result.refused``) and counts what would be stored.
     """
-    from ..correction import check_correction
-    from ..correction.queues import untagged_reason
-    from ..store.corrections import insert_correction
-    from ..store.exchange import current_correction_texts
     tax = taxonomy()
     type_id = tax.resolve_strict(str(error_type), "--error-type")
     if not tax.get(type_id).correctable:
@@ -83,63 +90,79 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
         raise InputError("an annotator name cannot be empty", "--annotator")
     user = check_name(user, "user", "--annotator")
     project, system = check_name(project, "project", "--project"), check_name(system, "system", "--system")
-    lines = read_corrected_captions(captions)
     reason = (reason or "").strip() or None
     if reason is not None:
         check_free_text(reason, "override reason", "--reason")
-    result = ImportResult(project, "corrections", items_read=len(lines), systems=[system], user=user, dry_run=dry_run)
+    result = ImportResult(project, "corrections", systems=[system], user=user, dry_run=dry_run)
+    src = str(captions)
+    lines = iter_corrected_captions(captions)
+    changed = 0
+    account: list = []  # the corrector's id, once a line needs it
+    # One transaction; the file and the system's captions are read side by side a batch at a time, and each
+    # batch's corrections are written as it is compared (a refused line or a count that differs, found later,
+    # rolls every batch back).
     with store.transaction() as conn:
-        pid = project_id(conn, project)
-        rows = captions_of_system(conn, pid, system)
-        if len(lines) != len(rows):
-            raise InputError(f"line count differs: the file has {len(lines)} lines but system {system!r} has "
-                             f"{len(rows)} captions", str(captions))
-        changed = [(r, text) for r, text in zip(rows, lines) if text != r.text]
-        if not changed:
-            return result
-        overrides = {}
-        untagged = untagged_reason(conn, [r.id for r, _ in changed], type_id)
-        for n, (r, text) in enumerate(zip(rows, lines), start=1):
-            if text == r.text:
-                continue
-            report = check_correction(type_id, r.text, text.strip(), max_changed_words=max_changed_words)
-            if report.ok and r.id not in untagged:
-                continue
+        stored_chunks = system_captions_in_chunks(conn, project_id(conn, project), system, BATCH)
+        captions_seen = 0
+        for rows in stored_chunks:
+            batch = list(islice(lines, len(rows)))
+            result.items_read += len(batch)
+            captions_seen += len(rows)
+            if len(batch) < len(rows):
+                break
+            pairs = [(n, r, text) for (n, text), r in zip(batch, rows) if text != r.text]
+            changed += len(pairs)
+            if pairs:
+                _store_batch(conn, pairs, type_id, user, reason, max_changed_words, result, account)
+        captions_seen += sum(len(rest) for rest in stored_chunks)  # the file ended first: count the rest
+        result.items_read += sum(1 for _ in lines)
+        if result.items_read != captions_seen:
+            raise InputError(f"line count differs: the file has {result.items_read} lines but system {system!r} has "
+                             f"{captions_seen} captions", src)
+        if result.refused and not dry_run:
+            first = result.refused[0][0]
+            raise InputError(f"{len(result.refused)} of {changed} changed line(s) refused (nothing was imported; "
+                             "correct less, or give --reason to store these lines with a reason):"
+                             + "".join(f"\n  line {n}: {what}" for n, what in result.refused), src, first)
+    return result
+
+
+def _store_batch(conn, pairs: list, type_id: str, user: str, reason: str | None, max_changed_words: int | None,
+                 result: ImportResult, account: list) -> None:
+    """Check a batch's changed lines ((line, stored caption row, corrected text)) against the guard of ``type_id``
+    and store those that pass (or carry ``reason``) as corrections, unless a line was refused already or this is
+    a dry run: then only what would be stored is counted."""
+    tax = taxonomy()
+    untagged = untagged_reason(conn, [r.id for _, r, _ in pairs], type_id)
+    overrides, passing = {}, []
+    for n, r, text in pairs:
+        report = check_correction(type_id, r.text, text.strip(), max_changed_words=max_changed_words)
+        if not (report.ok and r.id not in untagged):
             if reason is None:
                 result.refused.append((n, f"refused by the {report.rule} guard of {tax.get(type_id).name}: "
                                        + "; ".join(report.violations) if not report.ok
                                        else f"refused: {untagged[r.id]}"))
                 continue
             overrides[r.id] = reason
-        if result.refused and not dry_run:
-            first = result.refused[0][0]
-            raise InputError(f"{len(result.refused)} of {len(changed)} changed line(s) refused (nothing was imported; "
-                             "correct less, or give --reason to store these lines with a reason):"
-                             + "".join(f"\n  line {n}: {what}" for n, what in result.refused), str(captions), first)
-        refused_lines = {n for n, _ in result.refused}
-        stored = [(r, text) for n, (r, text) in enumerate(zip(rows, lines), start=1)
-                  if text != r.text and n not in refused_lines]
+        passing.append((r, text))
+    if not passing:
+        return
+    if not account:
         # A dry run creates no user: one that does not exist yet has nothing stored to compare with.
-        uid = _existing_user(conn, user) if dry_run else account_id(conn, user, Role.ANALYST, result)
-        current = current_correction_texts(conn, uid, type_id, [r.id for r, _ in stored]) if uid is not None else {}
-        for r, text in stored:
-            if r.id in current and current[r.id] == text:
-                result.unchanged += 1
-                continue
-            if not dry_run:
-                insert_correction(conn, r.id, type_id, uid, original_text=r.text, corrected_text=text,
-                                  override_reason=overrides.get(r.id))
-            result.corrections += 1
-            result.overridden += r.id in overrides
-    return result
-
-
-def _existing_user(conn, name: str) -> int | None:
-    from ..store.users import user_id
-    try:
-        return user_id(conn, name)
-    except NotFound:
-        return None
+        account.append(existing_account_id(conn, user) if result.dry_run
+                       else account_id(conn, user, Role.ANALYST, result.accounts))
+    uid = account[0]
+    current = current_correction_texts(conn, uid, type_id, [r.id for r, _ in passing]) if uid is not None else {}
+    write = not result.dry_run and not result.refused  # a refused line rolls the import back: stop writing
+    for r, text in passing:
+        if r.id in current and current[r.id] == text:
+            result.unchanged += 1
+            continue
+        if write:
+            insert_correction(conn, r.id, type_id, uid, original_text=r.text, corrected_text=text,
+                              override_reason=overrides.get(r.id))
+        result.corrections += 1
+        result.overridden += r.id in overrides
 
 
 def _run(store, project: str, *, command_line: bool, system, error_type, captions, annotator=None, reason=None,

@@ -37,21 +37,23 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from array import array
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from ..store import Store
-from ..store.human_scores import caption_keys, delete_scores, write_scores
-from ..store.projects import project_id
+from ..store.human_scores import write_score_batches
 from .importers import import_guard
 from .options import EXAMPLES_DIR, Example, ImportFormat, ReaderOption
-from .textfiles import decode_utf8
 from .validate import check_name, parse_float, parse_int
 
-__all__ = ["HumanScoreImport", "import_human_scores", "NAME", "HELP", "OPTIONS", "EXAMPLE", "FORMAT", "ScoreRecord", "read", "read_scores_csv", "read_score_lines",
-           "resolve_scores", "source_name"]
+__all__ = ["HumanScoreImport", "import_human_scores", "NAME", "HELP", "OPTIONS", "EXAMPLE", "FORMAT", "ScoreRecord", "read",
+           "read_scores_csv", "read_score_lines", "iter_scores", "iter_scores_csv", "iter_score_lines", "resolve_scores",
+           "ScoreTally", "source_name"]
 
 #: The format's name on the command line (``annotator import human-scores``).
 NAME = "human-scores"
@@ -99,22 +101,53 @@ def source_name(path_or_text, source: str | None) -> str:
     return getattr(path_or_text, "name", None) or "input"
 
 
-def _text_of(path_or_text, source: str | None) -> tuple[str, str]:
-    """(text, source name) of a path (str or Path), bytes, or a file object (text or binary)."""
-    name = source_name(path_or_text, source)
+#: Scores read, resolved and written at a time by an import (memory holds one batch).
+BATCH = 5000
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _text_lines(path_or_text, name: str) -> Iterator[str]:
+    """The lines of a path (str or Path), bytes, or a file object (text or binary), one at a time with their
+    line ends (memory holds one line, whatever the input's size); bytes are decoded as UTF-8, a byte-order mark at
+    the start dropped. InputError naming the line of a byte that is not UTF-8, or the file when it cannot be read."""
     if isinstance(path_or_text, (str, Path)):
         try:
-            raw = Path(path_or_text).read_bytes()
+            fh = open(path_or_text, "rb")
         except OSError as exc:
             raise InputError(f"cannot read the file ({exc.strerror or exc})", name) from None
+        with fh:
+            yield from _decoded(fh, name)
     elif isinstance(path_or_text, bytes):
-        raw = path_or_text
+        yield from _decoded(io.BytesIO(path_or_text), name)
     else:
-        data = path_or_text.read()
-        if isinstance(data, str):
-            return data.lstrip("\ufeff"), name
-        raw = data
-    return decode_utf8(raw, name), name
+        yield from _decoded(path_or_text, name)
+
+
+def _decoded(lines: Iterable, name: str) -> Iterator[str]:
+    offset = 0
+    for n, raw in enumerate(lines, start=1):
+        if isinstance(raw, str):
+            yield raw.lstrip("\ufeff") if n == 1 else raw
+            continue
+        try:
+            yield raw.decode("utf-8-sig" if n == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"the file is not UTF-8 text (byte {offset + exc.start}: {exc.reason})", name, n) from None
+        offset += len(raw)
+
+
+def _csv_lines(path_or_text, name: str) -> Iterator[str]:
+    """:func:`_text_lines` cut at a lone carriage return as well, as a CSV file's lines are (``newline=""``)."""
+    for line in _text_lines(path_or_text, name):
+        if "\r" in line:
+            start = 0
+            for m in _LONE_CR.finditer(line):
+                yield line[start:m.end()]
+                start = m.end()
+            if start < len(line):
+                yield line[start:]
+        else:
+            yield line
 
 
 def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequence[str] | None = None,
@@ -123,12 +156,19 @@ def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequenc
 
     ``path_or_text``: a path, the file's bytes, or a file object.
     ``columns``: read only these score columns (others are ignored).
-    Raises InputError (file and line) for anything malformed.
+    Raises InputError (file and line) for anything malformed. The records of the whole file are returned: an
+    import streams them instead (:func:`iter_scores_csv`).
     """
-    text, name = _text_of(path_or_text, source)
+    return list(iter_scores_csv(path_or_text, source=source, columns=columns, delimiter=delimiter))
+
+
+def iter_scores_csv(path_or_text, *, source: str | None = None, columns: Sequence[str] | None = None,
+                    delimiter: str | None = None) -> Iterator[ScoreRecord]:
+    """The records of a CSV/TSV of human scores (as :func:`read_scores_csv`), read one line at a time."""
+    name = source_name(path_or_text, source)
     if delimiter is None:
         delimiter = "\t" if name.lower().endswith(".tsv") else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.reader(_csv_lines(path_or_text, name), delimiter=delimiter)
     try:
         header = next(reader)
     except StopIteration:
@@ -162,7 +202,7 @@ def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequenc
             score_cols.append((i, check_name(c, "score name", name, 1)))
         if not score_cols:
             raise InputError("no score column: give score columns next to the key columns, or 'name' and 'value'", name, 1)
-    records: list[ScoreRecord] = []
+    found = False
     line = reader.line_num
     while True:
         start = line + 1
@@ -202,45 +242,53 @@ def read_scores_csv(path_or_text, *, source: str | None = None, columns: Sequenc
                 continue
             value = _number(row[pos["value"]], name, start, "value")
             if value is not None:
-                records.append(ScoreRecord(start, system, score_name, value, item, index))
+                found = True
+                yield ScoreRecord(start, system, score_name, value, item, index)
         else:
             for i, c in score_cols:
                 value = _number(row[i], name, start, c)
                 if value is not None:
-                    records.append(ScoreRecord(start, system, c, value, item, index))
-    if not records:
+                    found = True
+                    yield ScoreRecord(start, system, c, value, item, index)
+    if not found:
         raise InputError("the file holds no score", name)
-    return records
 
 
 def read_score_lines(path_or_text, system: str, name: str, *, source: str | None = None) -> list[ScoreRecord]:
     """Parse a one-score-per-line file for ``system``: line i scores the caption on line i (0-based)."""
-    text, src = _text_of(path_or_text, source)
+    return list(iter_score_lines(path_or_text, system, name, source=source))
+
+
+def iter_score_lines(path_or_text, system: str, name: str, *, source: str | None = None) -> Iterator[ScoreRecord]:
+    """The records of a one-score-per-line file (as :func:`read_score_lines`), read one line at a time."""
+    src = source_name(path_or_text, source)
     if not name or not name.strip():
         raise InputError("a score name is needed for a one-score-per-line file", src)
     name = check_name(name, "score name", "--name")
     system = check_name(system, "system", "--system")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    out = []
-    for i, raw in enumerate(lines):
+    i = -1
+    for i, raw in enumerate(_text_lines(path_or_text, src)):
+        raw = raw[:-1] if raw.endswith("\n") else raw
         raw = raw.rstrip("\r")
         if raw.strip() == "":
             raise InputError("the line is empty; every caption needs a score", src, i + 1)
-        value = _number(raw, src, i + 1, name)
-        out.append(ScoreRecord(i + 1, system, name, value, None, i))
-    if not out:
+        yield ScoreRecord(i + 1, system, name, _number(raw, src, i + 1, name), None, i)
+    if i < 0:
         raise InputError("the file holds no score", src)
-    return out
 
 
 def read(path_or_text, *, system: str | None = None, name: str | None = None, columns: Sequence[str] | None = None,
          source: str | None = None) -> list[ScoreRecord]:
     """Read a human-score file: one score per line for ``system`` (named ``name``), else a CSV/TSV with key columns."""
+    return list(iter_scores(path_or_text, system=system, name=name, columns=columns, source=source))
+
+
+def iter_scores(path_or_text, *, system: str | None = None, name: str | None = None,
+                columns: Sequence[str] | None = None, source: str | None = None) -> Iterator[ScoreRecord]:
+    """:func:`read`, one record at a time as the file is read."""
     if system is not None:
-        return read_score_lines(path_or_text, system, name or "", source=source)
-    return read_scores_csv(path_or_text, source=source, columns=columns)
+        return iter_score_lines(path_or_text, system, name or "", source=source)
+    return iter_scores_csv(path_or_text, source=source, columns=columns)
 
 
 def resolve_scores(records: Sequence[ScoreRecord], keys, source: str, *, whole_system: bool = False) -> list[tuple[int, str, float]]:
@@ -249,41 +297,100 @@ def resolve_scores(records: Sequence[ScoreRecord], keys, source: str, *, whole_s
     ``keys``: :class:`annotator.store.human_scores.CaptionKeys`. InputError for an unknown system, item or
     line, or a caption scored twice under one name.
     """
-    rows = []
-    seen: dict[tuple[int, str], int] = {}
-    for r in records:
-        if r.system not in keys.lines:
-            known = ", ".join(sorted(keys.lines)) or "none"
-            raise InputError(f"the project has no system called {r.system!r} (systems: {known})", source, r.line)
-        cid = None
-        if r.index is not None:
-            cid = keys.by_system_line.get((r.system, r.index))
-            if cid is None:
-                n = keys.lines[r.system]
-                raise InputError(f"caption line {r.index} is out of range: system {r.system!r} has {n} captions "
-                                 f"(lines 0..{n - 1})", source, r.line)
-        if r.item is not None:
-            if r.item not in keys.item_keys:
-                raise InputError(f"the project has no item {r.item!r}", source, r.line)
-            by_item = keys.by_item_system.get((r.item, r.system))
-            if by_item is None:
-                raise InputError(f"system {r.system!r} has no caption for item {r.item!r}", source, r.line)
-            if cid is not None and cid != by_item:
-                raise InputError(f"item {r.item!r} and line {r.index} name different captions of {r.system!r}",
-                                 source, r.line)
-            cid = by_item
-        key = (cid, r.name)
-        if key in seen:
-            raise InputError(f"this caption already has a {r.name!r} score on line {seen[key]}", source, r.line)
-        seen[key] = r.line
-        rows.append((cid, r.name, r.value))
-    if whole_system and records:
-        system = records[0].system
-        n = keys.lines.get(system, 0)
-        if len(records) != n:
-            raise InputError(f"{len(records)} scores but system {system!r} has {n} captions; "
-                             "a one-score-per-line file needs exactly one line per caption", source, len(records))
+    tally = ScoreTally(source)
+    rows = tally.resolve(records, keys)
+    tally.finish(whole_system=whole_system)
     return rows
+
+
+class ScoreTally:
+    """Records resolved a batch at a time (:meth:`resolve`), and what a whole file must satisfy checked at its end
+    (:meth:`finish`): no caption scored twice under one name, and for a one-score-per-line file one score per
+    caption. Each score resolved costs 16 bytes (its caption and name in one integer, and its line), not a
+    record."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.records = 0
+        self.first_system: str | None = None
+        self.lines: dict[str, int] = {}  # system -> captions (from the keys)
+        self.systems: dict[str, None] = {}
+        self.names: dict[str, int] = {}  # score name -> its number, in the order first resolved
+        self._codes = array("q")  # caption id << 24 | name number, per row resolved
+        self._at = array("q")  # the file line of each
+        self.captions = 0  # distinct captions scored, counted by finish()
+
+    def resolve(self, records: Iterable[ScoreRecord], keys) -> list[tuple[int, str, float]]:
+        """(caption id, score name, value) of each record (see :func:`resolve_scores`)."""
+        rows = []
+        source = self.source
+        self.lines = keys.lines
+        here: dict[int, int] = {}  # the batch's codes -> line: one statement may not write a row twice
+        for r in records:
+            self.records += 1
+            if self.first_system is None:
+                self.first_system = r.system
+            self.systems.setdefault(r.system, None)
+            if r.system not in keys.lines:
+                known = ", ".join(sorted(keys.lines)) or "none"
+                raise InputError(f"the project has no system called {r.system!r} (systems: {known})", source, r.line)
+            cid = None
+            if r.index is not None:
+                cid = keys.by_system_line.get((r.system, r.index))
+                if cid is None:
+                    n = keys.lines[r.system]
+                    raise InputError(f"caption line {r.index} is out of range: system {r.system!r} has {n} captions "
+                                     f"(lines 0..{n - 1})", source, r.line)
+            if r.item is not None:
+                if r.item not in keys.item_keys:
+                    raise InputError(f"the project has no item {r.item!r}", source, r.line)
+                by_item = keys.by_item_system.get((r.item, r.system))
+                if by_item is None:
+                    raise InputError(f"system {r.system!r} has no caption for item {r.item!r}", source, r.line)
+                if cid is not None and cid != by_item:
+                    raise InputError(f"item {r.item!r} and line {r.index} name different captions of {r.system!r}",
+                                     source, r.line)
+                cid = by_item
+            number = self.names.setdefault(r.name, len(self.names))
+            if number >= 1 << 24:
+                raise InputError(f"more than {1 << 24} score names", source, r.line)
+            code = cid << 24 | number
+            if code in here:
+                raise InputError(f"this caption already has a {r.name!r} score on line {here[code]}", source, r.line)
+            here[code] = r.line
+            self._codes.append(code)
+            self._at.append(r.line)
+            rows.append((cid, r.name, r.value))
+        return rows
+
+    def finish(self, *, whole_system: bool = False) -> None:
+        """InputError at the first line that scores a caption scored before under the same name; for a
+        one-score-per-line file (``whole_system``), unless the file scores each of the system's captions."""
+        codes, at = self._codes, self._at
+        repeat = None  # (line, line of the first score, name number) of the first score that repeats one
+        distinct = 0
+        code = cid = first = None
+        seconds = False
+        # Sorted by code, stably: the scores of one caption and name stand together in file order.
+        for i in sorted(range(len(codes)), key=codes.__getitem__):
+            if codes[i] != code:
+                code, first, seconds = codes[i], at[i], False
+                if code >> 24 != cid:
+                    cid, distinct = code >> 24, distinct + 1
+            elif not seconds:
+                seconds = True
+                if repeat is None or at[i] < repeat[0]:
+                    repeat = (at[i], first, code & 0xFFFFFF)
+        if repeat is not None:
+            name = next(n for n, number in self.names.items() if number == repeat[2])
+            raise InputError(f"this caption already has a {name!r} score on line {repeat[1]}", self.source, repeat[0])
+        self.captions = distinct
+        if whole_system and self.records:
+            n = self.lines.get(self.first_system, 0)
+            if self.records != n:
+                raise InputError(f"{self.records} scores but system {self.first_system!r} has {n} captions; "
+                                 "a one-score-per-line file needs exactly one line per caption", self.source,
+                                 self.records)
 
 
 @dataclass(frozen=True)
@@ -315,19 +422,21 @@ def import_human_scores(store: Store, project: str, path_or_text, *, system: str
     system; otherwise it is a CSV/TSV with key columns. A value for a (caption,
     name) already stored replaces it; ``replace`` first deletes the project's
     stored scores of the imported names. Nothing is written if anything is wrong.
+    The file is read, resolved and written :data:`BATCH` scores at a time (memory holds a batch; the store's
+    side is :func:`annotator.store.human_scores.write_score_batches`).
     """
     project = check_name(project, "project", "--project")
-    records = read(path_or_text, system=system, name=name, columns=columns, source=source)
     src = source_name(path_or_text, source)
-    with store.transaction() as conn:
-        pid = project_id(conn, project)
-        keys = caption_keys(conn, pid)
-        rows = resolve_scores(records, keys, src, whole_system=system is not None)
-        names = tuple(dict.fromkeys(r[1] for r in rows))
-        removed = delete_scores(conn, pid, list(names)) if replace else 0
-        write_scores(conn, rows)
-    return HumanScoreImport(src, project, names, tuple(dict.fromkeys(r.system for r in records)),
-                            len({r[0] for r in rows}), len(rows), removed)
+    records = iter_scores(path_or_text, system=system, name=name, columns=columns, source=source)
+    tally = ScoreTally(src)
+
+    def batches():
+        while batch := list(islice(records, BATCH)):
+            yield batch
+        tally.finish(whole_system=system is not None)  # still inside the transaction: a repeat rolls it back
+
+    values, removed = write_score_batches(store, project, batches(), tally.resolve, replace=replace)
+    return HumanScoreImport(src, project, tuple(tally.names), tuple(tally.systems), tally.captions, values, removed)
 
 
 def _run(store, project: str, *, command_line: bool, file, system=None, name=None, columns=None, replace=False,

@@ -4,10 +4,11 @@ Each format module (lines, coco, flickr30k, jsonl, judgements, judgement_rows, c
 its reader and its ``import_*`` function, the store step, built from what is here: :class:`ImportResult`,
 :func:`import_guard` and :func:`import_project`. This module imports no format module.
 
-Every ``import_*`` function reads and checks all its input before it opens a
-write transaction, and writes everything inside that one transaction, so bad
-input (InputError naming file and line/record) or a conflict with stored data
-leaves the store exactly as it was. Each returns an :class:`ImportResult`.
+Every ``import_*`` function writes everything inside one store transaction (the
+store's side of it, transaction, writer and queries, is :mod:`annotator.store.imports`;
+this package holds no SQL and no connection), reading and checking its input as it
+goes, so bad input (InputError naming file and line/record) or a conflict with stored
+data leaves the store exactly as it was. Each returns an :class:`ImportResult`.
 
 ``trust_root`` is True only for imports run from the command line: their user
 has shell access and may name any folder as the image root (or, for a root in a
@@ -21,20 +22,16 @@ from __future__ import annotations
 
 import functools
 import gc
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from sqlalchemy.exc import DataError
 
 from ..errors import InputError
-from ..model import Project, Role
+from ..model import Project
 from ..store import Store
-from ..store.exchange import item_keys
-from ..store.projects import ImportSummary, ProjectWriter
-from ..store.users import get_user_row, user_id
-
-_LINE_KEY = re.compile(r"^line-\d{6,}$")
+from ..store.imports import write_item_batches
+from ..store.projects import ImportSummary
 
 
 @contextmanager
@@ -124,30 +121,6 @@ class ImportResult:
         return parts
 
 
-def account_id(conn, name: str, role: Role, result: ImportResult) -> int:
-    """The id of account ``name``; one that does not exist is created without a password, with ``role``, and
-    named in ``result.accounts``."""
-    if get_user_row(conn, name) is None:
-        result.accounts.append(name)
-    return user_id(conn, name, create_role=role)
-
-
-def _check_key_style(conn, project: Project, source: str) -> None:
-    # Items keyed by line number and items keyed by image name never match, so
-    # mixing them (e.g. forgetting --images for the second system) would create
-    # a second, parallel set of items: refuse instead.
-    existing = item_keys(conn, project.name)
-    if not existing or not project.items:
-        return
-    incoming_lines = bool(_LINE_KEY.match(project.items[0].key))
-    stored_lines = bool(_LINE_KEY.match(existing[0]))
-    if incoming_lines != stored_lines:
-        hint = ("this project's items are keyed by image file name; give the image list with --images" if incoming_lines
-                else "this project's items are keyed by line number; leave out --images")
-        raise InputError(f"project {project.name!r} already has items keyed differently ({existing[0]!r} vs "
-                         f"{project.items[0].key!r}): {hint}", source)
-
-
 def import_guard(func):
     """Run an import with the collector paused, and turn a value the database refuses into an InputError.
 
@@ -200,19 +173,8 @@ def import_batches(store: Store, project: Project, batches, format_name: str, *,
     """Store the items of ``batches`` ((items, their locations or None) as a reader streams them) into
     ``project`` (its name and image roots) in ONE transaction, a batch at a time: memory holds a batch, and bad
     input in any batch rolls every batch back. Items keyed otherwise than the project's stored items are
-    refused."""
-    result = ImportResult(project.name, format_name)
-    systems: dict[str, None] = {}
-    with store.transaction() as conn:
-        writer = ProjectWriter(conn, project, source=source)
-        for batch, locations in batches:
-            if not result.items_read and batch:
-                _check_key_style(conn, Project(project.name, items=batch[:1]), source)
-            writer.write(batch, locations)
-            result.items_read += len(batch)
-            systems.update((c.system, None) for item in batch for c in item.captions)
-        result.add(writer.finish())
-    result.systems = list(systems)
+    refused. The transaction and the writer are the store's (:func:`annotator.store.imports.write_item_batches`)."""
+    written = write_item_batches(store, project, batches, source=source)
+    result = ImportResult(project.name, format_name, items_read=written.items_read, systems=list(written.systems))
+    result.add(written.summary)
     return result
-
-

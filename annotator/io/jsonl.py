@@ -37,6 +37,7 @@ from ..model import Box, Caption, Item, Mention, Project, Reference
 from ..names import LONE_SURROGATE
 from ..store import Store
 from ..store.exchange import caption_lines
+from ..store.imports import write_item_batches
 from ..store.projects import ImportSummary, ProjectWriter, load_project, project_id
 from .importers import ImportResult, import_guard
 from .judgement_rows import first_object, import_judgement_rows, is_judgement_row
@@ -453,19 +454,16 @@ def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Pa
         return import_judgement_rows(store, project, path)
     stream = JsonlStream(project, path, image_root=image_root, relative_header_root=relative_header_root,
                          trust_root=trust_root)
-    result = ImportResult(project, "jsonl")
     # One transaction, written a batch at a time as the file is read: memory holds one batch (constant in the
     # file's size), and bad input anywhere rolls every batch back.
-    with store.transaction() as conn:
-        writer = ProjectWriter(conn, stream.header_project(), source=str(path))
-        try:
-            for batch, locations, given in stream.batches():
-                writer.write(batch, locations, given)
-            result.add(writer.finish())
-        except IntegrityError:
-            stream.check_lines()  # a caption line given twice, found by the store first: name the file line
-            raise
-    result.items_read, result.systems = stream.items_read, list(stream.systems)
+    try:
+        written = write_item_batches(store, stream.header_project(), stream.batches(), source=str(path),
+                                     key_style=False)
+    except IntegrityError:
+        stream.check_lines()  # a caption line given twice, found by the store first: name the file line
+        raise
+    result = ImportResult(project, "jsonl", items_read=stream.items_read, systems=list(stream.systems))
+    result.add(written.summary)
     return result
 
 

@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import IO, Iterable
+from typing import IO, Iterable, Iterator
 
 from ..errors import InputError
 from ..limits import check_free_text, check_seconds, check_text_length
@@ -40,7 +40,7 @@ from ..spans import Span, check_spans, spans_json
 from ..store import Store
 from ..taxonomy import taxonomy
 from .importers import ImportResult, import_guard
-from .textfiles import decode_utf8, parse_json, read_bytes, shorten
+from .textfiles import file_lines, parse_json, shorten
 from .validate import check_name, check_same_caption, check_text
 
 #: The columns of a judgements export, in order.
@@ -244,15 +244,26 @@ def read_judgement_rows(path: Path | str, *, source: str | None = None) -> list[
     """Read and check a JSONL file of judgement rows (nothing stored).
 
     Refused, with the line: a line that is not a judgement row, a row of another project than the first
-    row's, and one revision of the same judgement given twice.
+    row's, and one revision of the same judgement given twice. The whole file is returned: an import streams it
+    (:func:`iter_judgement_rows`).
     """
+    return list(iter_judgement_rows(path, source=source))
+
+
+def _revision_key(rec: JudgementRecord) -> tuple:
     from ..store.users import user_name_key
+    return (rec.system, rec.item, rec.line, user_name_key(rec.annotator), rec.kind, rec.revision)
+
+
+def iter_judgement_rows(path: Path | str, *, source: str | None = None) -> Iterator[JudgementRecord]:
+    """The rows of a JSONL file of judgement rows, read and checked one line at a time (as
+    :func:`read_judgement_rows`). A row that repeats a revision is found by the hash of its judgement and
+    revision (one integer a numbered row), confirmed by reading the file again up to it (rare: only then)."""
     src = source or str(path)
-    text = decode_utf8(read_bytes(path), src)
-    out: list[JudgementRecord] = []
-    seen: dict[tuple, int] = {}
+    seen: set[int] = set()
     project = None
-    for n, raw in enumerate(text.split("\n"), start=1):
+    found = False
+    for n, raw in file_lines(path):
         if not raw.strip():
             continue
         obj = parse_json(raw, src, n)
@@ -265,42 +276,61 @@ def read_judgement_rows(path: Path | str, *, source: str | None = None) -> list[
             elif rec.project != project:
                 raise InputError(f"row of project {rec.project!r} in a file of project {project!r}", src, n)
         if rec.revision is not None:
-            key = (rec.system, rec.item, rec.line, user_name_key(rec.annotator), rec.kind, rec.revision)
-            if key in seen:
-                raise InputError(f"revision {rec.revision} of this judgement is also on line {seen[key]}", src, n)
-            seen[key] = n
-        out.append(rec)
-    if not out:
+            key = _revision_key(rec)
+            if hash(key) in seen:
+                earlier = _earlier_line(path, src, key, n)
+                if earlier is not None:
+                    raise InputError(f"revision {rec.revision} of this judgement is also on line {earlier}", src, n)
+            seen.add(hash(key))
+        found = True
+        yield rec
+    if not found:
         raise InputError("no judgement rows", src)
-    return out
+
+
+def _earlier_line(path, src: str, key: tuple, before: int) -> int | None:
+    """The first line before line ``before`` whose row is revision ``key`` (None: only a hash was shared)."""
+    for n, raw in file_lines(path):
+        if n >= before:
+            return None
+        if raw.strip():
+            rec = parse_record(parse_json(raw, src, n), src, n)
+            if rec.revision is not None and _revision_key(rec) == key:
+                return n
+    return None
 
 
 # ------------------------------------------------------------------ storing
 
-def _accounts(conn, records: list[JudgementRecord], source: str) -> tuple[dict[str, int], list[str]]:
-    """User id per name key of the rows' annotators, creating the missing ones (lead when any of their rows is
-    an adjudication), and the names of those created; InputError for an adjudication row under an account that
-    may not adjudicate."""
+def _accounts(conn, records: list[JudgementRecord], source: str, ids: dict[str, int], created: dict[str, str]) -> None:
+    """Fill ``ids`` (user id per name key) for the rows' annotators, creating the missing ones (lead when any of
+    their rows is an adjudication) and naming them in ``created`` (name key → name, in the order created); an
+    account this import created as an annotator's becomes a lead's when a later batch holds an adjudication of
+    theirs. InputError for an adjudication row under an account that may not adjudicate."""
     from ..accounts.access import LEADS
-    from ..store.users import get_user_row, user_id, user_name_key
+    from ..store.users import get_user_row, update_user, user_id, user_name_key
     adjudicating = {user_name_key(r.annotator) for r in records if r.kind == JudgementKind.ADJUDICATION.value}
-    ids: dict[str, int] = {}
-    created: list[str] = []
+    done: set[str] = set()
     for rec in records:
         key = user_name_key(rec.annotator)
-        if key in ids:
+        if key in done:
+            continue
+        done.add(key)
+        if key in created:
+            if key in adjudicating:
+                update_user(conn, created[key], role=Role.LEAD)
             continue
         row = get_user_row(conn, rec.annotator)
         if row is None:
-            created.append(rec.annotator)
-        if row is not None and key in adjudicating and Role(row.role) not in LEADS:
+            created[key] = rec.annotator
+        elif key in adjudicating and Role(row.role) not in LEADS:
             first = next(r for r in records if user_name_key(r.annotator) == key
                          and r.kind == JudgementKind.ADJUDICATION.value)
             raise InputError(f"an adjudication under {rec.annotator!r}, whose account is an {row.role}'s: only a "
                              "lead or an admin adjudicates (import it under a lead's name, or change the account's "
                              "role first); nothing was imported", source, first.line_no)
-        ids[key] = user_id(conn, rec.annotator, create_role=Role.LEAD if key in adjudicating else Role.ANNOTATOR)
-    return ids, created
+        if key not in ids:
+            ids[key] = user_id(conn, rec.annotator, create_role=Role.LEAD if key in adjudicating else Role.ANNOTATOR)
 
 
 def _check_no_gap(stored: set[int], numbered: list[JudgementRecord], source: str) -> None:
@@ -354,7 +384,12 @@ def _caption_of(rec: JudgementRecord, index: dict, by_line: dict, src: str) -> i
     return caption_id
 
 
-def write_records(conn, project: str, records: list[JudgementRecord], *, source: str) -> RowsWritten:
+#: Rows read and written at a time by an import (memory holds one batch; a judgement's rows that stand together
+#: in the file are never split between two batches).
+BATCH = 5000
+
+
+def write_records(conn, project: str, records: Iterable[JudgementRecord], *, source: str) -> RowsWritten:
     """Store checked rows inside the caller's transaction (InputError, and the caller rolls back, on a conflict).
 
     For each judgement (caption, annotator, kind), rows are taken in revision order:
@@ -370,64 +405,118 @@ def write_records(conn, project: str, records: list[JudgementRecord], *, source:
     an account that may not adjudicate (an annotator's or an analyst's), and revisions that would leave a gap
     in a judgement's history (those stored and those in the file together must run on without a hole, as
     saves number them; the lowest may be above 1, as in an export of current judgements only).
+
+    The rows are written :data:`BATCH` at a time as ``records`` yields them, the rows of one judgement that
+    follow each other in one batch (an export lists them so); a batch compares its rows with what the store
+    holds by then, the earlier batches' revisions included.
     """
-    from ..store.exchange import project_caption_index, stored_revisions
-    from ..store.judgements import insert_judgement
     from ..store.projects import project_id
+    writer = _RowsWriter(conn, project_id(conn, project), source)
+    for batch in _batches(records):
+        writer.write(batch)
+    return writer.written()
+
+
+def _judgement_of(rec: JudgementRecord) -> tuple:
     from ..store.users import user_name_key
-    pid = project_id(conn, project)
-    index = project_caption_index(conn, pid)
-    by_line = {(system, found[1]): found for (system, _), found in index.items()}
-    targets = [(_caption_of(rec, index, by_line, source), rec) for rec in records]
-    users, created = _accounts(conn, [rec for _, rec in targets], source)
-    stored = stored_revisions(conn, [cid for cid, _ in targets])
-    tax = taxonomy()
-    groups: dict[tuple, list[JudgementRecord]] = {}
-    for cid, rec in targets:
-        groups.setdefault((cid, users[user_name_key(rec.annotator)], rec.kind), []).append(rec)
-    written = unchanged = spans = 0
-    for (cid, uid, kind), recs in groups.items():
-        # Compared with the stored types in taxonomy order (every save stores them so; old data may not be).
-        have = {rev: (label, tax.in_order(types), note, seconds, spans)
-                for rev, (label, types, note, seconds, spans) in stored.get((cid, uid, kind), {}).items()}
-        numbered = sorted((r for r in recs if r.revision is not None), key=lambda r: r.revision)
-        _check_no_gap(set(have), numbered, source)
-        for rec in numbered + [r for r in recs if r.revision is None]:
-            if rec.revision is not None and rec.revision in have:
-                if have[rec.revision] != rec.content:
-                    raise InputError(f"revision {rec.revision} of {rec.annotator!r}'s {rec.kind} of this caption is "
-                                     "stored already and says something else; nothing was imported",
-                                     source, rec.line_no)
-                unchanged += 1
-                continue
-            if rec.revision is None and have and have[max(have)] == rec.content:
-                unchanged += 1
-                continue
-            revision = insert_judgement(conn, cid, uid, label=rec.label, error_types=rec.error_types, note=rec.note,
-                                        seconds=rec.seconds, kind=rec.kind, at=rec.saved_at, revision=rec.revision,
-                                        spans=rec.spans)
-            have[revision] = rec.content
-            written += 1
-            spans += len(rec.spans or ())
-    names = tuple(sorted({rec.annotator for rec in records}, key=str.casefold))
-    return RowsWritten(written, unchanged, names, spans, tuple(created))
+    return (rec.system, rec.item, rec.line if rec.item is None else None, user_name_key(rec.annotator), rec.kind)
+
+
+def _batches(records: Iterable[JudgementRecord]) -> Iterator[list[JudgementRecord]]:
+    batch: list[JudgementRecord] = []
+    for rec in records:
+        if len(batch) >= BATCH and _judgement_of(rec) != _judgement_of(batch[-1]):
+            yield batch
+            batch = []
+        batch.append(rec)
+    if batch:
+        yield batch
+
+
+class _RowsWriter:
+    """:func:`write_records` a batch at a time: what was written so far, and the accounts met."""
+
+    def __init__(self, conn, pid: int, source: str):
+        self.conn, self.pid, self.source = conn, pid, source
+        self.users: dict[str, int] = {}
+        self.created: dict[str, str] = {}
+        self.names: dict[str, None] = {}
+        self.revisions = self.unchanged = self.spans = 0
+
+    def write(self, records: list[JudgementRecord]) -> None:
+        from ..store.exchange import caption_index_of, stored_revisions
+        from ..store.judgements import insert_judgement
+        from ..store.users import user_name_key
+        conn, source = self.conn, self.source
+        index, by_line = caption_index_of(conn, self.pid, {(r.system, r.item) for r in records if r.item is not None},
+                                          {(r.system, r.line) for r in records if r.item is None})
+        targets = [(_caption_of(rec, index, by_line, source), rec) for rec in records]
+        _accounts(conn, [rec for _, rec in targets], source, self.users, self.created)
+        stored = stored_revisions(conn, [cid for cid, _ in targets])
+        tax = taxonomy()
+        groups: dict[tuple, list[JudgementRecord]] = {}
+        for cid, rec in targets:
+            groups.setdefault((cid, self.users[user_name_key(rec.annotator)], rec.kind), []).append(rec)
+            self.names.setdefault(rec.annotator, None)
+        for (cid, uid, kind), recs in groups.items():
+            # Compared with the stored types in taxonomy order (every save stores them so; old data may not be).
+            have = {rev: (label, tax.in_order(types), note, seconds, spans)
+                    for rev, (label, types, note, seconds, spans) in stored.get((cid, uid, kind), {}).items()}
+            numbered = sorted((r for r in recs if r.revision is not None), key=lambda r: r.revision)
+            _check_no_gap(set(have), numbered, source)
+            for rec in numbered + [r for r in recs if r.revision is None]:
+                if rec.revision is not None and rec.revision in have:
+                    if have[rec.revision] != rec.content:
+                        raise InputError(f"revision {rec.revision} of {rec.annotator!r}'s {rec.kind} of this caption "
+                                         "is stored already and says something else; nothing was imported",
+                                         source, rec.line_no)
+                    self.unchanged += 1
+                    continue
+                if rec.revision is None and have and have[max(have)] == rec.content:
+                    self.unchanged += 1
+                    continue
+                revision = insert_judgement(conn, cid, uid, label=rec.label, error_types=rec.error_types,
+                                            note=rec.note, seconds=rec.seconds, kind=rec.kind, at=rec.saved_at,
+                                            revision=rec.revision, spans=rec.spans)
+                have[revision] = rec.content
+                self.revisions += 1
+                self.spans += len(rec.spans or ())
+
+    def written(self) -> RowsWritten:
+        names = tuple(sorted(self.names, key=str.casefold))
+        return RowsWritten(self.revisions, self.unchanged, names, self.spans, tuple(self.created.values()))
 
 
 @import_guard
 def import_judgement_rows(store: Store, project: str, path: Path | str, *, source: str | None = None) -> ImportResult:
-    """Import a JSONL file of judgement rows into ``project`` (rules in :func:`annotator.io.judgement_rows.write_records`)."""
+    """Import a JSONL file of judgement rows into ``project`` (rules in :func:`annotator.io.judgement_rows.write_records`),
+    reading it a line at a time as its batches are written."""
     project = check_name(project, "project", "--project")
     src = source or str(path)
-    return store_records(store, project, read_judgement_rows(path, source=src), source=src, format_name="judgement rows")
+    return store_records(store, project, iter_judgement_rows(path, source=src), source=src,
+                         format_name="judgement rows")
 
 
-def store_records(store: Store, project: str, records: list[JudgementRecord], *, source: str,
+def store_records(store: Store, project: str, records: Iterable[JudgementRecord], *, source: str,
                   format_name: str) -> ImportResult:
-    """Store checked judgement records in one transaction (:func:`write_records`) and say what was stored; the
-    last step of every importer of judgement rows (JSONL, Label Studio)."""
+    """Store checked judgement records in one transaction (:func:`write_records`, as ``records`` yields them) and
+    say what was stored; the last step of every importer of judgement rows (JSONL, Label Studio)."""
+    read = _Counted(records)
     with store.transaction() as conn:
-        written = write_records(conn, project, records, source=source)
-    return ImportResult(project, format_name, items_read=len(records), judgements=written.revisions,
+        written = write_records(conn, project, read, source=source)
+    return ImportResult(project, format_name, items_read=read.count, judgements=written.revisions,
                         unchanged=written.unchanged, user=", ".join(written.annotators),
-                        systems=list(dict.fromkeys(r.system for r in records)), spans=written.spans,
-                        accounts=list(written.created))
+                        systems=list(read.systems), spans=written.spans, accounts=list(written.created))
+
+
+class _Counted:
+    """The records of an iterable as they pass, counted, with their systems in the order met."""
+
+    def __init__(self, records: Iterable[JudgementRecord]):
+        self.records, self.count, self.systems = records, 0, {}
+
+    def __iter__(self):
+        for rec in self.records:
+            self.count += 1
+            self.systems.setdefault(rec.system, None)
+            yield rec

@@ -25,10 +25,11 @@ from ..errors import InputError
 from ..model import Label, Role
 from ..store import Store
 from ..store.exchange import current_annotations
+from ..store.imports import account_id
 from ..store.judgements import insert_judgement
 from ..store.projects import captions_of_system, project_id
 from ..taxonomy import taxonomy
-from .importers import ImportResult, account_id, import_guard
+from .importers import ImportResult, import_guard
 from .options import Example, ImportFormat, ReaderOption
 from .json_stream import JsonStream
 from .textfiles import shorten
@@ -172,7 +173,7 @@ def write_legacy_judgements(conn, project: str, system: str, annotator: str, jud
         if j.index not in by_line:
             raise InputError(f"caption index {j.index} is out of range: system {system!r} has {len(rows)} captions "
                              f"(0..{len(rows) - 1})", source, f"key '{j.index}'")
-    uid = account_id(conn, annotator, Role.ANNOTATOR, result)
+    uid = account_id(conn, annotator, Role.ANNOTATOR, result.accounts)
     current = current_annotations(conn, uid, [by_line[j.index] for j in judgements])
     for j in judgements:
         cid = by_line[j.index]

@@ -49,15 +49,6 @@ def current_correction_texts(conn: Connection, user_id: int, error_type: str, ca
     return out
 
 
-def item_keys(conn: Connection, project: str) -> list[str] | None:
-    """Item keys of a project in order, or None when there is no such project."""
-    from .schema import items
-    pid = conn.execute(select(projects.c.id).where(projects.c.name == project)).scalar()
-    if pid is None:
-        return None
-    return [r[0] for r in conn.execute(select(items.c.key).where(items.c.project_id == pid).order_by(items.c.position))]
-
-
 def judgement_records(conn: Connection, pid: int, *, history: bool = False, user_keys: list[str] | None = None,
                       system: str | None = None, kinds=None) -> list:
     """Judgement rows of a project with what a person needs to read them, in project order (system, item,
@@ -98,26 +89,31 @@ def project_caption_index(conn: Connection, pid: int) -> dict[tuple[str, str], t
     return {(r[0], r[1]): (r[2], r[3], r[4]) for r in conn.execute(q)}
 
 
-def captions_named(conn: Connection, pid: int, items=(), lines=()) -> tuple[dict, dict]:
-    """What :func:`project_caption_index` says of some captions only, for an import that resolves a batch at a
-    time: ((system, item key) → (caption id, line, text) for the pairs ``items`` names, (system, line) → the same
-    for the pairs ``lines`` names), each system's annotated caption of an item."""
+def caption_index_of(conn: Connection, pid: int, by_item, by_line) -> tuple[dict, dict]:
+    """:func:`project_caption_index` of the captions asked for only, a batch of an import at a time:
+    ((system, item key) → (caption id, line, text) for the pairs of ``by_item``, (system, line) → the same for
+    the pairs of ``by_line``)."""
     from .samples import project_annotated_sample
-    from .schema import items as items_table
-    base = (select(systems.c.name, items_table.c.key, captions.c.id, captions.c.line_no, captions.c.text)
-            .select_from(captions.join(systems, systems.c.id == captions.c.system_id)
-                         .join(items_table, items_table.c.id == captions.c.item_id))
-            .where(systems.c.project_id == pid, project_annotated_sample(conn, pid)))
-    by_item, by_line = {}, {}
-    for pairs, column, out, at in ((set(items), items_table.c.key, by_item, 1), (set(lines), captions.c.line_no,
-                                                                              by_line, 3)):
-        wanted = sorted({p[1] for p in pairs})
-        names = sorted({p[0] for p in pairs})
-        for start in range(0, len(wanted), 500):
-            for r in conn.execute(base.where(systems.c.name.in_(names), column.in_(wanted[start:start + 500]))):
-                if (r[0], r[at]) in pairs:
-                    out[(r[0], r[at])] = (r[2], r[3], r[4])
-    return by_item, by_line
+    from .schema import items
+    annotated = project_annotated_sample(conn, pid)
+    joined = (captions.join(systems, systems.c.id == captions.c.system_id)
+              .join(items, items.c.id == captions.c.item_id))
+    cols = (systems.c.name, items.c.key, captions.c.id, captions.c.line_no, captions.c.text)
+    items_of: dict[str, list] = {}
+    for system, key in by_item:
+        items_of.setdefault(system, []).append(key)
+    lines_of: dict[str, list] = {}
+    for system, line in by_line:
+        lines_of.setdefault(system, []).append(line)
+    index, at_line = {}, {}
+    for wanted, column, out, pick in ((items_of, items.c.key, index, 1), (lines_of, captions.c.line_no, at_line, 3)):
+        for system, values in wanted.items():
+            values = sorted(values)
+            for start in range(0, len(values), 5000):
+                q = select(*cols).select_from(joined).where(systems.c.project_id == pid, systems.c.name == system,
+                                                            annotated, column.in_(values[start:start + 5000]))
+                out.update(((r[0], r[pick]), (r[2], r[3], r[4])) for r in conn.execute(q))
+    return index, at_line
 
 
 def stored_revisions(conn: Connection, caption_ids) -> dict[tuple[int, int, str], dict[int, tuple]]:

@@ -431,6 +431,24 @@ def captions_of_system(conn: Connection, pid: int, system: str) -> list:
                         .order_by(captions.c.line_no)).all()
 
 
+def system_captions_in_chunks(conn: Connection, pid: int, system: str, size: int = _CHUNK):
+    """:func:`captions_of_system` ``size`` rows at a time (each chunk read when the one before is used up), so
+    that memory holds a chunk and not the system's captions."""
+    sid = system_id(conn, pid, system)
+    annotated = project_annotated_sample(conn, pid)
+    last = None
+    while True:
+        q = select(captions.c.id, captions.c.item_id, captions.c.line_no, captions.c.text).where(
+            captions.c.system_id == sid, annotated)
+        if last is not None:
+            q = q.where(captions.c.line_no > last)
+        rows = conn.execute(q.order_by(captions.c.line_no).limit(size)).all()
+        if not rows:
+            return
+        last = rows[-1].line_no
+        yield rows
+
+
 def practice_marks(conn: Connection, pid: int) -> tuple[int, int]:
     """(count, sum of ids) of project ``pid``'s practice items: what the version checks compare to see a
     change of practice marks (one walk of the practice index of migration 11)."""

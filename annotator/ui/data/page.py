@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from .. import PageContext, md_escape, show_table
 from . import download
 from ...errors import AnnotatorError
 from ...io import export_jsonl
+from ...io.importers import release_memory
 from ...exchange.catalog import formats, get_format
 from ...store.projects import project_names, project_summaries
 
 RESULT_KEY = "data_import_result"
+#: How many imports this session ran: the uploaders' keys carry it, so that each import leaves them empty.
+UPLOADS_KEY = "data_upload_round"
 EXPORT_KEY = "data_export"
 #: Says an upload the browser refused (over the size limit, wrong type) in words and takes it off the list.
 _REFUSALS_JS = Path(__file__).with_name("upload_refusals.js").read_text(encoding="utf-8")
@@ -31,8 +36,22 @@ def _save(upload, folder: Path) -> Path:
     while target.exists():  # two uploads with the same name
         target = folder / f"{n}-{name}"
         n += 1
-    target.write_bytes(upload.getvalue())
+    upload.seek(0)
+    with target.open("wb") as out:
+        shutil.copyfileobj(upload, out, 1 << 20)
     return target
+
+
+def _release(uploads) -> None:
+    """Let go of uploads saved to disk: Streamlit holds every uploaded file in the server's memory for as long as
+    its uploader lists it, so the session's copy is dropped (the uploaders are drawn empty after the import) and
+    the page's closed."""
+    ctx = get_script_run_ctx()
+    manager = getattr(ctx, "uploaded_file_mgr", None)
+    for upload in uploads:
+        if manager is not None and hasattr(manager, "remove_file"):
+            manager.remove_file(ctx.session_id, upload.file_id)
+        upload.close()
 
 
 def _input(option, format_name: str):
@@ -40,6 +59,8 @@ def _input(option, format_name: str):
     key = option.widget_key(format_name)
     label = option.label or option.name.replace("_", " ").capitalize()
     if option.kind in ("file", "files"):
+        if st.session_state.get(UPLOADS_KEY):
+            key = f"{key}_{st.session_state[UPLOADS_KEY]}"
         upload = st.file_uploader(label, type=list(option.types) if option.types else None,
                                   accept_multiple_files=option.kind == "files", key=key, help=option.page_help)
         st.caption(upload_limit_text(format_name, several=option.kind == "files"))
@@ -79,15 +100,25 @@ def _values(fmt, given: dict, folder: Path) -> dict:
 
 
 def _run_import(ctx: PageContext, fmt, project: str, given: dict) -> None:
-    """Save the uploads to a temporary folder, run the importer, remember the outcome for the next run."""
+    """Save the uploads to a temporary folder and let go of them, run the importer (which reads the saved files a
+    batch at a time), remember the outcome for the next run, and draw the form again with empty uploaders."""
+    uploads = [u for o in fmt.options if o.kind in ("file", "files")
+               for u in (given[o.name] if o.kind == "files" else [given[o.name]]) or [] if u is not None]
     with tempfile.TemporaryDirectory(prefix="annotator-upload-") as tmp:
         folder = Path(tmp)
         try:
-            result = fmt.run(ctx.store, project, command_line=False, **_values(fmt, given, folder))
+            try:
+                values = _values(fmt, given, folder)
+            finally:
+                _release(uploads)
+            result = fmt.run(ctx.store, project, command_line=False, **values)
             st.session_state[RESULT_KEY] = ("success", result.describe())
         except AnnotatorError as exc:
             # Show upload names, not the temporary folder they were saved in.
             st.session_state[RESULT_KEY] = ("error", str(exc).replace(str(folder) + os.sep, ""))
+    release_memory()  # the upload's pages and the import's, back to the system
+    st.session_state[UPLOADS_KEY] = st.session_state.get(UPLOADS_KEY, 0) + 1
+    st.rerun()
 
 
 def _missing(fmt, given: dict) -> list[str]:

@@ -1,0 +1,88 @@
+"""The store's side of an import: one transaction around what a reader streams, a batch at a time.
+
+An importer (annotator/io/) reads and checks its input and hands the batches to a function here; the
+transaction, the writer and every query stay in the store, so bad input in any batch (an InputError raised by
+the reader while the batches are drawn, or by the writer) rolls every batch back and leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from sqlalchemy import Connection, select
+
+from ..errors import InputError, NotFound
+from ..model import Role
+from . import Store
+from .projects import ImportSummary, ProjectWriter
+from .schema import items, projects
+from .users import get_user_row, user_id
+
+#: The item keys of line-aligned files imported without an image list (``line-000001``, …).
+_LINE_KEY = re.compile(r"^line-\d{6,}$")
+
+
+@dataclass(frozen=True)
+class BatchesWritten:
+    """What :func:`write_item_batches` stored: the writer's counts, the items read and the systems met (in the
+    order first met)."""
+
+    summary: ImportSummary
+    items_read: int
+    systems: tuple[str, ...]
+
+
+def write_item_batches(store: Store, project, batches: Iterable, *, source: str, key_style: bool = True) -> BatchesWritten:
+    """Store the items of ``batches`` into ``project`` (a :class:`~annotator.model.Project`: its name and image
+    roots; its items are ignored) in ONE transaction, a batch at a time, as a reader streams them.
+
+    Each batch is ``(items, their locations or None)``, optionally with a third member, the captions' given
+    lines by (item key, system, n) (:meth:`~annotator.store.projects.ProjectWriter.write`). Memory holds one
+    batch; bad input in any batch rolls every batch back. Items keyed otherwise than the project's stored items
+    (line numbers against image names) are refused, naming ``source``, unless ``key_style`` is False (a native
+    file names its keys itself)."""
+    items_read = 0
+    systems: dict[str, None] = {}
+    with store.transaction() as conn:
+        writer = ProjectWriter(conn, project, source=source)
+        for batch, locations, *given in batches:
+            if key_style and not items_read and batch:
+                _check_key_style(conn, project.name, batch[0].key, source)
+            writer.write(batch, locations, *given)
+            items_read += len(batch)
+            systems.update((c.system, None) for item in batch for c in item.captions)
+        summary = writer.finish()
+    return BatchesWritten(summary, items_read, tuple(systems))
+
+
+def _check_key_style(conn: Connection, project: str, first_key: str, source: str) -> None:
+    # Items keyed by line number and items keyed by image name never match, so mixing them (e.g. forgetting
+    # --images for the second system) would create a second, parallel set of items: refuse instead.
+    stored = conn.execute(select(items.c.key).join(projects, projects.c.id == items.c.project_id)
+                          .where(projects.c.name == project).order_by(items.c.position).limit(1)).scalar()
+    if stored is None:
+        return
+    incoming_lines = bool(_LINE_KEY.match(first_key))
+    if incoming_lines != bool(_LINE_KEY.match(stored)):
+        hint = ("this project's items are keyed by image file name; give the image list with --images" if incoming_lines
+                else "this project's items are keyed by line number; leave out --images")
+        raise InputError(f"project {project!r} already has items keyed differently ({stored!r} vs "
+                         f"{first_key!r}): {hint}", source)
+
+
+def account_id(conn: Connection, name: str, role: Role, created: list[str]) -> int:
+    """The id of account ``name`` inside the caller's transaction; one that does not exist is created without a
+    password, with ``role``, and its name appended to ``created``."""
+    if get_user_row(conn, name) is None:
+        created.append(name)
+    return user_id(conn, name, create_role=role)
+
+
+def existing_account_id(conn: Connection, name: str) -> int | None:
+    """The id of account ``name``, or None when there is none (nothing is created)."""
+    try:
+        return user_id(conn, name)
+    except NotFound:
+        return None
