@@ -85,6 +85,13 @@ def pack(fields: list[Field]) -> Packing:
     return Packing(tuple(tuple(w) for w in words), {f.name: f.expr for f in fields})
 
 
+def joined_ints(joined: str | None) -> np.ndarray:
+    """The integers of one comma-joined text (a word or a column of a bulk read), parsed by numpy in one call."""
+    if not joined:
+        return np.array([], np.int64)
+    return np.fromstring(joined, dtype=np.int64, sep=",")
+
+
 def id_bits(largest: int | None, minimum: int) -> int:
     """Bits of an id field whose largest value is now ``largest`` (room to grow included), at least ``minimum``."""
     return max(int(largest or 0).bit_length() + ID_HEADROOM_BITS, minimum)
