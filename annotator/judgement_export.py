@@ -27,6 +27,8 @@ from .taxonomy import taxonomy
 #: The file formats of a judgements export.
 EXPORT_FORMATS = ("csv", "jsonl", "xlsx")
 _MIME = {"jsonl": "application/jsonl"}
+#: How CSV and XLSX spell the ``suggested`` column (JSONL: true, false, null).
+_SUGGESTED_TEXT = {True: "true", False: "false", None: ""}
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,12 @@ class JudgementExport:
         return len(self.rows)
 
     def table(self) -> pd.DataFrame:
-        """The rows as a table for people: error types joined by ``;``, spans as JSON text (empty when none)."""
+        """The rows as a table for people: error types joined by ``;``, spans as JSON text (empty when none),
+        ``suggested`` as ``true``, ``false`` or empty (not recorded)."""
         out = self.rows.copy()
         out["error_types"] = [TYPE_SEPARATOR.join(t) for t in out["error_types"]]
         out["spans"] = [encode_spans(s) or "" for s in out["spans"]]
+        out["suggested"] = [_SUGGESTED_TEXT[s] for s in out["suggested"]]
         return out
 
     def to_tables(self) -> dict[str, pd.DataFrame]:
@@ -143,7 +147,10 @@ def export_judgements(store, project: str, *, annotators=None, layer=None, syste
         "spans": [decode_spans(r.spans) for r in rows],
         "note": [r.note or "" for r in rows], "seconds": np.array([r.seconds or 0.0 for r in rows], dtype=float),
         "revision": np.array([r.revision for r in rows], dtype=np.int64),
-        "saved_at": [format_saved_at(r.saved_at) for r in rows]}, columns=list(COLUMNS))
+        "saved_at": [format_saved_at(r.saved_at) for r in rows],
+        # Whether a judge's suggestion pre-filled the panel (None: not recorded, as for imports).
+        "suggested": pd.Series([None if r.suggested is None else bool(r.suggested) for r in rows], dtype=object)},
+        columns=list(COLUMNS))
     return JudgementExport(project, table, bool(history), tuple(names) if names is not None else None,
                            layer.label if layer is not None else None, system)
 

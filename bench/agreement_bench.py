@@ -25,7 +25,10 @@ Printed separately, each the best of ``--repeat`` runs:
                 process, from the snapshots and from none, its time printed beside the page's. OK only when
                 every run is within the target.
                 ``--code DIR`` runs those processes on another checkout of annotator (a figure before a change).
-Target: report ≤ 1 s and tables ≤ 1 s (computation, excluding the DB read); each page's first table ≤ 1 s cold.
+Target: report ≤ 1 s and tables ≤ 1 s (computation, excluding the DB read); each page's first table ≤ 1 s cold,
+in wall time and in CPU time of the process (its threads included: the CPU figure holds on a loaded machine too).
+``--cold-pages agreement team`` runs only those pages' cold figures (and ``--cold-first-only`` only the first start,
+nothing warmed and no snapshot: what a project never read before costs).
 
     .venv/bin/python bench/agreement_bench.py [--captions 500000] [--db PATH] [--repeat 3] [--cold-runs 3]
     .venv/bin/python bench/agreement_bench.py --db PATH --cold-only [--code DIR]
@@ -157,6 +160,9 @@ def main(argv=None) -> int:
     ap.add_argument("--cold-runs", type=int, default=3, help="fresh processes per page for the cold figures")
     ap.add_argument("--cold-only", action="store_true", help="only the cold figures (the store must exist)")
     ap.add_argument("--code", type=Path, default=ROOT, help="checkout of annotator the cold processes run")
+    ap.add_argument("--cold-pages", nargs="+", choices=PAGES, default=list(PAGES), help="pages of the cold figures")
+    ap.add_argument("--cold-first-only", action="store_true",
+                    help="only the cold figures of a first start (nothing warmed, no snapshot)")
     ap.add_argument("--cold-page", choices=PAGES, help=argparse.SUPPRESS)  # one cold run, in this process
     ap.add_argument("--snapshots", type=Path, default=None, help=argparse.SUPPRESS)  # its frame snapshot folder
     ap.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)  # warm up first, as serve.py does
@@ -180,7 +186,7 @@ def main(argv=None) -> int:
         url = f"sqlite:///{db_path}"
         print(f"reusing store {db_path}")
     if args.cold_only:
-        _cold(db_path, runs=args.cold_runs, code=args.code)
+        _cold(db_path, runs=args.cold_runs, code=args.code, pages=args.cold_pages, first_only=args.cold_first_only)
         return 0
     store = open_store(url)
 
@@ -229,7 +235,7 @@ def main(argv=None) -> int:
           f"a full read {t_full:.3f} s -> {t_full / med:.0f}x faster")
     _team(store, repeat=args.repeat)
     store.dispose()
-    _cold(db_path, runs=args.cold_runs, code=args.code)
+    _cold(db_path, runs=args.cold_runs, code=args.code, pages=args.cold_pages, first_only=args.cold_first_only)
     if tmp is not None:
         tmp.cleanup()
     return 0
@@ -274,28 +280,28 @@ def judgement_frame_timed(store):
 PAGES = ("agreement", "adjudication", "analysis", "team")
 
 
-def _cold(db_path: Path, *, runs: int, code: Path) -> None:
+def _cold(db_path: Path, *, runs: int, code: Path, pages=PAGES, first_only: bool = False) -> None:
     """Each page's first table from a cold server: ``runs`` fresh processes per page (range printed), once as
     a server's very first start (no frame snapshot on disk) and once as a restarted server (the snapshot its
     last full read wrote, with 1,000 saves made since)."""
     import os
     import shutil
 
-    _cold_runs(db_path, runs=runs, code=code, snapshots=None)
-    if not (code / "annotator" / "frames" / "snapshots.py").exists():
+    _cold_runs(db_path, runs=runs, code=code, snapshots=None, pages=pages)
+    if first_only or not (code / "annotator" / "frames" / "snapshots.py").exists():
         return  # older code: no snapshots
     folder = Path(tempfile.mkdtemp(prefix="frame-snapshots-"))
     try:
         _run_step(db_path, code, ["--make-snapshots", str(folder)])
         _save_since(f"sqlite:///{db_path}", 1000)
-        _cold_runs(db_path, runs=runs, code=code, snapshots=folder)
+        _cold_runs(db_path, runs=runs, code=code, snapshots=folder, pages=pages)
         if (code / "annotator" / "frames" / "warm.py").exists():
             # What serve.py does at start: the warm-up reads the frames in the background, then a lead opens
             # the page. Once from the snapshots, once as a server's very first start (no snapshot).
-            _cold_runs(db_path, runs=runs, code=code, snapshots=folder, warm=True)
+            _cold_runs(db_path, runs=runs, code=code, snapshots=folder, warm=True, pages=pages)
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir()
-            _cold_runs(db_path, runs=runs, code=code, snapshots=folder, warm=True, first=True)
+            _cold_runs(db_path, runs=runs, code=code, snapshots=folder, warm=True, first=True, pages=pages)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         os.environ.pop("ANNOTATOR_FRAME_CACHE", None)
@@ -350,10 +356,10 @@ def _make_snapshots(url: str, folder: Path) -> int:
 
 
 def _cold_runs(db_path: Path, *, runs: int, code: Path, snapshots: Path | None, warm: bool = False,
-               first: bool = False) -> None:
+               first: bool = False, pages=PAGES) -> None:
     import json
     import shutil
-    for page in PAGES:
+    for page in pages:
         results = []
         for _ in range(runs):
             if first and snapshots is not None:  # every run a server's very first start: no snapshot yet
@@ -368,9 +374,10 @@ def _cold_runs(db_path: Path, *, runs: int, code: Path, snapshots: Path | None, 
         if warm:
             start = (f"{'first start' if first else 'restarted'}, warmed at server start "
                      f"(warm-up {span('warm')} s in the background)")
+        cpu_top = max(r["cpu"] for r in results)
         print(f"cold       {page:<13} {start}: first table {min(total):.2f}–{max(total):.2f} s (read {span('read')} s, "
-              f"compute {span('compute')} s; CPU {span('cpu')} s; {results[0]['what']})  "
-              f"{'OK' if max(total) <= TARGET_S else 'OVER TARGET'}")
+              f"compute {span('compute')} s; {results[0]['what']})  {'OK' if max(total) <= TARGET_S else 'OVER TARGET'}"
+              f"; CPU {span('cpu')} s (target ≤ {TARGET_S:.0f} s of CPU)  {'OK' if cpu_top <= TARGET_S else 'OVER TARGET'}")
 
 
 def _cold_page(page: str, url: str, snapshot_folder: Path | None = None, warm: bool = False) -> int:

@@ -365,8 +365,8 @@ class _Captions:
     def load(self, reads) -> None:
         """Look up the captions a batch of annotations names (the ones it does not name are forgotten)."""
         self.by_item, self.by_line = caption_index_of(
-            self.conn, self.pid, items={(r.system, r.item) for r in reads if not r.blind and r.item is not None},
-            lines={(r.system, r.line) for r in reads if not r.blind and r.item is None})
+            self.conn, self.pid, by_item={(r.system, r.item) for r in reads if not r.blind and r.item is not None},
+            by_line={(r.system, r.line) for r in reads if not r.blind and r.item is None})
 
     def find(self, r: _Read):
         if r.blind:

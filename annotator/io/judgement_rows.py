@@ -6,8 +6,10 @@ A row (``COLUMNS``) names the caption as people read it and says who judged it h
      "caption": "two young men stand in a yard", "annotator": "ali", "kind": "annotation",
      "label": "inaccurate", "error_types": ["number", "activity"],
      "spans": [{"start": 0, "end": 1, "type": "number", "fix": "three"}], "note": "", "seconds": 12.4,
-     "revision": 2, "saved_at": "2025-03-01T10:12:44.120301+00:00"}
+     "revision": 2, "saved_at": "2025-03-01T10:12:44.120301+00:00", "suggested": false}
 
+``suggested`` says whether the annotate panel opened pre-filled from a judge's suggestion when that revision was
+saved (null where nothing was recorded: imports, and revisions saved before suggestions existed).
 ``label`` is null for a caption the annotator skipped; ``kind`` is ``annotation`` (an annotator's own
 judgement) or ``adjudication`` (a lead's decision). ``spans`` says which caption tokens each error type is
 about (annotator.spans; an empty list when none were marked, and a row without the field has none). CSV and
@@ -45,7 +47,7 @@ from .validate import check_name, check_same_caption, check_text
 
 #: The columns of a judgements export, in order.
 COLUMNS = ("project", "system", "item", "line", "caption", "annotator", "kind", "label", "error_types", "spans",
-           "note", "seconds", "revision", "saved_at")
+           "note", "seconds", "revision", "saved_at", "suggested")
 #: How the error types of a row are joined in CSV and XLSX.
 TYPE_SEPARATOR = ";"
 _KINDS = {k.value for k in JudgementKind}
@@ -73,6 +75,7 @@ class JudgementRecord:
     revision: int | None
     saved_at: datetime | None
     spans: tuple = ()
+    suggested: bool | None = None  # the panel opened with a judge's suggestion (None: not recorded)
 
     @property
     def content(self) -> tuple:
@@ -237,7 +240,15 @@ def parse_record(obj, src: str, n: int) -> JudgementRecord:
         note="" if obj.get("note") is None else check_free_text(obj["note"], "note", src, n),
         seconds=seconds,
         revision=_whole(obj.get("revision"), "revision", src, n, minimum=1),
-        saved_at=parse_saved_at(obj.get("saved_at"), src, n))
+        saved_at=parse_saved_at(obj.get("saved_at"), src, n),
+        suggested=_suggested(obj.get("suggested"), src, n))
+
+
+def _suggested(value, src: str, n: int) -> bool | None:
+    """The row's ``suggested``: true, false or null (not recorded)."""
+    if value is None or isinstance(value, bool):
+        return value
+    raise InputError(f"suggested must be true, false or null, got {shorten(repr(value))}", src, n)
 
 
 def read_judgement_rows(path: Path | str, *, source: str | None = None) -> list[JudgementRecord]:
@@ -477,7 +488,7 @@ class _RowsWriter:
                     continue
                 revision = insert_judgement(conn, cid, uid, label=rec.label, error_types=rec.error_types,
                                             note=rec.note, seconds=rec.seconds, kind=rec.kind, at=rec.saved_at,
-                                            revision=rec.revision, spans=rec.spans)
+                                            revision=rec.revision, spans=rec.spans, suggested=rec.suggested)
                 have[revision] = rec.content
                 self.revisions += 1
                 self.spans += len(rec.spans or ())

@@ -2,14 +2,15 @@
 
 :func:`judgement_frame` is the bulk read behind the agreement dashboard, the
 adjudication queue, the error tables and their CLI commands. It is
-built for a million rows: the database returns each column of integer
-codes (caption, user/kind/label, judgement id, error-type mask of migration
-9) as one comma-joined text (group_concat on SQLite, string_agg on
-PostgreSQL), numpy parses each in one call, and the DataFrame is built
-column by column with categoricals for users, systems, kinds, labels and
-type strings; no Python object is made per row. The small look-ups for one
-screen (a caption with its image, its judgements with notes) are in
-store/caption_queries.py; the frames built on this read, in annotator/frames/.
+built for a million rows: the fields of a row (caption, user, kind and label,
+judgement id, error-type mask of migration 9) are packed into two or three
+integers (annotator.store.packing), the database returns each as one
+comma-joined text (group_concat on SQLite, string_agg on PostgreSQL), numpy
+parses each in one call, and the DataFrame is built column by column with
+categoricals for users, systems, kinds, labels and type strings; no Python
+object is made per row. The small look-ups for one screen (a caption with
+its image, its judgements with notes) are in store/caption_queries.py; the
+frames built on this read, in annotator/frames/.
 """
 
 from __future__ import annotations
@@ -20,11 +21,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import BigInteger, Connection, Text, and_, case, cast, extract, func, literal_column, select, text
+from sqlalchemy import (BigInteger, Connection, Integer, Text, and_, case, cast, extract, func, literal_column, select,
+                        text, type_coerce)
 
 from ..model import JudgementKind, Label
+from ..taxonomy import taxonomy
 from . import Store
-from .codec import mask_types
+from .codec import mask_texts
+from .packing import Field, id_widths, pack
+from .packing import joined_ints as _ints
+from .save_times import _epoch_from_joined, epoch_seconds  # noqa: F401 (epoch_seconds: part of this read's API)
 from .projects import project_id
 from .schema import captions, current_judgements, items, judgements, systems, users
 
@@ -81,20 +87,20 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
         if not sys_rows or not user_rows:
             return empty_frame(with_timing)
         sys_ids, user_ids = [r.id for r in sys_rows], [r.id for r in user_rows]
-        read = _read_joined_judgements(store, conn, kinds, sys_ids, user_ids if users_ is not None else None,
-                                       include_skipped, changed_after, with_timing)
+        read = _read_judgements(store, conn, kinds, sys_ids, user_ids if users_ is not None else None,
+                                include_skipped, changed_after, with_timing)
         if read is None:
             return empty_frame(with_timing)
-        row, cap = read
+        fields, stamps, cap = read
         dialect = conn.dialect.name
+        # Rows whose types have no mask (written by another program) and working times that are not whole
+        # hundredths: read apart, by judgement id (few or none).
+        texts = _untyped_texts(conn, fields["judgement_id"][fields["mask"] == 0])
         seconds = None
-        if with_timing and row[0] is not None:
-            # Revisions never change, so their times can be read in a statement of their own.
-            judgement_ids, hundredths = _ints(row[2]), _ints(row[4])
-            seconds = _seconds(conn, hundredths, judgement_ids[hundredths < 0])
-    if row[0] is None:
-        return empty_frame(with_timing)
-    return _frame_of_joined(row, cap, sys_rows, user_rows, practice_ids, seconds, dialect)
+        if with_timing:
+            hundredths = fields["hundredths"] - 1
+            seconds = _seconds(conn, hundredths, fields["judgement_id"][hundredths < 0])
+    return _frame_of_read(fields, texts, stamps, cap, sys_rows, user_rows, practice_ids, seconds, dialect)
 
 
 def _frame_names(conn, pid: int, system: str | None, users_: list[str] | None) -> tuple[list, list, np.ndarray]:
@@ -112,43 +118,67 @@ def _frame_names(conn, pid: int, system: str | None, users_: list[str] | None) -
     return sys_rows, user_rows, practice_ids
 
 
-def _judgement_columns(conn, with_timing: bool) -> tuple[list, object]:
-    """The columns of the joined read: caption id; user, kind and label packed in one integer; judgement id; type
-    mask; with timing the working time in hundredths (-1: read it from the revision) and the save time. And the
-    text of the types of rows without a mask."""
+#: Bits of the working-time field: whole hundredths of a second below HUNDREDTHS_BELOW seconds, plus one.
+HUNDREDTHS_BELOW = 100_000
+_HUNDREDTHS_BITS = (HUNDREDTHS_BELOW * 100).bit_length()
+
+
+def _judgement_fields(conn, caption: Field, with_timing: bool, widths: dict[str, int]) -> list[Field]:
+    """The packed fields of the read (annotator.store.packing): ``caption``; the user id; kind and label as one
+    code (4: adjudication; 2 inaccurate, 1 accurate, 0 skipped); the judgement id; the type mask plus one (0: no
+    mask in range, the text is read apart); with timing the working time in whole hundredths plus one (0: read
+    the revision's time apart).
+
+    Each expression is evaluated for every row, so on SQLite they take the forms its VM steps through fastest
+    (a comparison as 0 or 1, a simple CASE on the label, one bound where the cast saturates)."""
     cj = current_judgements
-    cols = [cj.c.caption_id,
-            cast(cj.c.user_id, BigInteger) * 8 + case((cj.c.kind == JudgementKind.ADJUDICATION.value, 4), else_=0)
-            + case((cj.c.label == Label.INACCURATE.value, 2), (cj.c.label == Label.ACCURATE.value, 1), else_=0),
-            cj.c.judgement_id, func.coalesce(cj.c.type_mask, -1)]
+    sqlite = conn.dialect.name == "sqlite"
+    mask_bits = len(taxonomy().mask_ids)
+    label = case({Label.INACCURATE.value: 2, Label.ACCURATE.value: 1}, value=cj.c.label, else_=0)
+    if sqlite:
+        code = type_coerce(cj.c.kind == JudgementKind.ADJUDICATION.value, Integer) * 4 + label
+    else:
+        code = case((cj.c.kind == JudgementKind.ADJUDICATION.value, 4), else_=0) + label
+    # A mask outside the taxonomy's bits (another program's) would spill into the next field: its text is read.
+    mask = case((and_(cj.c.type_mask >= 0, cj.c.type_mask < literal_column(str(1 << mask_bits))),
+                 cj.c.type_mask + 1), else_=0)
+    fields = [caption, Field("user_id", cj.c.user_id, widths["user"]), Field("code", code, 3),
+              Field("judgement_id", cj.c.judgement_id, widths["judgement"]), Field("mask", mask, mask_bits + 1)]
     if with_timing:
-        # The working time is kept beside the judgement since migration 9. Times are mostly whole hundredths
-        # (the pages round them): those as integers, exact when k / 100.0 gives the stored double back; any
-        # other (or one missing, written by another program) is -1 and read from its revision's row after.
-        seconds = cj.c.seconds
-        hundredths = cast(func.round(seconds * 100), BigInteger)
-        code = case((and_(seconds >= 0, seconds < 1e12),  # (a CASE, so the cast never sees a huge value)
-                     case((hundredths / literal_column("100.0") == seconds, hundredths), else_=-1)), else_=-1)
-        cols += [code, _stamp(conn, cj.c.updated_at)]
-    # The text of the rows without a mask (none since migration 9, unless another program wrote them),
-    # each as <length>:<text> so any character may occur in it.
-    untyped = case((cj.c.type_mask.is_(None),
-                    cast(func.length(cj.c.error_types), Text) + literal_column("':'") + cj.c.error_types))
-    return cols, untyped
+        fields.append(Field("hundredths", _hundredths(cj.c.seconds, sqlite), _HUNDREDTHS_BITS))
+    return fields
 
 
-def _read_joined_judgements(store: Store, conn, kinds: list[str], sys_ids: list[int], user_ids: list[int] | None,
-                            include_skipped: bool, changed_after: int | None, with_timing: bool):
-    """The current judgements as one row of comma-joined numbers per column, and the project's caption columns
-    (None when only what changed after a judgement id is read: the row then ends with item and system ids).
-    None when the project has no caption.
+def _hundredths(seconds, sqlite: bool):
+    """The working time kept beside the judgement (migration 9) as whole hundredths plus one, 0 where it is not
+    one: times are mostly whole hundredths (the pages round them), exact when k / 100.0 gives the stored double
+    back; any other (or one missing, written by another program, or from HUNDREDTHS_BELOW up) is read from its
+    revision's row after."""
+    if sqlite:
+        # CAST truncates on SQLite, so + 0.5 rounds as round() does for the times that pass (none is negative
+        # but -0.0, which gives 0 as round() does); a huge time saturates the cast and fails the bound.
+        hundredths = cast(seconds * 100 + literal_column("0.5"), Integer)
+        return case((and_(hundredths.op("/")(literal_column("100.0")) == seconds, seconds < HUNDREDTHS_BELOW),
+                     hundredths + 1), else_=0)
+    hundredths = cast(func.round(seconds * 100), BigInteger)
+    return case((and_(seconds >= 0, seconds < HUNDREDTHS_BELOW),  # (a CASE, so the cast never sees a huge value)
+                 case((hundredths / literal_column("100.0") == seconds, hundredths + 1), else_=0)), else_=0)
 
-    One row of comma-joined numbers per column (group_concat / string_agg): the database formats a
-    million integers in C and numpy parses each column in one call, instead of a Python tuple per row.
-    Aggregates of one query step through the same rows in the same order, so the columns line up."""
+
+def _read_judgements(store: Store, conn, kinds: list[str], sys_ids: list[int], user_ids: list[int] | None,
+                     include_skipped: bool, changed_after: int | None, with_timing: bool):
+    """The current judgements as int64 arrays by field (see :func:`_judgement_fields`; caption_id as it is, and
+    item_id and system_id when only what changed after a judgement id is read), the save times as one
+    comma-joined text (with timing, else None), and the project's caption columns (None when only what changed is
+    read). None when the project has no caption or nothing was read.
+
+    The fields are packed into a few integers per row (annotator.store.packing), each word joined over every row
+    into one text (group_concat / string_agg): the database formats them in C and numpy parses each in one call,
+    instead of a Python tuple per row. Aggregates of one query step through the same rows in the same order, so
+    the words line up."""
     cj = current_judgements
-    cols, untyped = _judgement_columns(conn, with_timing)
-    where = [cj.c.kind.in_(kinds)]
+    widths = id_widths(conn)
+    where = [] if set(kinds) == set(KINDS) else [cj.c.kind.in_(kinds)]
     if user_ids is not None:
         where.append(cj.c.user_id.in_(user_ids))
     if not include_skipped:
@@ -157,69 +187,106 @@ def _read_joined_judgements(store: Store, conn, kinds: list[str], sys_ids: list[
         # Every judgement of the project: the project's captions in one read, then the current judgements
         # of their id range in table order, matched to them in numpy. "+ 0" keeps SQLite off the key index
         # (a look-up into the table for every row, half as fast again as walking the table).
-        cap = _caption_columns(conn, sys_ids)
+        cap = _caption_columns(conn, sys_ids, widths)
         if cap is None:
             return None
-        source = cj
-        where.append(cj.c.caption_id + 0 >= int(cap[0][0]))
-        where.append(cj.c.caption_id + 0 <= int(cap[0][-1]))
+        lo, hi = int(cap[0].min()), int(cap[0].max())
+        source, extra = cj, []
+        caption = Field("caption_id", cj.c.caption_id - lo, max(1, (hi - lo).bit_length()))
+        where += [cj.c.caption_id + 0 >= lo, cj.c.caption_id + 0 <= hi]
     else:
         # What changed since a judgement id: "+ 0" keeps SQLite (which has no statistics) from walking the
         # project's captions through their system index, 0.5 s on a million rows; it then takes the
         # judgement-id index of migration 3 and answers in milliseconds. PostgreSQL plans either form well.
-        cap = None
+        cap, lo = None, 0
         source = cj.join(captions, captions.c.id == cj.c.caption_id)
-        cols += [captions.c.item_id, captions.c.system_id]
+        caption = Field("caption_id", cj.c.caption_id, widths["caption"])
+        extra = [Field("item_id", captions.c.item_id, widths["item"]),
+                 Field("system_id", captions.c.system_id, widths["system"])]
         where += [(captions.c.system_id + 0).in_(sys_ids), cj.c.judgement_id > int(changed_after)]
-    q = select(*[_joined(conn, c) for c in cols], _joined(conn, untyped, "")).select_from(source).where(*where)
+    packing = pack(_judgement_fields(conn, caption, with_timing, widths) + extra)
+    cols = [_joined(conn, w) for w in packing.columns(conn)]
+    if with_timing:
+        cols.append(_joined(conn, _stamp(conn, cj.c.updated_at)))
+    q = select(*cols).select_from(source).where(*where)
     parts = _table_parts(conn) if changed_after is None else []
-    if parts:
-        return _read_in_parts(store, conn, q, parts), cap
-    return [r for chunk in _raw_chunks(conn, q) for r in chunk][0], cap
+    row = _read_in_parts(store, conn, q, parts) if parts else [r for chunk in _raw_chunks(conn, q) for r in chunk][0]
+    if row[0] is None:
+        return None
+    words = [_ints(v) for v in row[:len(packing.words)]]
+    if any(len(w) != len(words[0]) for w in words):
+        raise AssertionError("the columns of the judgement read do not line up")
+    fields = packing.unpack(words)
+    fields["caption_id"] = fields["caption_id"] + lo
+    return fields, (row[-1] if with_timing else None), cap
 
 
-def _frame_of_joined(row, cap, sys_rows: list, user_rows: list, practice_ids: np.ndarray,
-                     seconds: np.ndarray | None, dialect: str) -> pd.DataFrame:
-    """The judgement frame from the joined row (with timing when ``seconds`` is given), its rows of captions
-    outside the project or the chosen system left out."""
+def _frame_of_read(fields: dict, texts: list[str], stamps: str | None, cap, sys_rows: list, user_rows: list,
+                   practice_ids: np.ndarray, seconds: np.ndarray | None, dialect: str) -> pd.DataFrame:
+    """The judgement frame from the fields read (with timing when ``seconds`` is given), its rows of captions
+    outside the project or the chosen system left out; ``texts``: the types of the rows without a mask, in order."""
     with_timing = seconds is not None
     sys_ids, user_ids = [r.id for r in sys_rows], [r.id for r in user_rows]
-    caption_id, packed, judgement_id, masks = (_ints(v) for v in row[:4])
+    caption_id, code = fields["caption_id"], fields["code"]
     n = len(caption_id)
-    extra = 2 if with_timing else 0
     if cap is None:
-        item_id, system_id = _ints(row[4 + extra]), _ints(row[5 + extra])  # after the timing columns
+        item_id, system_code = fields["item_id"], positions(sys_ids, fields["system_id"])
+        is_practice = np.isin(item_id, practice_ids) if len(practice_ids) else np.zeros(n, bool)
         keep = None
     else:
-        # Rows of captions outside the project (or the chosen system) share the id range only: left out.
+        # Each caption's item, practice mark and system found once, then taken for its judgements; rows of
+        # captions outside the project (or the chosen system) share the id range only: left out.
         ids, cap_items, cap_systems = cap
-        pos = np.minimum(np.searchsorted(ids, caption_id), len(ids) - 1)
-        keep = ids[pos] == caption_id
-        item_id, system_id = cap_items[pos], cap_systems[pos]
-    if any(len(a) != n for a in (packed, judgement_id, masks, item_id, system_id)):
-        raise AssertionError("the columns of the judgement read do not line up")
-    type_codes, vocab = _type_categories(masks, row[-1])
+        pos = positions(ids, caption_id)
+        keep = pos >= 0
+        if keep.all():
+            keep = None
+        else:
+            pos = np.where(keep, pos, 0)
+        cap_practice = np.isin(cap_items, practice_ids) if len(practice_ids) else np.zeros(len(ids), bool)
+        item_id, is_practice, system_code = cap_items[pos], cap_practice[pos], positions(sys_ids, cap_systems)[pos]
+    type_codes, vocab = _type_categories(fields["mask"] - 1, texts)
     timing = {}
     if with_timing:
-        timing = {"seconds": seconds, "saved_at": _epoch_from_joined(row[5], n, dialect)}
-        if len(seconds) != n:
-            raise AssertionError("the columns of the judgement read do not line up")
+        timing = {"seconds": seconds, "saved_at": _epoch_from_joined(stamps, n, dialect)}
+    # copy=False: the arrays become the frame's columns as they are (nothing else holds them), without pandas
+    # first copying the columns of one dtype into one block.
     frame = pd.DataFrame({
         "caption_id": caption_id,
         "item_id": item_id,
-        "is_practice": np.isin(item_id, practice_ids) if len(practice_ids) else np.zeros(n, bool),
-        "system": pd.Categorical.from_codes(_codes(system_id, sys_ids), categories=[r.name for r in sys_rows]),
-        "user": pd.Categorical.from_codes(_codes(packed >> 3, user_ids), categories=[r.name for r in user_rows]),
-        "kind": pd.Categorical.from_codes(((packed >> 2) & 1).astype(np.int8), categories=KINDS),
-        "label": pd.Categorical.from_codes(((packed & 3) - 1).astype(np.int8), categories=_LABELS),
+        "is_practice": is_practice,
+        "system": pd.Categorical.from_codes(system_code, categories=[r.name for r in sys_rows]),
+        "user": pd.Categorical.from_codes(positions(user_ids, fields["user_id"]),
+                                          categories=[r.name for r in user_rows]),
+        "kind": pd.Categorical.from_codes(((code >> 2) & 1).astype(np.int8), categories=KINDS),
+        "label": pd.Categorical.from_codes(((code & 3) - 1).astype(np.int8), categories=_LABELS),
         "error_types": pd.Categorical.from_codes(type_codes, categories=vocab),
-        "judgement_id": judgement_id,
+        "judgement_id": fields["judgement_id"],
         **timing,
-    })
-    if keep is not None and not keep.all():
+    }, copy=False)
+    if keep is not None:
         frame = frame[keep].reset_index(drop=True)
         frame["error_types"] = frame["error_types"].cat.remove_unused_categories()
     return frame
+
+
+def positions(ordered_ids, values: np.ndarray) -> np.ndarray:
+    """The position in ``ordered_ids`` (distinct ids, in any order) of each of ``values`` (int32; -1 where it is not
+    there): one look-up in a table over the ids' range where that range is dense enough, else a sorted search."""
+    ordered = np.asarray(ordered_ids, dtype=np.int64)
+    values = np.asarray(values, dtype=np.int64)
+    if not len(ordered) or not len(values):
+        return np.full(len(values), -1, np.int32)
+    low, high = int(ordered.min()), int(ordered.max())
+    if high - low < 4 * (len(ordered) + len(values)) + 1_000_000:
+        table = np.full(high - low + 2, -1, np.int32)  # the last slot: every value outside the range
+        table[ordered - low] = np.arange(len(ordered), dtype=np.int32)
+        offset = values - low
+        return table[np.where((offset >= 0) & (offset <= high - low), offset, high - low + 1)]
+    sorter = np.argsort(ordered, kind="stable")
+    at = np.minimum(np.searchsorted(ordered, values, sorter=sorter), len(ordered) - 1)
+    found = sorter[at]
+    return np.where(ordered[found] == values, found, -1).astype(np.int32)
 
 
 #: A full read of more current judgements than this is split over several connections (SQLite only).
@@ -257,23 +324,21 @@ def _read_in_parts(store: Store, conn: Connection, query, parts: list[tuple[int,
     with ThreadPoolExecutor(max_workers=len(parts) - 1, thread_name_prefix="frame-read") as pool:
         later = [pool.submit(read_apart, part) for part in parts[1:]]
         rows = [read(parts[0], conn)] + [f.result() for f in later]
-    # Numbers are joined with commas, the last column (texts with their lengths) with nothing.
-    seps = [","] * (len(rows[0]) - 1) + [""]
-    return tuple(None if not any(r[i] for r in rows) else seps[i].join(r[i] for r in rows if r[i])
+    return tuple(None if not any(r[i] for r in rows) else ",".join(r[i] for r in rows if r[i])
                  for i in range(len(rows[0])))
 
 
-def _caption_columns(conn: Connection, sys_ids: list[int]):
-    """(ids sorted, their item ids, their system ids) of the captions of the given systems; None when there are none."""
+def _caption_columns(conn: Connection, sys_ids: list[int], widths: dict[str, int]):
+    """(ids, their item ids, their system ids) of the captions of the given systems; None when there are none."""
     # "+ 0": walking the table is twice as fast on SQLite as its system index plus a look-up per caption.
-    q = select(*[_joined(conn, c) for c in (captions.c.id, captions.c.item_id, captions.c.system_id)]).where(
-        (captions.c.system_id + 0).in_(sys_ids))
+    packing = pack([Field("id", captions.c.id, widths["caption"]), Field("item_id", captions.c.item_id, widths["item"]),
+                    Field("system_id", captions.c.system_id, widths["system"])])
+    q = select(*[_joined(conn, w) for w in packing.columns(conn)]).where((captions.c.system_id + 0).in_(sys_ids))
     row = [r for chunk in _raw_chunks(conn, q) for r in chunk][0]
     if row[0] is None:
         return None
-    ids, item_ids, system_ids = (_ints(v) for v in row)
-    order = np.argsort(ids, kind="stable")
-    return ids[order], item_ids[order], system_ids[order]
+    fields = packing.unpack([_ints(v) for v in row])
+    return fields["id"], fields["item_id"], fields["system_id"]
 
 
 def _joined(conn: Connection, expr, sep: str = ","):
@@ -291,12 +356,6 @@ def _stamp(conn: Connection, expr):
     return expr
 
 
-def _ints(joined: str | None) -> np.ndarray:
-    if not joined:
-        return np.array([], np.int64)
-    return np.fromstring(joined, dtype=np.int64, sep=",")
-
-
 def _seconds(conn: Connection, hundredths: np.ndarray, other_ids: np.ndarray) -> np.ndarray:
     """Working times from whole hundredths; where -1, the time of judgement ``other_ids`` (in order) read exactly."""
     values = hundredths / 100.0
@@ -310,16 +369,17 @@ def _seconds(conn: Connection, hundredths: np.ndarray, other_ids: np.ndarray) ->
     return values
 
 
-def _type_categories(masks: np.ndarray, untyped: str | None) -> tuple[np.ndarray, pd.Index]:
+def _type_categories(masks: np.ndarray, texts: list[str]) -> tuple[np.ndarray, pd.Index]:
     """Codes and categories of the error_types column: each mask spelled out (codec.mask_types), the
-    rows without one (mask -1) taking their texts from ``untyped`` in order; categories in order of first
+    rows without one (mask -1) taking their texts from ``texts`` in order; categories in order of first
     appearance, each text once."""
     row_codes, uniq = pd.factorize(masks)
-    names = [mask_types(m) if m >= 0 else None for m in uniq.tolist()]
+    masked = uniq[uniq >= 0].tolist()
+    spelled = dict(zip(masked, mask_texts(masked)))
+    names = [spelled.get(m) for m in uniq.tolist()]
     missing = np.flatnonzero(uniq < 0)
     if not len(missing):  # every row has a mask (the usual case): distinct masks are distinct texts
         return row_codes.astype(np.int32), pd.Index(names)
-    texts = _length_prefixed(untyped or "")
     rows = np.flatnonzero(row_codes == missing[0])
     if len(texts) != len(rows):
         raise AssertionError("the types of the judgement read do not line up")
@@ -335,94 +395,21 @@ def _type_categories(masks: np.ndarray, untyped: str | None) -> tuple[np.ndarray
     return codes.astype(np.int32), pd.Index([vocab[k] for k in order])
 
 
-def _length_prefixed(joined: str) -> list[str]:
-    out, pos = [], 0
-    while pos < len(joined):
-        colon = joined.index(":", pos)
-        end = colon + 1 + int(joined[pos:colon])
-        out.append(joined[colon + 1:end])
-        pos = end
-    return out
-
-
-def _epoch_from_joined(joined: str | None, n: int, dialect: str) -> np.ndarray:
-    """Save times read by :func:`_stamp` as float seconds since the epoch (what :func:`epoch_seconds` gives)."""
-    if not joined:
-        micros = np.array([], np.int64)
-    elif dialect == "postgresql":
-        micros = _ints(joined)
-    else:
-        micros = _sqlite_stamp_micros(joined, n)
-        if micros is None:  # not all in the form SQLAlchemy writes: the general parser
-            return epoch_seconds(joined.split(","))
-    if len(micros) != n:
-        raise AssertionError("the columns of the judgement read do not line up")
-    # As epoch_seconds computes it: whole nanoseconds as a float, over 1e9; times outside what nanoseconds
-    # hold in 64 bits (before 1677 or after 2262, an import's odd dates) from the microseconds instead.
-    inside = np.abs(micros) < 9_000_000_000_000_000
-    seconds = (np.where(inside, micros, 0) * 1000).astype(np.float64) / 1e9
-    if not inside.all():
-        seconds[~inside] = micros[~inside].astype(np.float64) / 1e6
-    return seconds
-
-
-_STAMP = "0000-00-00 00:00:00.000000,"
-
-
-def _sqlite_stamp_micros(joined: str, n: int) -> np.ndarray | None:
-    """Microseconds since the epoch of comma-joined 'YYYY-MM-DD HH:MM:SS.ffffff' texts (UTC, as SQLAlchemy stores
-    DateTime on SQLite), parsed as fixed-width digits; None when any text has another form."""
-    raw = (joined + ",").encode("utf-8")
-    if len(raw) != n * len(_STAMP):
-        return None
-    a = np.frombuffer(raw, np.uint8).reshape(n, len(_STAMP))
-    template = _STAMP.encode("ascii")
-    cols = {}
-    for k, ch in enumerate(template):
-        if ch == ord("0"):
-            cols[k] = a[:, k] - np.uint8(48)  # a wrapped byte (below '0') is above 9 too
-            if (cols[k] > 9).any():
-                return None
-        elif (a[:, k] != ch).any():
-            return None
-
-    def num(lo, hi):
-        out = np.zeros(n, np.int64)
-        for k in range(lo, hi):
-            out = out * 10 + cols[k]
-        return out
-
-    y, mo, day, h, mi, sec, us = num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16), num(17, 19), num(20, 26)
-    if ((mo < 1) | (mo > 12) | (day < 1) | (day > 31) | (h > 23) | (mi > 59) | (sec > 59)).any():
-        return None
-    # Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-    y = y - (mo <= 2)
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (mo + np.where(mo > 2, -3, 9)) + 2) // 5 + day - 1
-    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-    if (day > _month_days(y + (mo <= 2), mo)).any():
-        return None
-    return ((days * 86400 + h * 3600 + mi * 60 + sec) * 1_000_000) + us
-
-
-def _month_days(year: np.ndarray, month: np.ndarray) -> np.ndarray:
-    leap = ((year % 4 == 0) & (year % 100 != 0)) | (year % 400 == 0)
-    return np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])[month] + (leap & (month == 2))
-
-
-def epoch_seconds(values) -> np.ndarray:
-    """Timestamps as the DB-API gives them (datetime objects, or ISO text on SQLite; without an offset
-    they are UTC, as the store writes them) as float seconds since the epoch."""
-    stamps = pd.to_datetime(pd.Series(list(values), dtype=object), utc=True, format="ISO8601")
-    return ((stamps - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(seconds=1)).to_numpy(np.float64)
-
-
-def _codes(ids: np.ndarray, ordered_ids: list[int]) -> np.ndarray:
-    """Map database ids to positions in ``ordered_ids`` (vectorised)."""
-    order = np.asarray(ordered_ids, dtype=np.int64)
-    sorter = np.argsort(order)
-    return sorter[np.searchsorted(order, ids, sorter=sorter)].astype(np.int32)
+def _untyped_texts(conn: Connection, judgement_ids: np.ndarray) -> list[str]:
+    """The stored type texts of the current judgements ``judgement_ids`` (in that order): those whose mask the read
+    could not use. A judgement replaced since the read (its row now holds a newer one) gives its revision's text."""
+    if not len(judgement_ids):
+        return []
+    cj, found = current_judgements, {}
+    ids = np.unique(judgement_ids).tolist()
+    for start in range(0, len(ids), 5000):
+        chunk = ids[start:start + 5000]
+        found.update(conn.execute(select(cj.c.judgement_id, cj.c.error_types).where(cj.c.judgement_id.in_(chunk))).all())
+        gone = [i for i in chunk if i not in found]
+        if gone:
+            found.update(conn.execute(select(judgements.c.id, judgements.c.error_types)
+                                      .where(judgements.c.id.in_(gone))).all())
+    return [found[i] or "" for i in judgement_ids.tolist()]
 
 
 def text_dtype():

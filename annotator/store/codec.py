@@ -64,3 +64,20 @@ def mask_types(mask: int) -> str:
     if mask >> len(ids) or any(ids[i] is None and (mask >> i) & 1 for i in range(len(ids))):
         raise ValueError(f"type mask {mask} has a bit that no type of the taxonomy has (was a type's bit changed?)")
     return " ".join(t for i, t in enumerate(ids) if (mask >> i) & 1)
+
+
+def mask_texts(masks) -> list[str]:
+    """:func:`mask_types` of each of many masks (the distinct masks of a bulk read), spelled a byte of bits at a
+    time from tables of the 256 spellings of each byte instead of bit by bit. ValueError as :func:`mask_types`."""
+    ids = _mask_ids()
+    holes = sum(1 << i for i, t in enumerate(ids) if t is None)
+    tables = [[" ".join(ids[start + i] for i in range(8) if start + i < len(ids) and (byte >> i) & 1)
+               for byte in range(256)] for start in range(0, len(ids), 8)]
+    out = []
+    for mask in masks:
+        mask = int(mask)
+        if mask < 0 or mask >> len(ids) or mask & holes:
+            return [mask_types(m) for m in masks]  # (names the bad mask)
+        out.append(" ".join(part for part in (table[(mask >> (8 * k)) & 255] for k, table in enumerate(tables))
+                            if part))
+    return out

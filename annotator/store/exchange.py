@@ -55,7 +55,9 @@ def judgement_records(conn: Connection, pid: int, *, history: bool = False, user
     annotator, kind, revision).
 
     Each row: judgement_id, caption_id, user_id, system, item, line, caption, annotator, kind, label,
-    error_types (stored form), note, seconds, revision, saved_at, spans (stored form). Only current revisions unless ``history``;
+    error_types (stored form), note, seconds, revision, saved_at, spans (stored form), suggested (True when the
+    annotate panel opened pre-filled from a judge's suggestion, False when not, None when nothing was recorded).
+    Only current revisions unless ``history``;
     ``user_keys`` (store.users.user_name_key of the names), ``system`` and ``kinds`` filter.
     """
     from .schema import items, judgements, users
@@ -66,7 +68,8 @@ def judgement_records(conn: Connection, pid: int, *, history: bool = False, user
         source = source.join(current_judgements, current_judgements.c.judgement_id == j.c.id)
     q = (select(j.c.id, j.c.caption_id, j.c.user_id, systems.c.name.label("system"), items.c.key.label("item"),
                 captions.c.line_no.label("line"), captions.c.text.label("caption"), users.c.name.label("annotator"),
-                j.c.kind, j.c.label, j.c.error_types, j.c.note, j.c.seconds, j.c.revision, j.c.created_at.label("saved_at"), j.c.spans)
+                j.c.kind, j.c.label, j.c.error_types, j.c.note, j.c.seconds, j.c.revision, j.c.created_at.label("saved_at"), j.c.spans,
+                j.c.suggested)
          .select_from(source).where(systems.c.project_id == pid))
     if user_keys is not None:
         q = q.where(users.c.name_key.in_(list(user_keys)))

@@ -87,7 +87,7 @@ def test_current_rows_are_every_current_judgement_with_what_a_reader_needs(store
         "project": PROJECT, "system": "sysA", "item": "img0", "line": 0,
         "caption": "caption A0: a man in a *red* shirt | 0", "annotator": "ann1", "kind": "annotation",
         "label": "inaccurate", "error_types": ("age", "gender"), "spans": (), "note": TRICKY, "seconds": 12.25,
-        "revision": 2, "saved_at": None}
+        "revision": 2, "saved_at": None, "suggested": None}
     skip = rows[(rows.item == "img6") & (rows.annotator == "ann3")].iloc[0]
     assert (skip.label, skip.error_types, skip.note, skip.seconds, skip.saved_at) == (
         None, (), "come back later", 4.5, "2025-03-01T10:12:44.120301+00:00")
@@ -203,6 +203,7 @@ def test_bad_rows_name_the_line_and_store_nothing(store, fresh, tmp_path):
         ({"colour": "red"}, "unknown field 'colour'"),
         ({"note": "stored already and different"}, "stored already and says something else"),
         ({"project": "another"}, "row of project 'another'"),
+        ({"suggested": "yes"}, "suggested must be true, false or null"),
     ]
     for change, message in cases:
         bad = [dict(r) for r in rows]
@@ -215,6 +216,43 @@ def test_bad_rows_name_the_line_and_store_nothing(store, fresh, tmp_path):
     mixed = rows[:2] + [{"key": "img0", "captions": []}]
     refused(fresh, lambda: import_jsonl(fresh, PROJECT, _write(tmp_path / "mixed.jsonl", mixed)),
             "not a judgement row", "line 3")
+
+
+def test_suggested_says_whether_a_judges_suggestion_was_shown_in_every_format(store, fresh, tmp_path):
+    """A revision saved with the panel pre-filled from a judge (True), one saved without (False) and one where nothing
+    was recorded (None): the rows carry them, CSV and XLSX as true / false / empty, JSONL as true / false / null, and
+    the JSONL file brings them back on import."""
+    ids = build(store)
+    with store.transaction() as conn:
+        ann1, ann2 = user_id(conn, "ann1"), user_id(conn, "ann2")
+        insert_judgement(conn, ids[2], ann1, label="accurate", suggested=True)
+        insert_judgement(conn, ids[2], ann2, label="inaccurate", error_types=["gender"], suggested=False)
+    export = export_judgements(store, PROJECT, history=True)
+    rows = export.rows
+    img2 = rows[(rows.item == "img2") & (rows.system == "sysA")]
+    newest = {a: img2[img2.annotator == a].sort_values("revision").iloc[-1] for a in ("ann1", "ann2", "ann3")}
+    assert [newest[a].suggested for a in ("ann1", "ann2", "ann3")] == [True, False, None]
+    assert all(s is None for s in img2[img2.revision == 1].suggested)  # build_project's saves recorded nothing
+    assert {type(s) for s in rows.suggested} == {bool, type(None)} and sum(s is True for s in rows.suggested) == 1
+
+    def cell(table, annotator):
+        return table[(table["item"] == "img2") & (table["system"] == "sysA") & (table["annotator"] == annotator)
+                     ]["suggested"].tolist()[-1]
+
+    csv = pd.read_csv(io.BytesIO(export.to_bytes("csv")), keep_default_na=False, dtype=str)
+    sheet = pd.read_excel(io.BytesIO(export.to_bytes("xlsx")), sheet_name="Judgements", dtype=str,
+                          keep_default_na=False)
+    for table in (csv, sheet):
+        assert list(table.columns) == list(COLUMNS) and list(table.columns)[-1] == "suggested"
+        assert [cell(table, a) for a in ("ann1", "ann2", "ann3")] == ["true", "false", ""]
+    lines = [json.loads(line) for line in export.to_bytes("jsonl").decode("utf-8").splitlines()]
+    img2_lines = [r for r in lines if (r["item"], r["system"]) == ("img2", "sysA")]
+    assert [[r["suggested"] for r in img2_lines if r["annotator"] == a][-1] for a in ("ann1", "ann2", "ann3")] == [
+        True, False, None]
+    # Read back: the same judgements, suggestions included.
+    before, _ = _copy(store, fresh, tmp_path, history=True)
+    pd.testing.assert_frame_equal(export_judgements(fresh, PROJECT, history=True).rows, before.rows)
+    assert export_judgements(fresh, PROJECT, history=True).rows.suggested.tolist() == rows.suggested.tolist()
 
 
 def test_rows_without_revision_are_appended_unless_they_say_the_same(sqlite_store, tmp_path):
