@@ -461,7 +461,7 @@ def many_contexts(url: str, contexts: int, rounds: int) -> dict:
 
 def _span_series(page, n: int, sent: list) -> dict:
     """Span keys: "." (the word cursor to the next word) and then a type's key, which marks that word as a
-    span (annotate_spans.js); time from each key to the frame after the span is drawn, timed in the page (the
+    span (widgets/spans.js); time from each key to the frame after the span is drawn, timed in the page (the
     key event's time stamp to the next animation frame after drawing), and how many websocket messages the
     page sent meanwhile (none expected: spans reach the server with Save). Ends with "y", which drops them."""
     from conftest import wait_until_settled  # noqa: E402 - tests/browser is on the path (browser_side)

@@ -62,7 +62,7 @@ def keys_settled(page):
 
 def stored(page, caption_id: int, revision: int = 1) -> None:
     """Wait until the page says the save of ``caption_id`` (at ``revision`` or later) is in the store: Save & next
-    shows the next caption before the server has stored the judgement (annotate_next.js), so a test reads the
+    shows the next caption before the server has stored the judgement (annotate/next.js), so a test reads the
     store only once the page's state marker names the save."""
     page.wait_for_function(
         """([c, r]) => { const m = document.querySelector('[data-testid="ann-state"]');

@@ -1,4 +1,4 @@
-"""An Annotate page left alone asks for no animation frames (static/page_frames.js), and wakes up when the page
+"""An Annotate page left alone asks for no animation frames (widgets/frames.js), and wakes up when the page
 changes: its scripts watch Streamlit's renders frame by frame only while there is something to watch."""
 
 from __future__ import annotations

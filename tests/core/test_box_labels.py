@@ -75,7 +75,7 @@ def test_the_overlay_outlines_every_box_where_the_picture_has_it():
     import re
     from types import SimpleNamespace
 
-    from annotator.ui.annotate import box_overlay_html
+    from annotator.ui.widgets.figure_html import box_overlay_html
     item = SimpleNamespace(width=320, height=240, boxes=[Box("1", "dog", 20, 30, 120, 90),
                                                          Box("2", "ball", 200, 150, 40, 40)])
     markup = box_overlay_html(item)

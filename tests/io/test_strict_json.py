@@ -13,7 +13,7 @@ from annotator.io import import_jsonl
 from annotator.io.jsonl import iter_records
 from annotator.exchange.label_studio import import_label_studio
 from annotator.spans import parse_spans
-from annotator.ui.annotate_spans import read_field
+from annotator.ui.widgets.spans import read_field
 from tests.cli_helpers import run_cli
 from tests.store_helpers import annotated_project, refused
 

@@ -17,7 +17,7 @@ from annotator.spans import Span
 from annotator.store.drafts import put_draft
 from annotator.store.judgements import insert_judgement
 from annotator.store.users import user_id
-from annotator.ui.annotate_spans import read_field
+from annotator.ui.widgets.spans import read_field
 from tests.store_helpers import annotated_project, refused
 
 # "sys-a says: a cat sits on a sofa number 0": "cat" is token 3.

@@ -16,11 +16,8 @@ LIMIT = 400
 SHARED = {"shell", "session", "widgets"}
 #: The log-in page is shown while nobody is logged in, so access.PAGES does not register it.
 SCREENS = {spec.page_id for spec in PAGES} | {"login"}
-#: The Annotate screen's files, still flat in annotator/ui/ while that screen changes; they move into annotate/ and
-#: widgets/ (keys, spans, the figure's builders), and figure.py, formatting.py and newer.py (re-exports of widgets/
-#: for them) go. Empty this then.
-STILL_FLAT = {"annotate.py", "annotate_html.py", "annotate_spans.py", "keys.py", "figure.py", "formatting.py",
-              "newer.py", "static"}
+#: Modules the size check lets be for now: annotate/page.py, split next.
+STILL_FLAT = {"annotate/page.py"}
 
 
 def _packages() -> set[str]:

@@ -1,4 +1,4 @@
-"""The caption on the Adjudication page: its words with the decision's spans drawn on them (annotate_spans.js) and
+"""The caption on the Adjudication page: its words with the decision's spans drawn on them (widgets/spans.js) and
 one bar per annotator who marked words under them (marks.js), what those marks say, where the caption comes from,
 and who said what."""
 
@@ -67,13 +67,13 @@ def _mark_rows(case, annotators) -> list[tuple[str, tuple]]:
 
 def _spans_section(case, annotators) -> None:
     """What the marks under the caption's words say (who marked which words, with their fixes, folded), and the
-    decision's spans: drawn over the caption above by annotate_spans.js from the hidden field, pre-filled with
+    decision's spans: drawn over the caption above by widgets/spans.js from the hidden field, pre-filled with
     the union of the annotators' spans per type (annotator.adjudication.suggested_decision), and redrawn by the
     lead as on Annotate."""
     tax = taxonomy()
     words = case.text.split()
     rows = _mark_rows(case, annotators)
-    # The decision's spans as JSON (hidden): annotate_spans.js rewrites it and sends each change.
+    # The decision's spans as JSON (hidden): widgets/spans.js rewrites it and sends each change.
     st.text_input("Error spans of the decision", key=K_SPANS, label_visibility="collapsed")
     try:
         kept = decision_spans()

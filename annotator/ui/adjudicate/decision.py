@@ -15,8 +15,8 @@ from ...errors import AnnotatorError, CaptionChanged, InputError, JudgementChang
 from ...limits import measured_seconds
 from ...model import Label
 from ...taxonomy import taxonomy
-from .. import annotate_spans
-from ..keys import keyboard_script, panel_state_html
+from ..widgets import spans as annotate_spans
+from ..widgets.keys import keyboard_script, panel_state_html
 
 esc = ui.md_escape
 
@@ -34,7 +34,7 @@ K_BASE = "adj_base"          # the decision that counted when the form was fille
 K_NEWER = "adj_newer"        # (caption id, the decision saved since) after a refused save
 K_MSG = "adj_msg"
 K_ERR = "adj_err"
-K_SPANS = "adj_spans"        # the decision's spans as JSON: the hidden field annotate_spans.js writes
+K_SPANS = "adj_spans"        # the decision's spans as JSON: the hidden field widgets/spans.js writes
 K_OPEN = "adj_open_caption"  # a caption another page asks to open here (the Judges page's disagreements)
 K_OPENED = "adj_opened"      # that caption, kept at the head of the list while the page stays open
 LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccurate"}
@@ -182,7 +182,7 @@ def keys_script() -> str:
 
 def decision_form(ctx: ui.PageContext, case, chosen, pos: int, n_ids: int) -> None:
     """The decision: label, error types (who ticked each), note, the last message and the buttons."""
-    from ..annotate_html import short_name
+    from ..widgets.figure_html import short_name
     tax = taxonomy()
     waiting = types_pending(case.annotations, chosen)
     voters = type_voters(case, chosen)

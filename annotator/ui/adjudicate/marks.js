@@ -1,7 +1,7 @@
 (function () {
   // Adjudication: under each word of the caption, one thin bar per annotator who marked words there (their
   // spans, in the colour of the type's group, the type and fix as the bar's title), added to the word elements
-  // the spans script makes (annotate_spans.js) as they appear. The marks come in the caption's data-marks
+  // the spans script makes (widgets/spans.js) as they appear. The marks come in the caption's data-marks
   // attribute (JSON): {"rows": [name, ...], "marks": [[row, start, end, colour, title], ...]}, start and end
   // whitespace token indices as spans count them (end exclusive). The bars hold no text, so the caption's text
   // (what the spans script reads) is unchanged. No text in this file may look like the start of a tag (a

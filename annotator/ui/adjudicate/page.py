@@ -1,9 +1,9 @@
 """The adjudication page (leads): each disagreement side by side, the final judgement set and saved.
 
-The decision widgets have fixed keys (``adj_*``) so the keyboard script (annotator.ui.keys) finds
+The decision widgets have fixed keys (``adj_*``) so the keyboard script (annotator.ui.widgets.keys) finds
 them: ``y``/``n`` label, the taxonomy's keys tick types, Enter decides and moves on, ←/→ move. The
 decision's error spans are drawn over the caption and redrawn with Annotate's words, keys and colours
-(annotator.ui.annotate_spans, its script on the ``adj_*`` widgets). page.py draws the list and the page around
+(annotator.ui.widgets.spans, its script on the ``adj_*`` widgets). page.py draws the list and the page around
 the caption (caption.py) and the decision (decision.py).
 """
 
@@ -19,8 +19,8 @@ from ...adjudication import (
 from ...errors import AnnotatorError
 from ...store.analysis_queries import annotators_in
 from ...store.caption_queries import caption_details
-from .. import annotate_spans
-from ..keys import FRAMES_JS
+from ..widgets import spans as annotate_spans
+from ..widgets.keys import FRAMES_JS
 from ..shell.team_choice import team_picker
 from .caption import MARKS_JS, case_view, votes_html
 from .decision import (

@@ -2,7 +2,7 @@
 
 Laid out for a laptop's window: a one-line header, the four choices in one row (the page's text, blind
 correction and the options folded under them), the picture beside the caption and its edit field, and the
-buttons under the field with their keys (annotator.ui.keys turns the keys into clicks). A save keeps the page on
+buttons under the field with their keys (annotator.ui.widgets.keys turns the keys into clicks). A save keeps the page on
 the saved caption, its references and the score change on screen, until the analyst moves on. page.py draws the
 choices and finds the caption, form.py the caption with its correction and saves it, scores.py the score change.
 """
@@ -23,14 +23,14 @@ from ...errors import AnnotatorError, NotFound
 from ...layers import ADJUDICATED, Layer, available_layers, parse_layer
 from ...store.stamps import CaptionStamp
 from ...taxonomy import taxonomy
-from ..keys import keyboard_script
+from ..widgets.keys import keyboard_script
 from .form import SAVED_KEY, Choice, body, status
 from .scores import live_scores
 
 esc = ui.md_escape
 
 
-#: Key → action of the page's key handler (annotator/ui/static/judge_keys.js); Enter saves, ← / → move,
+#: Key → action of the page's key handler (annotator/ui/widgets/keys.js); Enter saves, ← / → move,
 #: Ctrl+Enter saves from the edit field, Esc leaves it.
 KEYS = {"u": "click:untouched", "/": "note"}
 

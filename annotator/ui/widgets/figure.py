@@ -1,7 +1,7 @@
 """A caption's picture laid out as the annotate page shows it, for the pages where leads and analysts look at
 a caption someone judged (Adjudication, Agreement, Error analysis): the plain photo with the gold boxes over it
 as HTML (outlines and labels that stay legible at any size), and the item's references with their mentions,
-linked to the boxes by hover (static/annotate_boxes.js)."""
+linked to the boxes by hover (box_links.js)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import streamlit as st
 
 from ...annotation import caption_picture
 from .text import md_escape
-from ..annotate_html import FIGURE_STYLE, box_overlay_html, figure_ratio_html, reference_html
+from .figure_html import FIGURE_STYLE, box_overlay_html, figure_ratio_html, reference_html
 
-_BOX_LINKS_JS = (Path(__file__).parents[1] / "static" / "annotate_boxes.js").read_text(encoding="utf-8")
+_BOX_LINKS_JS = Path(__file__).with_name("box_links.js").read_text(encoding="utf-8")
 
 
 def caption_figure(store, caption_id: int, *, references: bool = True) -> None:

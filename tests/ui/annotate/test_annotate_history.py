@@ -6,7 +6,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 from annotator.model import Judgement, Label
-from annotator.ui.annotate import history_html
+from annotator.ui.annotate.html import history_html
 
 
 def _cells(markup):

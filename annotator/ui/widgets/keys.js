@@ -43,7 +43,7 @@
     return Array.from(doc.querySelectorAll('[data-testid="stAlert"]')).map((a) => a.textContent).join('|');
   }
   function radios() { return doc.querySelectorAll('.st-key-' + P + '_label input[type="radio"]'); }
-  // The marker the page draws after its panel (annotator.ui.keys.panel_state_html): which run drew it and
+  // The marker the page draws after its panel (annotator.ui.widgets.keys.panel_state_html): which run drew it and
   // the values that run gave the widgets. Streamlit applies such values a render or two after the widgets
   // appear, overwriting any click made before, so keys typed after a save wait until the widgets show them.
   function marker() { return q('[data-panel-state="' + P + '"]'); }
@@ -70,7 +70,7 @@
   // panel would be overwritten when Streamlit applies those values, so keys wait for it (SETTLE_MS at most,
   // should a coupling of the page keep the widgets from ever matching the marker).
   const SETTLE_MS = 3000;
-  window.annotatorOnFrames(function trackPanel() {  // static/page_frames.js: every frame while the page changes
+  window.annotatorOnFrames(function trackPanel() {  // widgets/frames.js: every frame while the page changes
     const m = marker();
     const run = m ? m.getAttribute('data-run') : null;
     if (!st.settle || st.settle.run !== run) st.settle = { run: run, since: Date.now(), frames: 0 };
@@ -204,7 +204,7 @@
   }
   function handle(action, tries) {
     if (st.busy) { st.queue.push(action); return; }
-    // A save on its way shows the next caption before its panel can be used (annotate_next.js): every key waits
+    // A save on its way shows the next caption before its panel can be used (annotate/next.js): every key waits
     // until the server has stored the save and drawn that caption, then applies to it.
     if (doc.body.hasAttribute('data-' + P + '-pending')) { hold(action, tries, 20); return; }
     // A key that changes the panel waits until the panel shows what the newest run gave it (a key typed

@@ -5,7 +5,7 @@
   // already holds (the state marker the page draws, data-next), as a preview: marked data-preview, the body marked
   // data-ann-pending, the picture and the panel dimmed and inert. Nothing of the next caption can be edited until
   // the server's run has stored the judgement and drawn that caption with its own panel; keys typed meanwhile wait
-  // (judge_keys.js, annotate_spans.js) and then apply to it. The state marker names the last save the server
+  // (widgets/keys.js, widgets/spans.js) and then apply to it. The state marker names the last save the server
   // confirmed stored (data-stored-caption, data-stored-revision): that is the signal a save is in the store.
   // When the run leaves the same caption (a refused or failed save), its own words come back, with its panel as
   // it was and the message why.

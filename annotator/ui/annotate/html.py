@@ -1,5 +1,5 @@
-"""The annotate page's markup: caption, references with mentions, boxes over the picture, the view
-switches, the reminder, the history table and the guide overlay (annotator/ui/annotate.py draws them).
+"""The annotate page's markup: caption, the view switches, the reminder, the type chips, the history table and the
+guide overlay (annotator/ui/annotate/page.py draws them); the picture's builders are widgets/figure_html.py.
 
 Generated captions, references and every other user or data string are HTML-escaped before they are
 put into markup, never rendered as Markdown. Nothing here imports streamlit: these are plain builders.
@@ -11,56 +11,29 @@ import functools
 import html
 from pathlib import Path
 
-from ..annotation import load_guidelines, unrelated_hint_text
-from ..model import Label
-from ..taxonomy import taxonomy
-from .annotate_spans import LONG_CAPTION, SPAN_KEYS_HELP
+from ...annotation import load_guidelines, unrelated_hint_text
+from ...model import Label
+from ...taxonomy import taxonomy
+from ..widgets.figure_html import FIGURE_CSS
+from ..widgets.spans import LONG_CAPTION, SPAN_KEYS_HELP
 
 LABEL_TEXT = {Label.ACCURATE.value: "Accurate", Label.INACCURATE.value: "Inaccurate"}
 
-_STATIC = Path(__file__).parent / "static"
-#: The picture with its boxes and the references (static/figure.css), shared with the other pages that show them.
-FIGURE_STYLE = "<style>\n" + (_STATIC / "figure.css").read_text(encoding="utf-8") + "</style>"
-#: The annotate page's style sheets (static/figure.css, static/annotate.css), read once per process.
-STYLE = "<style>\n" + "\n".join((_STATIC / f).read_text(encoding="utf-8") for f in ("figure.css", "annotate.css")) \
+#: The annotate page's style sheets (widgets/figure.css, annotate.css), read once per process.
+STYLE = "<style>\n" + FIGURE_CSS + "\n" + Path(__file__).with_name("annotate.css").read_text(encoding="utf-8") \
     + "</style>"
 
 
 def caption_html(text: str, load: int | None = None, start: str | None = None, *, spans: bool = True) -> str:
     """The generated caption as escaped markup (shown verbatim, never interpreted); a long one (a model's
     paragraph) is marked so the style sets it smaller. ``load`` numbers the showing of a caption (each time the
-    page loads one into the panel) and ``start`` is the spans field's value it starts with: annotate_spans.js
+    page loads one into the panel) and ``start`` is the spans field's value it starts with: widgets/spans.js
     puts that value back in the field when a new showing comes, so nothing of the caption shown before stays.
     Without ``spans`` (the label-only step of a second pass) the span keys and clicks do nothing on it."""
     long = ' data-long=""' if len(text) > LONG_CAPTION else ""
     shown = "" if load is None else f' data-load="{int(load)}" data-spans="{html.escape(start or "[]")}"'
     shown += "" if spans else ' data-no-spans=""'
     return f'<div class="ann-caption" data-testid="ann-caption"{long}{shown}>{html.escape(text)}</div>'
-
-
-def reference_html(text: str, mentions, box_order: list[str]) -> str:
-    """A reference with its box mentions highlighted (tokens escaped first, then marked up)."""
-    from ..images import box_colour
-    tokens = [html.escape(t) for t in text.split()]
-    opening: dict[int, str] = {}
-    closing: dict[int, str] = {}
-    for m in mentions:
-        if not (0 <= m.start < m.end <= len(tokens)):
-            continue  # a stale span must not break the display
-        idx = box_order.index(m.box_ids[0]) if m.box_ids and m.box_ids[0] in box_order else -1
-        r, g, b = box_colour(idx) if idx >= 0 else (160, 160, 160)
-        ids = html.escape(",".join(m.box_ids))
-        refs = html.escape(" ".join(m.box_ids))
-        opening[m.start] = opening.get(m.start, "") + (
-            f'<mark data-box="{refs}" tabindex="0" style="background: rgba({r},{g},{b},0.35); '
-            f'border-bottom: 3px solid rgb({r},{g},{b}); padding: 0 2px; border-radius: 3px">')
-        closing[m.end - 1] = f'<sub style="font-size: 0.7em; opacity: 0.8"> {ids}</sub></mark>' + closing.get(m.end - 1, "")
-    out = []
-    for i, tok in enumerate(tokens):
-        out.append(opening.get(i, "") + tok + closing.get(i, ""))
-    return '<div class="ann-ref">' + " ".join(out) + "</div>"
-
-
 
 
 def history_html(revisions, tax=None) -> str:
@@ -85,34 +58,9 @@ def history_html(revisions, tax=None) -> str:
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
-def box_overlay_html(item, hidden=()) -> str:
-    """The boxes over the picture: each box's outline in its colour, and its label as text (placed by
-    annotator.images.place_labels so labels do not overlap), in fractions of the picture so they follow
-    its shown size; a second, stronger outline lights up with the box's mentions in the references
-    (annotator/ui/static/annotate_boxes.js)."""
-    from ..images import box_colour, place_labels
-    places = place_labels(item.boxes, item.width, item.height, hidden=hidden)
-    by_id = {b.box_id: b for b in item.boxes}
-    out = [f'<div class="ann-overlay" data-testid="ann-box-overlay" style="aspect-ratio: {item.width} / {item.height}">']
-    for p in places:
-        b = by_id[p.box_id]
-        r, g, bl = box_colour(p.index)
-        ink = "#000" if 0.2126 * r + 0.7152 * g + 0.0722 * bl > 140 else "#fff"
-        ref = html.escape(p.box_id)
-        place = (f"left:{100 * b.x / item.width:.3f}%;top:{100 * b.y / item.height:.3f}%;"
-                 f"width:{100 * b.w / item.width:.3f}%;height:{100 * b.h / item.height:.3f}%;"
-                 f"border-color:rgb({r},{g},{bl})")
-        out.append(f'<div class="ann-boxline" data-box="{ref}" style="{place}"></div>')
-        out.append(f'<div class="ann-boxhl" data-box="{ref}" style="{place}"></div>')
-        out.append(f'<span class="ann-boxlabel" data-box="{ref}" tabindex="0" style="left:{100 * p.left:.3f}%;'
-                   f'top:{100 * p.top:.3f}%;background:rgb({r},{g},{bl});color:{ink}">{html.escape(p.text)}</span>')
-    out.append("</div>")
-    return "".join(out)
-
-
 def view_toggles_html() -> str:
     """The Boxes (h), References (t) and Zoom (m) switches: plain inputs the browser acts on by itself
-    (annotate_panel.js), so none of them asks the server. Zoom magnifies the picture 2.5× around the
+    (annotate/panel.js), so none of them asks the server. Zoom magnifies the picture 2.5× around the
     pointer (its labels and outlines with it)."""
     return ('<div class="ann-view" role="group" aria-label="Show">'
             '<div class="st-key-ann_show_boxes" data-local-input><label><input type="checkbox" role="switch" checked>'
@@ -124,7 +72,7 @@ def view_toggles_html() -> str:
 
 
 def unrelated_hint_html(tax=None) -> str:
-    """The "Generally unrelated" reminder, hidden: annotate_panel.js shows it (with the count) while more
+    """The "Generally unrelated" reminder, hidden: annotate/panel.js shows it (with the count) while more
     than ``tax.unrelated_hint_above`` other types are ticked and Generally unrelated is not, and its button
     leaves Generally unrelated as the only tick. The words are the core's (annotation.unrelated_hint_text)."""
     tax = tax or taxonomy()
@@ -132,14 +80,6 @@ def unrelated_hint_html(tax=None) -> str:
     return (f'<div class="ann-unrelated" data-testid="ann-unrelated-hint" data-above="{int(tax.unrelated_hint_above)}"'
             f' role="status" hidden><span>{text[0]}<span data-count></span>{text[1]}</span> '
             '<button type="button" data-use-unrelated>Use Generally unrelated</button></div>')
-
-
-def short_name(type_name: str, group: str) -> str:
-    """The type's name without its group word ("Wrong subject" under Subject → "Wrong"), for the narrow columns."""
-    words = type_name.split()
-    kept = [w for w in words if w.lower() != group.lower()]
-    text = " ".join(kept) if kept else type_name
-    return text[:1].upper() + text[1:]
 
 
 KEYS_HELP = (("y", "accurate"), ("n", "inaccurate"), ("1 … g", "the key on a type's label ticks or unticks it"),
@@ -212,7 +152,7 @@ def type_columns(tax=None, rows: int = TYPE_ROWS) -> list[tuple[str, str, list]]
 
 
 def type_chips_html(tax=None, ticked=(), load: int | None = None) -> str:
-    """The ticked error types as chips beside Task 1 (one per type, hidden unless ticked; annotate_panel.js
+    """The ticked error types as chips beside Task 1 (one per type, hidden unless ticked; annotate/panel.js
     follows the ticks in the browser), so a tick made by key is seen even before the box is looked for.
     ``load`` (the showing of the caption, as in :func:`caption_html`) makes each showing's markup new, so the
     browser draws it afresh instead of keeping the chips the script showed for the caption before."""
@@ -225,11 +165,3 @@ def type_chips_html(tax=None, ticked=(), load: int | None = None) -> str:
     return (f'<div class="ann-chips" data-testid="ann-chips"{shown} aria-label="Ticked error types">'
             f'<span class="ann-chip-none" data-chip-none{" hidden" if ticked else ""}>No error type ticked</span>'
             f"{chips}</div>")
-
-
-def figure_ratio_html(item) -> str:
-    """The picture's width / height as a style variable of the figure, so its height can be capped (the
-    references below it stay in view) while its boxes' labels keep their places over it."""
-    if not (getattr(item, "width", 0) and getattr(item, "height", 0)):
-        return '<style>.st-key-ann_figure { --ann-ratio: 1.3333; }</style>'
-    return f'<style>.st-key-ann_figure {{ --ann-ratio: {item.width / item.height:.4f}; }}</style>'

@@ -12,7 +12,7 @@ from annotator.annotation import PAGE_KEYS, keyboard_map, load_guidelines
 from annotator.assignment import assign
 from annotator.accounts.auth import add_user
 from annotator.taxonomy import taxonomy
-from annotator.ui.annotate import guide_overlay_html
+from annotator.ui.annotate.html import guide_overlay_html
 from tests.apptest_helpers import page_test, seed_project
 
 

@@ -13,8 +13,8 @@ from annotator.annotation import Queue
 from annotator.model import Label, Role
 from annotator.store.judgements import history
 from tests.apptest_helpers import visible
-from tests.ui.test_annotate_own_save import demo  # noqa: F401 (a fixture: three captions, all ann1's)
-from tests.ui.test_app_annotate import _caption, _open
+from tests.ui.annotate.test_annotate_own_save import demo  # noqa: F401 (a fixture: three captions, all ann1's)
+from tests.ui.annotate.test_app_annotate import _caption, _open
 
 
 def _rows(store, caption_id):
@@ -29,7 +29,7 @@ def _state(at) -> dict[str, str]:
 
 
 def _kept(caps, **over) -> str:
-    """What annotate_next.js keeps of a Save & next of the first caption (inaccurate, gender, a note)."""
+    """What annotate/next.js keeps of a Save & next of the first caption (inaccurate, gender, a note)."""
     rec = {"token": "page1-1-1", "page": "page1", "alive": 0, "user": "ann1", "project": "demo", "caption": caps[0],
            "position": 0, "base": 0, "item": "img0.jpg", "label": "inaccurate", "types": ["gender"],
            "note": "a man, not a woman", "spans": "[]", "seconds": 4.5}

@@ -12,7 +12,7 @@ from annotator.errors import StoreUnavailable
 from annotator.model import Label
 from annotator.store.judgements import history
 from tests.apptest_helpers import seed_project, visible
-from tests.ui.test_app_annotate import _caption, _open
+from tests.ui.annotate.test_app_annotate import _caption, _open
 
 
 @pytest.fixture

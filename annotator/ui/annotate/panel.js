@@ -17,7 +17,7 @@
     return m ? m[1] : null;
   }
   function inPanel(el) { return !!(el && el.closest && el.closest('[data-testid="stForm"]')); }
-  // The ticked types as chips beside Task 1 (annotate_html.type_chips_html): one per type, shown while ticked.
+  // The ticked types as chips beside Task 1 (annotate/html.py type_chips_html): one per type, shown while ticked.
   function updateChips() {
     const chips = doc.querySelector('[data-testid="ann-chips"]');
     if (!chips) return;

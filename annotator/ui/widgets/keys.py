@@ -3,7 +3,7 @@
 A page gives its widgets fixed keys with one prefix (``<prefix>_label`` radio, ``<prefix>_save``,
 ``<prefix>_prev``, ``<prefix>_next``, ``<prefix>_skip`` buttons, one checkbox per error type) and shows
 the caption in an element with ``data-testid=<caption_testid>``; :func:`keyboard_script` returns the
-script (annotator/ui/static/judge_keys.js) that maps keys to clicks on them, found by their
+script (annotator/ui/widgets/keys.js) that maps keys to clicks on them, found by their
 ``st-key-*`` class, holding keys typed during a rerun until the page shows its effect. Inputs inside a
 form change in the browser only, so their keys take effect at once; the form's buttons send them.
 """
@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 
 #: The page scripts' frame loop (window.annotatorOnFrames), put before each script that uses it.
-FRAMES_JS = (Path(__file__).parent / "static" / "page_frames.js").read_text(encoding="utf-8")
+FRAMES_JS = Path(__file__).with_name("frames.js").read_text(encoding="utf-8")
 #: The script; its config goes where _CONFIG_SLOT stands.
-_KEYBOARD_JS = (Path(__file__).parent / "static" / "judge_keys.js").read_text(encoding="utf-8")
+_KEYBOARD_JS = Path(__file__).with_name("keys.js").read_text(encoding="utf-8")
 _CONFIG_SLOT = "__ANNOTATOR_KEYS_CONFIG__"
 
 
@@ -43,7 +43,7 @@ def panel_state_html(prefix: str, label_key: str, type_keys) -> str:
 
     Streamlit applies a value the server set on a widget a render or two after the widget is drawn, so a
     click on it before then is overwritten. The key handler holds keys typed after a save until the marker
-    of the run that save started is on the page and the widgets show its values (judge_keys.js).
+    of the run that save started is on the page and the widgets show its values (widgets/keys.js).
     """
     import html
 

@@ -10,8 +10,8 @@ runs *before* the script renders: "Save & next" hands the judgement to the
 core (annotation rules, then one committed transaction), finds the next
 caption and loads it into the widgets, and the same run then shows it. The
 widgets have fixed keys (``ann_*``) so the keyboard script can find them by
-their ``st-key-ann_*`` CSS class; static/annotate_panel.js shows at once what a
-click implies (a tick chooses Inaccurate, Accurate clears the ticks). static/annotate_next.js shows the next
+their ``st-key-ann_*`` CSS class; annotate/panel.js shows at once what a
+click implies (a tick chooses Inaccurate, Accurate clears the ticks). annotate/next.js shows the next
 caption's words at once on Save & next (from the state marker, :func:`_state_html`) with the panel inert until
 the marker names the save stored, and keeps an unconfirmed save in the browser: a page that finds one sends it
 again through the hidden ``ann_resend`` field (:func:`_on_resend`), stored once.
@@ -29,27 +29,28 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from ..annotation import (
+from ...annotation import (
     CAPTION_FILTERS, MAX_NOTE_LENGTH, STAGE_COARSE, STAGE_FINE, Queue, Task, detector_hints, keyboard_map,
     prefetch,
     labels_as_text, pictures_sent, task_image,
 )
-from ..correction.blind import views_closed_for
-from ..errors import AnnotatorError, InputError, JudgementChanged, StoreUnavailable
-from ..limits import measured_seconds
-from ..model import Label, Role
-from ..taxonomy import taxonomy
-from . import (
+from ...correction.blind import views_closed_for
+from ...errors import AnnotatorError, InputError, JudgementChanged, StoreUnavailable
+from ...limits import measured_seconds
+from ...model import Label, Role
+from ...taxonomy import taxonomy
+from .. import (
     PROGRESS_KEY, PageContext, md_escape, outage_notice, progress, refusal_text, remember_progress, signed_in,
 )
-from .annotate_html import (  # noqa: F401 (the builders are also reachable from here, as before)
-    KEYS_HELP, LABEL_TEXT, STYLE, box_overlay_html, caption_html, figure_ratio_html, guide_overlay_html, history_html,
-    reference_html, short_name, type_chips_html, type_columns, unrelated_hint_html, view_toggles_html, _guide_html,
+from .html import (
+    LABEL_TEXT, STYLE, caption_html, history_html, type_chips_html, type_columns, unrelated_hint_html,
+    view_toggles_html, _guide_html,
 )
-from .figure import references_block
-from .formatting import show_table
-from . import annotate_spans
-from .keys import keyboard_script, panel_state_html
+from ..widgets import spans as annotate_spans
+from ..widgets.figure import references_block
+from ..widgets.figure_html import box_overlay_html, figure_ratio_html, short_name
+from ..widgets.formatting import show_table
+from ..widgets.keys import keyboard_script, panel_state_html
 
 K_QKEY = "ann_qkey"
 K_QUEUE = "ann_queue"
@@ -76,7 +77,7 @@ K_TRIED = "ann_tried_save"  # (caption id, base revision, content) of this tab's
 K_NEXT = "ann_next_caption"  # ((load, caption id), the words of the caption Save & next goes to, or None)
 K_RESEND = "ann_resend"  # the hidden field a page fills with a save kept in the browser, to send it again
 K_RESENT = "ann_resent"  # the token of the last save sent again that this session handled
-K_LOAD = "ann_load"  # counts the captions loaded into the panel: each showing's markup is new (annotate_spans.js)
+K_LOAD = "ann_load"  # counts the captions loaded into the panel: each showing's markup is new (widgets/spans.js)
 K_SPANS_START = "ann_spans_start"  # the spans field's value as the caption was loaded
 NB_HYPHEN = "\u2011"  # a hyphen no line breaks at
 LIST_PAGE = 100  # captions per page of the caption list
@@ -150,7 +151,7 @@ def _load(q: Queue, position: int | None) -> None:
         label, ticked, note = suggestion.label, set(suggestion.error_types), ""
     else:
         label, ticked, note = None, set(), ""
-    # The draft's spans, else the judgement's (or the suggestion's): annotate_spans.js draws and edits them until Save.
+    # The draft's spans, else the judgement's (or the suggestion's): widgets/spans.js draws and edits them until Save.
     spans = draft.spans if draft is not None else cur.spans if cur is not None else \
         suggestion.spans if suggestion is not None else ()
     st.session_state[K_SUGGESTION] = suggestion.judge if suggestion is not None else None
@@ -343,7 +344,7 @@ def _save_refusal(exc: AnnotatorError) -> str:
 
 def _refused_as_stale(task: Task, exc: JudgementChanged) -> None:
     """Another tab saved this caption since the page showed it: say so and keep the panel as it is; the notice
-    (:func:`annotator.ui.newer.newer_notice`) shows the newer judgement and offers to load it."""
+    (:func:`annotator.ui.widgets.newer.newer_notice`) shows the newer judgement and offers to load it."""
     st.session_state[K_ERR] = ("Not saved: another tab or window saved this caption since this page showed it "
                                "(see above). Your choices are still here.")
     st.session_state[K_NEWER] = (task.caption_id, exc.current)
@@ -465,7 +466,7 @@ def _on_draft() -> None:
 
 
 class _Kept(NamedTuple):
-    """A save the browser kept while it was unconfirmed and sends again (annotate_next.js)."""
+    """A save the browser kept while it was unconfirmed and sends again (next.js)."""
 
     token: str
     user: str
@@ -562,7 +563,7 @@ def _on_resend(ctx: PageContext) -> None:
 
 
 def _state_html(ctx: PageContext, q: Queue, task: Task | None) -> str:
-    """The page's hidden state marker, read by annotate_next.js and by tests: the user and project; the caption
+    """The page's hidden state marker, read by next.js and by tests: the user and project; the caption
     shown (its showing number, id, place in the queue, the revision a save of it is based on, its item); the words
     of the caption Save & next goes to (read once per showing; absent when there is none or the database is away);
     the last save this tab saw stored (caption id and revision: a judgement is in the store once they show it);
@@ -595,7 +596,7 @@ def _state_html(ctx: PageContext, q: Queue, task: Task | None) -> str:
 
 @signed_in
 def _on_assign_to_me(ctx: PageContext) -> None:
-    from ..assignment import assign_to_self
+    from ...assignment import assign_to_self
     try:
         assign_to_self(ctx.store, ctx.project, ctx.user.name, ctx.user.role)
     except AnnotatorError as exc:
@@ -606,16 +607,16 @@ def _on_assign_to_me(ctx: PageContext) -> None:
     st.session_state.pop(PROGRESS_KEY, None)
 
 
-#: Hover links between mentions and boxes (a static script; see annotate_boxes.js).
-_BOX_LINKS_JS = (Path(__file__).parent / "static" / "annotate_boxes.js").read_text(encoding="utf-8")
-#: What a click in the panel implies on screen, and the "Generally unrelated" reminder (annotate_panel.js).
-_PANEL_JS = (Path(__file__).parent / "static" / "annotate_panel.js").read_text(encoding="utf-8")
-#: Save & next shown at once and kept until stored (annotate_next.js).
-_NEXT_JS = (Path(__file__).parent / "static" / "annotate_next.js").read_text(encoding="utf-8")
+#: Hover links between mentions and boxes (a static script; see widgets/box_links.js).
+_BOX_LINKS_JS = (Path(__file__).parents[1] / "widgets" / "box_links.js").read_text(encoding="utf-8")
+#: What a click in the panel implies on screen, and the "Generally unrelated" reminder (panel.js).
+_PANEL_JS = Path(__file__).with_name("panel.js").read_text(encoding="utf-8")
+#: Save & next shown at once and kept until stored (next.js).
+_NEXT_JS = Path(__file__).with_name("next.js").read_text(encoding="utf-8")
 
 
 def _keyboard_script() -> str:
-    """The page's key handler (annotator.ui.keys) on the ``ann_*`` widgets."""
+    """The page's key handler (annotator.ui.widgets.keys) on the ``ann_*`` widgets."""
     tax = taxonomy()
     return keyboard_script(prefix="ann", caption_testid="ann-caption", keys=keyboard_map(tax),
                            labels=[Label.ACCURATE.value, Label.INACCURATE.value],
@@ -666,7 +667,7 @@ def render(ctx: PageContext) -> None:
     st.html(_keyboard_script() + "<script>\n" + _BOX_LINKS_JS + "</script><script>\n" + _PANEL_JS + "</script>"
             + "<script>\n" + _NEXT_JS + "</script>" + annotate_spans.script() + annotate_spans.STYLE,
             unsafe_allow_javascript=True)
-    # A save the browser kept while unconfirmed comes back here (hidden; annotate_next.js fills it).
+    # A save the browser kept while unconfirmed comes back here (hidden; next.js fills it).
     with st.container(key="ann_resend_box"):
         st.text_input("Save sent again", key=K_RESEND, on_change=_on_resend, args=(ctx,),
                       label_visibility="collapsed")
@@ -760,8 +761,8 @@ def _on_hints() -> None:
 
 
 def _render_nothing_assigned(ctx: PageContext) -> None:
-    from ..store.assignments import count_project_assignments
-    from ..store.projects import project_id
+    from ...store.assignments import count_project_assignments
+    from ...store.projects import project_id
     with ctx.store.read() as conn:
         assigned_at_all = count_project_assignments(conn, project_id(conn, ctx.project)) > 0
     st.subheader(f"Annotate · {md_escape(ctx.project)}", anchor=False)
@@ -812,7 +813,7 @@ def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
 def _render_figure(ctx: PageContext, task: Task) -> None:
     """The picture (with its boxes), the item's line, the references and the guide's overlay."""
     item = task.item
-    # Boxes and references are shown or hidden in the browser (annotate_panel.js, keys h and t), and
+    # Boxes and references are shown or hidden in the browser (panel.js, keys h and t), and
     # the choice holds from caption to caption without asking the server. Where the item's size is
     # known the boxes are outlines and labels over one plain picture; otherwise both renders are sent.
     st.html(view_toggles_html())
@@ -862,7 +863,7 @@ def _render_caption_head(q: Queue, task: Task) -> dict[str, tuple[str, ...]]:
                    f"{cur.revision}). Saving again keeps the earlier version in the history.")
     newer = st.session_state.get(K_NEWER)
     if newer is not None and newer[0] == task.caption_id:
-        from .newer import newer_notice
+        from ..widgets.newer import newer_notice
         newer_notice(newer[1], what="judgement", key="ann", on_load=_on_newer, on_keep=_on_newer)
     return hints
 
@@ -873,7 +874,7 @@ def _render_panel(ctx: PageContext, task: Task, hints: dict[str, tuple[str, ...]
     Choosing, ticking and writing stay in the browser (no server run per key); Save & next, Skip, ← / → and
     Save draft each send the whole judgement in one message, and the core checks it again (annotation.validate).
     The couplings a click implies on screen (a tick chooses Inaccurate, Accurate clears the ticks) are
-    annotate_panel.js's; the save applies them too.
+    panel.js's; the save applies them too.
     """
     tax = taxonomy()
     with st.form(K_FORM, border=False, enter_to_submit=False):
@@ -889,7 +890,7 @@ def _render_panel(ctx: PageContext, task: Task, hints: dict[str, tuple[str, ...]
                        "if both annotators find it inaccurate it comes back to you for the error types.")
         else:
             _render_type_grid(tax, hints)
-        # The error spans as JSON, written by annotate_spans.js (hidden): they go with the form's buttons.
+        # The error spans as JSON, written by widgets/spans.js (hidden): they go with the form's buttons.
         st.text_input("Error spans", key=annotate_spans.K_SPANS, label_visibility="collapsed")
         _render_action_bar(ctx)
     st.html(panel_state_html("ann", K_LABEL, [type_key(t.id) for t in tax.types]))

@@ -1,5 +1,5 @@
 """Error spans on the judging pages: the span keys, and the hidden field that carries the spans to the
-server. annotator/ui/static/annotate_spans.js does the rest in the browser: it splits the caption into its
+server. annotator/ui/widgets/spans.js does the rest in the browser: it splits the caption into its
 whitespace tokens (the words spans count), selects and marks them.
 
 On Annotate the field (``K_SPANS``) is in the panel form, so no key reaches the server before Save. On
@@ -17,9 +17,9 @@ import json
 import re
 from pathlib import Path
 
-from ..errors import InputError
-from ..spans import Span, parse_spans, spans_json
-from ..taxonomy import Taxonomy, group_colours, taxonomy
+from ...errors import InputError
+from ...spans import Span, parse_spans, spans_json
+from ...taxonomy import Taxonomy, group_colours, taxonomy
 from .keys import FRAMES_JS
 
 K_SPANS = "ann_spans"
@@ -36,7 +36,7 @@ SPAN_KEYS_HELP = (
     ("/", "with a marked span selected: edit its suggested fix in the list of spans (otherwise: the note)"),
     ("Esc", "clear the word selection"),
 )
-_JS = (Path(__file__).parent / "static" / "annotate_spans.js").read_text(encoding="utf-8")
+_JS = Path(__file__).with_name("spans.js").read_text(encoding="utf-8")
 _CONFIG_SLOT = "__ANNOTATOR_SPANS_CONFIG__"
 
 STYLE = """<style>
@@ -90,7 +90,7 @@ def script(tax: Taxonomy | None = None, *, prefix: str = "ann", caption_testid: 
     """The spans script with its configuration: each type's key, name and group colour, the accurate key, and
     the page's names: its widget ``prefix`` (the field ``<prefix>_spans``, the boxes ``<prefix>_type_<id>``,
     the panel marker and the ``<prefix>-help`` guide), the caption's test id and the window property of its
-    key handler's state (annotator.ui.keys). ``commit``: the field is outside a form, so each change is sent.
+    key handler's state (annotator.ui.widgets.keys). ``commit``: the field is outside a form, so each change is sent.
     Annotate (``prefix`` "ann") lists the spans under the caption and edits each fix there; elsewhere a fix
     is asked for in a dialog."""
     tax = tax or taxonomy()

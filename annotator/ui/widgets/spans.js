@@ -9,7 +9,7 @@
   // the judgement and nothing reaches the server before; on Adjudication (cfg.commit) the field is outside a
   // form and each change is sent at once, as a tick there is. The page's names (caption, field, type boxes,
   // key handler) come in the config. This handler listens on the window in the capture phase, ahead of the
-  // page's key handler (judge_keys.js), and lets through every key it does not use. No text in this file may
+  // page's key handler (widgets/keys.js), and lets through every key it does not use. No text in this file may
   // look like the start of a tag (a less-than sign right before a letter, a slash or "!"): the page's HTML
   // sanitiser drops a script that holds one.
   const cfg = __ANNOTATOR_SPANS_CONFIG__;
@@ -134,7 +134,7 @@
   // A caption newly loaded into the panel (its element's data-load, a number the page counts up) starts from its
   // own spans (data-spans): they are put in the field, whatever it held, since the field keeps what this script
   // wrote for the caption before when the page gives it the same value again (issue 38, item 1).
-  window.annotatorOnFrames(function watch() {  // static/page_frames.js: every frame while the page changes
+  window.annotatorOnFrames(function watch() {  // widgets/frames.js: every frame while the page changes
     const el = captionEl();
     const load = el ? el.getAttribute('data-load') : null;
     if (load !== null && load !== S.load) { S.load = load; S.reset = el.getAttribute('data-spans') || '[]'; S.sel = null; S.cur = null; S.vsel = false; }
@@ -152,7 +152,7 @@
   });
   // Streamlit applies the values a run gave the widgets a render or two after drawing them, overwriting what
   // was clicked or written before; and a save on its way shows another caption soon. So what changes the spans
-  // or the ticks waits, in order, until the page's key handler (judge_keys.js) has nothing in flight and the
+  // or the ticks waits, in order, until the page's key handler (widgets/keys.js) has nothing in flight and the
   // panel shows the newest run's values (its own test, on its state), as the type keys do.
   // The hidden spans field can reach the screen a render or more after the caption and the panel marker (seen
   // with the machine busy, the page just opened): span keys typed meanwhile wait for it, as for the panel, for
@@ -166,7 +166,7 @@
   }
   function ready() {
     if (!fieldShown()) return false;
-    if (doc.body.hasAttribute('data-' + C().prefix + '-pending')) return false;  // a save on its way (annotate_next.js)
+    if (doc.body.hasAttribute('data-' + C().prefix + '-pending')) return false;  // a save on its way (annotate/next.js)
     const ks = window[C().keyState], m = doc.querySelector('[data-panel-state="' + C().prefix + '"]');
     if (!ks || !m) return true;
     if (ks.busy || ks.queue.length) return false;
@@ -407,7 +407,7 @@
       return;
     }
     if (type && sel) { stop(e); S.vsel = false; if (!e.repeat) timed(e, () => mark(type)); return; }
-    // A type key without a selection ticks or unticks as before (judge_keys.js); an untick, or Accurate, then
+    // A type key without a selection ticks or unticks as before (widgets/keys.js); an untick, or Accurate, then
     // drops the spans of the types no longer ticked.
     if (type || (k.length === 1 && k.toLowerCase() === C().accurateKey)) setTimeout(() => later(prune), 40);
   }, true);

@@ -10,9 +10,9 @@ import pytest
 from annotator.errors import InputError
 from annotator.spans import Span
 from annotator.taxonomy import load_taxonomy
-from annotator.ui import annotate_spans
+from annotator.ui.widgets import spans as annotate_spans
 from tests.apptest_helpers import visible
-from tests.ui.test_app_annotate import _open, _rows, demo  # noqa: F401  (the five-caption project of ann1)
+from tests.ui.annotate.test_app_annotate import _open, _rows, demo  # noqa: F401  (the five-caption project of ann1)
 
 # "sys-a says: a cat sits on a sofa number 0": cat = 3, sofa = 7
 CAT = {"start": 3, "end": 4, "type": "subject_wrong", "fix": "dog"}
@@ -65,7 +65,7 @@ def test_marked_words_on_an_accurate_choice_are_refused_with_what_to_do(demo):
 
 def test_the_label_only_step_of_a_second_pass_stores_no_spans_and_refuses_none(sqlite_store):
     from annotator.model import Label
-    from tests.ui.test_app_annotate import staged
+    from tests.ui.annotate.test_app_annotate import staged
     caps = staged(sqlite_store)
     first = _open(sqlite_store, "ann1")
     first.radio(key="ann_label").set_value("accurate")
