@@ -50,7 +50,7 @@ class FakeClock:
 def test_accurate_then_inaccurate_with_types(demo, monkeypatch):
     store, caps = demo
     clock = FakeClock()
-    monkeypatch.setattr("annotator.ui.annotate.page.time.monotonic", clock)
+    monkeypatch.setattr("annotator.ui.annotate.state.time.monotonic", clock)
     at = _open(store)
     assert "number 0" in _caption(at)
     assert len(at.checkbox) == len(taxonomy().types) and at.radio(key="ann_label").value is None
