@@ -50,6 +50,9 @@ def test_environment_working_directory_and_standard_input_are_the_runs_own(tmp_p
 
 
 def test_a_run_past_its_timeout_is_killed(tmp_path):
+    # The import reads a named pipe no one writes to: it waits there however fast the machine is (a command that
+    # only failed quickly ran inside a 0.01 s limit on an idle machine, and nothing was killed).
+    os.mkfifo(tmp_path / "items.jsonl")
     with pytest.raises(subprocess.TimeoutExpired):
-        zygote.run_annotator(["--db", "t.db", "users", "add", "ann1", "--role", "annotator", "--password-stdin"],
-                             cwd=tmp_path, input=None, timeout=0.01)
+        zygote.run_annotator(["--db", "t.db", "import", "jsonl", "--project", "p", "items.jsonl"],
+                             cwd=tmp_path, timeout=0.5)
