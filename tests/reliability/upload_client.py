@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import tempfile
 import time
 import urllib.request
@@ -90,8 +91,47 @@ def xsrf_cookie(base_url: str) -> str | None:
     return next((c.value for c in jar if c.name == "_streamlit_xsrf"), None)
 
 
-async def upload_through_the_page(base_url: str, pid: int, path: Path, user: str, password: str) -> dict:
-    """Log in, open the Data page, upload ``path`` as a native JSONL import and submit; memory figures."""
+def shown(text: str) -> str:
+    """The page's texts as a reader sees them: the Markdown escapes the app puts before punctuation removed."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _uploader(s: "Session", key: str):
+    """The file uploader whose key is ``key``, or ``key`` with the page's upload round after it (``key_1``…)."""
+    pattern = re.compile(rf"-{re.escape(key)}(_\d+)?$")
+    for el in s.last.elements.values():
+        if el.WhichOneof("type") == "file_uploader" and pattern.search(el.file_uploader.id):
+            return el.file_uploader
+    return None
+
+
+async def _import(s: "Session", base_url: str, path: Path, project: str, xsrf: str | None):
+    """Upload ``path`` with the JSONL form's uploader and press Import, as the page's form sends it; the run."""
+    fmt = s.widget("data_format", "selectbox")
+    jsonl_title = next(o for o in fmt.options if o.startswith("Native JSONL"))
+    box, uploader, submit = s.widget("data_jsonl_project", "text_input"), _uploader(s, "data_jsonl_file"), \
+        s.button("Import")
+    if box is None or uploader is None or submit is None:
+        raise ws_load.ProtocolError(f"no JSONL import form on the Data page: {s.texts()[:400]!r}")
+    file_id = str(uuid.uuid4())
+    put_file(base_url, s.session_id, file_id, path, xsrf)
+    from streamlit.proto.Common_pb2 import FileUploaderState
+    state = FileUploaderState()
+    info = state.uploaded_file_info.add()
+    info.file_id, info.name, info.size = file_id, path.name, path.stat().st_size
+    info.file_urls.file_id = file_id
+    info.file_urls.upload_url = info.file_urls.delete_url = f"/_stcore/upload_file/{s.session_id}/{file_id}"
+    # every widget's state goes with the submit, as the page sends it (one left out is back at its default)
+    widgets = [(fmt.id, "string_value", jsonl_title), (box.id, "string_value", project),
+               (submit.id, "trigger_value", True)]
+    return await s.rerun_with(widgets, uploader.id, state, timeout=3600)
+
+
+async def upload_through_the_page(base_url: str, pid: int, path: Path, user: str, password: str, *,
+                                  warm_up: Path | None = None) -> dict:
+    """Log in, open the Data page, upload ``path`` as a native JSONL import into project "uploaded" and submit;
+    memory figures. ``warm_up``, a small file, is imported first (into "warm-up"), so that "before" is read once
+    the import's code has been loaded and run ("first" is then read before the warm-up)."""
     import websockets
     xsrf = xsrf_cookie(base_url)
     s = Session(base_url)
@@ -112,34 +152,26 @@ async def upload_through_the_page(base_url: str, pid: int, path: Path, user: str
     jsonl_title = next(o for o in fmt.options if o.startswith("Native JSONL"))
     s.page_hash = ""
     await s.rerun([(fmt.id, "string_value", jsonl_title)], page_name="data")
-    project, uploader = s.widget("data_jsonl_project", "text_input"), s.widget("data_jsonl_file", "file_uploader")
-    submit = s.button("Import")
-    if project is None or uploader is None or submit is None:
-        raise ws_load.ProtocolError(f"no JSONL import form on the Data page: {s.texts()[:400]!r}")
     time.sleep(1.0)
-    before = status_kib(pid, "VmRSS")
-    session_id = s.session_id
-    file_id = str(uuid.uuid4())
+    before = first_rss = status_kib(pid, "VmRSS")
+    warm = None
+    if warm_up is not None:
+        result = await _import(s, base_url, warm_up, "warm-up", xsrf)
+        warm = shown(s.texts())
+        if result.exceptions:
+            raise ws_load.ProtocolError(f"the warm-up import raised: {result.exceptions[0][:400]}")
+        time.sleep(1.0)
+        before = status_kib(pid, "VmRSS")
     cpu0, t0 = cpu_seconds(pid), time.perf_counter()
-    put_file(base_url, session_id, file_id, path, xsrf)
-    from streamlit.proto.Common_pb2 import FileUploaderState
-    state = FileUploaderState()
-    info = state.uploaded_file_info.add()
-    info.file_id, info.name, info.size = file_id, path.name, path.stat().st_size
-    info.file_urls.file_id = file_id
-    info.file_urls.upload_url = info.file_urls.delete_url = f"/_stcore/upload_file/{session_id}/{file_id}"
-    # every widget's state goes with the submit, as the page sends it (one left out is back at its default)
-    msg_widgets = [(fmt.id, "string_value", jsonl_title), (project.id, "string_value", "uploaded"),
-                   (submit.id, "trigger_value", True)]
-    result = await s.rerun_with(msg_widgets, uploader.id, state, timeout=3600)
+    result = await _import(s, base_url, path, "uploaded", xsrf)
     wall, cpu = time.perf_counter() - t0, cpu_seconds(pid) - cpu0
-    outcome = s.texts()
+    outcome = shown(s.texts())
     time.sleep(1.0)
     after = status_kib(pid, "VmRSS")
     peak = status_kib(pid, "VmHWM")
     await s.close()
-    return {"before": before / 1024, "after": after / 1024, "peak": peak / 1024, "wall": wall, "cpu": cpu,
-            "outcome": outcome, "exceptions": result.exceptions}
+    return {"first": first_rss / 1024, "before": before / 1024, "after": after / 1024, "peak": peak / 1024,
+            "wall": wall, "cpu": cpu, "outcome": outcome, "warm_up": warm, "exceptions": result.exceptions}
 
 
 class Session(ws_load.StreamlitSession):
