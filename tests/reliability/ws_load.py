@@ -33,7 +33,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 #: ForwardMsg.script_finished values that end what the client waits for (a run that stops early for a rerun,
 #: st.rerun or a page switch, is followed by the next run).
 _DONE = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR}
-_CAPTION = re.compile(r'data-testid="ann-caption"[^>]*>([^<]*)<')
+# The caption element itself: the page's scripts name the same test id in their selectors.
+_CAPTION = re.compile(r'<div class="ann-caption" data-testid="ann-caption"[^>]*>([^<]*)<')
 
 
 class ProtocolError(RuntimeError):
