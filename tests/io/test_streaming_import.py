@@ -6,9 +6,6 @@ bench/import_bench.py prints it at 100,000 and 1,000,000 items."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +13,9 @@ import pytest
 from annotator.io import export_jsonl, import_jsonl, import_lines, jsonl, lines
 from annotator.store.exchange import caption_lines
 from annotator.store.projects import load_project, project_id, table_counts
+from tests.memory_helpers import PEAK_KIB, run_child
 from tests.store_helpers import refused
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -121,13 +118,7 @@ from annotator.io.textfiles import read_json
 from annotator.store import open_store
 mode, path, db = sys.argv[1:4]
 store = open_store("sqlite:///" + db)
-
-def peak_kib():
-    # VmHWM is this program's own high-water mark: ru_maxrss carries the larger peak of the process that
-    # started it across exec (a test worker of several hundred MiB), which hid the growth measured here.
-    with open("/proc/self/status") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
-
+""" + PEAK_KIB + """
 before = peak_kib()
 if mode == "jsonl":
     import_jsonl(store, "p", path)
@@ -151,11 +142,7 @@ BOUND_MIB = 45
 
 
 def _peak_growth(mode: str, path: Path, db: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", _CHILD, mode, str(path), str(db)], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return float(out.stdout.split()[-1])
+    return float(run_child(_CHILD, mode, path, db, timeout=600).split()[-1])
 
 
 @pytest.mark.slow

@@ -7,10 +7,7 @@ unchanged. The memory figures are measured on 100,000-line files in processes of
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,9 +20,9 @@ from annotator.store.corrections import current_corrections_frame
 from annotator.store.human_scores import scores_frame
 from annotator.store.judgements import current_frame
 from annotator.store.users import get_user
+from tests.memory_helpers import PEAK_KIB, run_child
 from tests.store_helpers import lines_project, refused
 
-ROOT = Path(__file__).resolve().parents[2]
 N = 10
 CAPTIONS = [f"A man is riding horse number {i} on a beach ." for i in range(N)]
 
@@ -241,11 +238,7 @@ import sys
 from annotator.store import open_store
 mode, path, db = sys.argv[1:4]
 store = open_store("sqlite:///" + db)
-
-def peak_kib():
-    with open("/proc/self/status") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
-
+""" + PEAK_KIB + """
 if mode.startswith("whole"):  # the whole file and the project's keys in memory: what a streaming import must beat
     from annotator.io.corrections import read_corrected_captions
     from annotator.io.human_scores import read_scores_csv
@@ -280,19 +273,11 @@ print((peak_kib() - before) / 1024)
 BOUND_MIB = {"scores": 50, "rows": 50, "corrections": 30}
 
 
-def _run(script: str, *args, timeout: int = 900) -> str:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", script, *map(str, args)], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=timeout)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return out.stdout
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["scores", "rows", "corrections"])
 def test_a_100k_line_import_stays_within_a_bound_the_whole_file_exceeds(tmp_path, mode):
     n = 100_000
-    _run(_SETUP, tmp_path, n)
+    run_child(_SETUP, tmp_path, n)
     path = tmp_path / f"{mode}.in"
     with path.open("w", encoding="utf-8") as fh:
         if mode == "scores":
@@ -308,6 +293,6 @@ def test_a_100k_line_import_stays_within_a_bound_the_whole_file_exceeds(tmp_path
     for run in (mode, "whole-" + mode):
         db = tmp_path / f"{run}.db"
         shutil.copy(tmp_path / "base.db", db)
-        growth[run] = float(_run(_CHILD, run, path, db).split()[-1])
+        growth[run] = float(run_child(_CHILD, run, path, db).split()[-1])
     assert growth["whole-" + mode] > BOUND_MIB[mode], growth
     assert growth[mode] <= BOUND_MIB[mode], growth
