@@ -12,11 +12,6 @@ with the corpus is a few arrays per reference token (bench/rescore_bench.py --pe
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from metric_helpers import edge_corpus, reference_scores
@@ -25,6 +20,7 @@ from annotator.metrics import Bleu, CiderD, RougeL, _ngrams
 from annotator.metrics.base import BatchedMetric
 from annotator.metrics.synthetic import synthetic_corpus
 from annotator.tokenize import whitespace
+from tests.memory_helpers import PEAK_KIB, run_child
 
 
 def _block_sizes(monkeypatch, metric, hyps, refs) -> tuple[list[int], list[int], list[int]]:
@@ -159,24 +155,22 @@ def test_rouge_keeps_the_masks_of_a_bounded_number_of_images(monkeypatch):
     assert got.values == want and got.per_segment == segs["ROUGE_L"]
 
 
-_CHILD = """
+_CHILD = PEAK_KIB + """
 import sys
 from annotator.metrics import REGISTRY, _ngrams, rouge
 from annotator.metrics.synthetic import synthetic_corpus
 n, metric, retain, kept = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 _ngrams.RETAIN_BYTES, rouge.KEPT_IMAGES = retain, kept
 
-def kib(key):
-    # this program's own figures (VmHWM: its high-water mark): ru_maxrss would carry the larger peak of the
-    # test worker that started it across exec
+def rss_kib():
     with open("/proc/self/status") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith(key))
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
 
 hyps, refs = synthetic_corpus(n, 5, seed=0)
-before = kib("VmRSS:")
+before = rss_kib()
 m = REGISTRY.create([metric])[0]
 m.aggregate(m.stats(hyps, m.prepare(refs, cache=False)))
-print((kib("VmHWM:") - before) / 1024)
+print((peak_kib() - before) / 1024)
 """
 
 #: Growth of the peak per caption (5 references) past what a prepared reference set keeps, in bytes: a million
@@ -185,12 +179,7 @@ PER_CAPTION = 2000
 
 
 def _peak_growth_mib(n: int, metric: str, retain: int, kept: int) -> float:
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(n), metric, str(retain), str(kept)], cwd=root, env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return float(out.stdout.split()[-1])
+    return float(run_child(_CHILD, n, metric, retain, kept, timeout=600).split()[-1])
 
 
 @pytest.mark.slow

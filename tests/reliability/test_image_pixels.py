@@ -15,15 +15,15 @@ from PIL import Image
 from annotator.cli import main
 from annotator.images import MAX_IMAGE_PIXELS
 from annotator.store.projects import load_project, project_names
+from tests.memory_helpers import PEAK_KIB
 
 ROOT = Path(__file__).resolve().parents[2]
 HUGE = (12000, 12000)
 
-# Peak memory of the render, read in a fresh process. VmHWM (the high-water mark of the process's memory) is
-# the figure ru_maxrss reports, but starts afresh at exec: ru_maxrss also carries the peak of the forking
-# parent, here the whole test run.
-RENDER = r"""
-import io, json, resource, sys, time
+# Peak memory of the render, read in a fresh process (peak_kib: VmHWM, which starts afresh at exec, where
+# ru_maxrss would carry the peak of the whole test run that forked it).
+RENDER = PEAK_KIB + r"""
+import io, json, sys, time
 sys.path.insert(0, sys.argv[1])
 from annotator.annotation import _item_jpeg
 from annotator.images import render_item_png
@@ -35,8 +35,7 @@ t = time.perf_counter()
 png = render_item_png(project.image_root, item)
 jpeg, note = _item_jpeg(project.image_root, item.image, tuple(item.boxes), item.width, item.height, True)
 seconds = time.perf_counter() - t
-hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM"))
-print(json.dumps({"peak_mib": hwm / 1024, "seconds": seconds, "png": png.hex(), "jpeg_bytes": len(jpeg), "note": note}))
+print(json.dumps({"peak_mib": peak_kib() / 1024, "seconds": seconds, "png": png.hex(), "jpeg_bytes": len(jpeg), "note": note}))
 """
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from annotator.accounts.access import PAGES
-from tests.ui.test_ui_packages import STILL_FLAT
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE_FILES = sorted((ROOT / "pages").glob("*.py"))
@@ -71,7 +70,7 @@ def test_page_follows_the_convention(path: Path):
         render_modules |= {alias.asname or alias.name for alias in node.names}
     assert len(render_modules) == 1, "one render module from annotator/ui"
     (module,) = render_modules
-    assert (ROOT / "annotator" / "ui" / module / "page.py").is_file() or f"{module}.py" in STILL_FLAT
+    assert (ROOT / "annotator" / "ui" / module / "page.py").is_file()
 
     code = [ast.unparse(node) for node in rest]
     rel = _rel(path)

@@ -16,8 +16,6 @@ LIMIT = 400
 SHARED = {"shell", "session", "widgets"}
 #: The log-in page is shown while nobody is logged in, so access.PAGES does not register it.
 SCREENS = {spec.page_id for spec in PAGES} | {"login"}
-#: What the checks below let be (none now: every screen is a package, no module over 400 lines).
-STILL_FLAT: set[str] = set()
 
 
 def _packages() -> set[str]:
@@ -25,20 +23,20 @@ def _packages() -> set[str]:
 
 
 def test_every_screen_is_a_package_with_its_page():
-    missing = sorted(s for s in SCREENS if not (UI / s / "page.py").is_file() and f"{s}.py" not in STILL_FLAT)
+    missing = sorted(s for s in SCREENS if not (UI / s / "page.py").is_file())
     assert missing == [], f"screens without annotator/ui/<screen>/page.py: {missing}"
-    assert _packages() == (SCREENS - {p[:-3] for p in STILL_FLAT}) | SHARED
+    assert _packages() == SCREENS | SHARED
 
 
 def test_the_ui_folder_holds_only_its_face_the_page_texts_and_packages():
-    loose = sorted(p.name for p in UI.iterdir() if p.name != "__pycache__" and p.name not in STILL_FLAT
+    loose = sorted(p.name for p in UI.iterdir() if p.name != "__pycache__"
                    and p.name not in ("__init__.py", "pages.toml") and not (p / "__init__.py").is_file())
     assert loose == [], f"annotator/ui/ holds what belongs in a package (a screen's, or shell, session, widgets): {loose}"
 
 
 def test_no_ui_module_is_over_400_lines():
     sizes = {p.relative_to(UI).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in UI.rglob("*.py")}
-    long = sorted(f"{name} ({n} lines)" for name, n in sizes.items() if n > LIMIT and name not in STILL_FLAT)
+    long = sorted(f"{name} ({n} lines)" for name, n in sizes.items() if n > LIMIT)
     assert long == [], f"ui modules over {LIMIT} lines (split them along what they draw: page, forms, tables):\n" \
         + "\n".join(long)
 
