@@ -70,7 +70,7 @@ The metric interface (``base.Metric``)
 
 * ``m.signature`` — settings string;
 * ``m.prepare(refs_or_samples)`` → ``Prepared``: the context-side work
-  (n-gram tables, CIDEr-D document frequencies, LCS masks), cached per
+  (n-gram tables, CIDEr-D document frequencies, ROUGE-L token keys), cached per
   reference set;
 * ``m.stats(hyps, refs_or_samples_or_prepared)`` or ``m.stats(samples)`` →
   N × ``m.width`` float array;

@@ -9,33 +9,47 @@ references (each maximised separately), and combine them as
 is the mean over captions (numpy's mean, as coco-caption).
 
 The LCS length comes from the bit-parallel algorithm of Allison & Dix /
-Crochemore et al. on Python integers: one pass over the caption tokens with a
-bit mask per reference token, instead of filling the O(n·m) table. It gives
-the same integer as coco-caption's ``my_lcs``; the scores then go through
-the same floating-point operations.
+Crochemore et al.: one pass over the caption tokens with, for each token, the
+bit mask of the reference positions that hold it, instead of filling the
+O(n·m) table. It gives the same integer as coco-caption's ``my_lcs``; the
+scores then go through the same floating-point operations.
 
-All references of an image run in the same pass (:func:`lcs_lengths`): their
-bit vectors sit side by side in one integer, each followed by a guard bit
-that catches the carry out of its reference and is cleared after every token,
-so each reference's bits evolve exactly as they would alone. One image's
-references then cost one big-integer step per caption token instead of one
-per token and reference, and one mask dictionary per image is kept instead of
-one per reference (the prepared references of 100,000 images take a third of
-the memory). A prepared reference set keeps the masks of :data:`KEPT_IMAGES`
-images; the others' are made when their captions are scored, so a million
-captions are scored within a bounded amount of memory.
+Every (caption, reference) pair of a block of captions runs at once with
+numpy (:func:`lcs_pairs`):
+
+* tokens are integer keys read from the UTF-8 bytes of the texts joined with
+  spaces (:func:`tokens`): a token of at most eight bytes without a NUL
+  byte is its bytes as one integer, any other token a number from a dict of
+  its bytes, so equal tokens have equal keys and different tokens different
+  keys — no Python string per token;
+* the pairs are grouped by reference length into words of 8, 16, 32 or 64
+  bits; for each caption position, the reference tokens of every pair are
+  compared with the caption's token and the comparisons packed into the
+  pairs' masks (``np.packbits``), then one vector step of the bit-parallel
+  recurrence runs over all pairs; a pair's bits above its reference's length
+  never reach the bits below, so word arithmetic that wraps is exact;
+* the few references longer than 64 tokens go through :func:`lcs_length` on
+  Python integers.
+
+A prepared reference set keeps the key of every reference token (8 bytes)
+and each reference's offset and length: about 0.5 GB for a million images of
+five ten-word references, where the masks of 200,000 images took 0.6 GB before.
 """
 
 from __future__ import annotations
 
-from .base import MeanScoreMetric, Prepared, Setting
+from itertools import chain, count, repeat
+
+import numpy as np
+
+from .base import BatchedMetric, MeanScoreMetric, Prepared, Setting
 
 BETA = 1.2
 _B2 = BETA ** 2          # the value coco-caption uses (self.beta**2)
 _ONE_B2 = 1 + BETA ** 2
 
 
-def lcs_length(tokens: list[str], masks: dict[str, int], m: int) -> int:
+def lcs_length(tokens: list, masks: dict, m: int) -> int:
     """LCS length of ``tokens`` and a sequence of length ``m`` given by its position masks."""
     if m == 0:
         return 0
@@ -48,48 +62,122 @@ def lcs_length(tokens: list[str], masks: dict[str, int], m: int) -> int:
     return m - (v & ((1 << m) - 1)).bit_count()
 
 
-def image_masks(refs: list[list[str]]) -> tuple[dict[str, int], int, tuple[tuple[int, int], ...]]:
-    """Position masks of an image's references side by side (see the module docs).
-
-    Returns ``(masks, start, segments)``: token → mask over all references,
-    the starting bit vector (every reference's bits set, guard bits clear)
-    and each reference's ``(offset, length)``.
-    """
-    masks: dict[str, int] = {}
-    segments = []
-    off = 0
-    for toks in refs:
-        for i, t in enumerate(toks, off):
-            masks[t] = masks.get(t, 0) | (1 << i)
-        segments.append((off, len(toks)))
-        off += len(toks) + 1  # the guard bit
-    start = 0
-    for o, m in segments:
-        start |= ((1 << m) - 1) << o
-    return masks, start, tuple(segments)
-
-
-def lcs_lengths(tokens: list[str], masks: dict[str, int], start: int,
-                segments: tuple[tuple[int, int], ...]) -> list[int]:
-    """LCS length of ``tokens`` with each reference of :func:`image_masks`, in one pass."""
-    v = start
-    for t in tokens:
-        u = masks.get(t)
-        if u:
-            u &= v
-            v = ((v + u) | (v - u)) & start  # u ⊆ v: no borrow; the mask clears the guard bits
-    return [m - ((v >> o) & ((1 << m) - 1)).bit_count() for o, m in segments]
-
-
-def position_masks(tokens: list[str]) -> dict[str, int]:
+def position_masks(tokens: list) -> dict:
     """Token → bit mask of the positions where it occurs."""
-    masks: dict[str, int] = {}
+    masks: dict = {}
     for i, t in enumerate(tokens):
         masks[t] = masks.get(t, 0) | (1 << i)
     return masks
 
 
-class RougeL(MeanScoreMetric):
+# -- token keys ------------------------------------------------------------------------------------------------
+# A token of at most eight bytes, none of them NUL, is keyed by its bytes read as a little-endian integer (the
+# empty token by 0): its lowest byte is its first, never 0 unless it is empty. Every other key has a zero lowest
+# byte and is not 0: the pads and the dict numbers of the other tokens, shifted left by a byte.
+_LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+_REF_PAD = 1 << 8        # the 64 keys after the last reference (read by lcs_pairs, never used)
+_UNKNOWN = 2 << 8        # a caption's dict-numbered token that no reference has
+_FIRST_NUMBER = 3        # dict numbers start here
+
+
+def tokens(texts: list[str], numbers: dict[bytes, int], new=None) -> tuple[np.ndarray, np.ndarray]:
+    """Keys (int64) of the tokens of ``texts``, ``str.split(" ")`` of each, all texts in a row, and each
+    text's number of tokens (int64).
+
+    Tokens that are not keyed by their bytes are numbered through ``numbers``
+    (bytes → number): with ``new`` (an iterator of fresh numbers, shared by
+    every call that adds to ``numbers``) unknown ones are added, otherwise
+    they get :data:`_UNKNOWN`.
+    """
+    # joined with single spaces, the texts split into exactly their tokens one after the other
+    joined = " ".join(texts)
+    ascii = joined.isascii()
+    data = joined.encode("ascii") if ascii else joined.encode("utf-8", "surrogatepass")
+    del joined
+    nb = len(data)
+    buf = np.zeros(nb + 8, dtype=np.uint8)  # room for an 8-byte read at every token start
+    raw = buf[:nb]
+    raw[:] = np.frombuffer(data, dtype=np.uint8)
+    spaces = np.flatnonzero(raw == 0x20)
+    starts = np.empty(len(spaces) + 1, dtype=np.int64)
+    starts[0] = 0
+    np.add(spaces, 1, out=starts[1:])
+    size = np.empty_like(starts)
+    size[:-1] = spaces
+    size[-1] = nb
+    size -= starts
+    words = np.ndarray((nb + 1,), dtype="<u8", buffer=buf, strides=(1,))
+    keys = (np.take(words, starts) & np.take(_LOW, np.minimum(size, 8))).view(np.int64)
+    other = size > 8
+    if data.find(0) >= 0:
+        other[np.searchsorted(starts, np.flatnonzero(raw == 0), side="right") - 1] = True
+    other = np.flatnonzero(other)
+    if len(other):
+        lo = starts[other]
+        pieces = list(map(data.__getitem__, map(slice, lo.tolist(), (lo + size[other]).tolist())))
+        if new is not None:
+            num = np.fromiter(map(numbers.setdefault, pieces, new), dtype=np.int64, count=len(pieces))
+            keys[other] = num << 8
+        else:
+            num = np.fromiter(map(numbers.get, pieces, repeat(-1)), dtype=np.int64, count=len(pieces))
+            keys[other] = np.where(num < 0, _UNKNOWN, num << 8)
+    if ascii:
+        # one byte per character: a text's first token is the one after the spaces before its first byte
+        at = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
+        np.cumsum(at, out=at)
+        counts = np.diff(np.searchsorted(spaces, at[:-1]), prepend=0, append=len(starts))
+    else:
+        counts = np.fromiter(map(str.count, texts, repeat(" ")), dtype=np.int64, count=len(texts)) + 1
+    return keys, counts
+
+
+# -- LCS of many pairs at once ---------------------------------------------------------------------------------
+#: Reference-length classes: (longest reference, word type of the masks).
+_WORDS = ((8, np.uint8), (16, np.uint16), (32, np.uint32), (64, np.uint64))
+_FULL = {c: np.array([(1 << k) - 1 for k in range(c + 1)], dtype=dt) for c, dt in _WORDS}
+
+
+def lcs_pairs(ref_keys: np.ndarray, ref_at: np.ndarray, ref_len: np.ndarray,
+              hyp_keys: np.ndarray, hyp_at: np.ndarray, hyp_len: np.ndarray) -> np.ndarray:
+    """LCS lengths (int64) of pairs of token sequences given as offsets and lengths into key arrays.
+
+    Pair ``p`` is ``ref_keys[ref_at[p]:ref_at[p] + ref_len[p]]`` against
+    ``hyp_keys[hyp_at[p]:hyp_at[p] + hyp_len[p]]``. ``ref_keys`` must hold 64
+    entries past the last reference (any values: they are read, never used).
+    """
+    out = np.zeros(len(ref_at), dtype=np.int64)
+    low = 0
+    for c, dt in _WORDS:
+        sel = np.flatnonzero((ref_len > low) & (ref_len <= c))
+        low = c
+        if not len(sel):
+            continue
+        # the longest captions first: at caption position j the pairs still running are a prefix
+        n = hyp_len[sel]
+        sel = sel[np.argsort(-(n.astype(np.int16) if n.max() < 1 << 15 else n), kind="stable")]  # int16: radix sort
+        m, n, h0 = ref_len[sel], hyp_len[sel], hyp_at[sel]
+        # each pair's c reference keys from its first token on: positions past the reference's end hold other
+        # keys, whose bits in the masks stay above bit m and never reach the bits below (the sum carries upwards
+        # only, and with u ⊆ v the difference borrows nowhere), so they need no padding
+        refs = np.lib.stride_tricks.sliding_window_view(ref_keys, c)[ref_at[sel]]
+        running = np.searchsorted(-n, -np.arange(int(n[0])), side="left")
+        full = _FULL[c][m]
+        v = full.copy()
+        for j, k in enumerate(running.tolist()):
+            # a row of c comparisons packs into exactly one word: the rows can be packed as one flat run
+            u = np.packbits(refs[:k] == hyp_keys[h0[:k] + j][:, None], axis=None, bitorder="little").view(dt)
+            vk = v[:k]
+            u &= vk
+            v[:k] = (vk + u) | (vk - u)
+        out[sel] = m - np.bitwise_count(v & full)
+    longer = np.flatnonzero(ref_len > low)
+    for p in longer.tolist():
+        r = ref_keys[ref_at[p]:ref_at[p] + ref_len[p]].tolist()
+        out[p] = lcs_length(hyp_keys[hyp_at[p]:hyp_at[p] + hyp_len[p]].tolist(), position_masks(r), len(r))
+    return out
+
+
+class RougeL(BatchedMetric, MeanScoreMetric):
     """ROUGE-L (LCS-based F-measure, β = 1.2), the mean of per-caption scores."""
 
     key = "rouge"
@@ -104,51 +192,58 @@ class RougeL(MeanScoreMetric):
     score_keys = ("ROUGE_L",)
 
     def _prepare(self, tok_refs: list[list[str]], samples=None) -> _RougeRefs:
-        keep = min(len(tok_refs), KEPT_IMAGES)
-        return _RougeRefs([image_masks([r.split(" ") for r in rs]) for rs in tok_refs[:keep]], tok_refs[keep:])
+        return _RougeRefs(tok_refs)
 
-    def _stats(self, hyps: list[str], prep: Prepared):
-        data = prep.data
-        return [[_score(h, data.masks(i))] for i, h in enumerate(hyps)]
+    def _rows(self, hyps: list[str], prep: Prepared, items: np.ndarray) -> np.ndarray:
+        """Scores of captions ``hyps``, caption j against the references of item ``items[j]``: every pair of a
+        caption and one of its references through :func:`lcs_pairs`, then the best precision and recall of
+        each caption (the pairs of a caption are consecutive) in coco-caption's F-measure."""
+        data: _RougeRefs = prep.data
+        H = len(hyps)
+        if not H:
+            return np.zeros((0, 1), dtype=np.float64)
+        hyp_keys, hyp_len = tokens(hyps, data.numbers)
+        hyp_start = np.cumsum(hyp_len) - hyp_len
+        first = data.first[items]
+        per = data.first[items + 1] - first
+        pair_hyp = np.repeat(np.arange(H), per)
+        heads = np.cumsum(per) - per  # each caption's first pair
+        pair_ref = np.arange(len(pair_hyp)) - np.repeat(heads - first, per)
+        m = data.lens[pair_ref]
+        n = hyp_len[pair_hyp]
+        lcs = lcs_pairs(data.keys, data.starts[pair_ref], m, hyp_keys, hyp_start[pair_hyp], n)
+        prec = np.maximum.reduceat(lcs / n, heads)
+        rec = np.maximum.reduceat(lcs / m, heads)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = (_ONE_B2 * prec * rec) / (rec + _B2 * prec)
+        score[(prec == 0) | (rec == 0)] = 0.0
+        return score.reshape(H, 1)
 
-    def _segment(self, hyp: str, prep: Prepared, index: int):
-        return [_score(hyp, prep.data.masks(index))]
 
-
-#: Images whose references' masks a prepared reference set keeps (about 3 KB each with five references): every
-#: image of 100,000, while the masks of a million would take 3 GB. The masks of the others are made again when
-#: their captions are scored (what scoring them cold costs anyway).
-KEPT_IMAGES = 200_000
+#: Images whose references are keyed at a time when references are prepared (the temporaries of a block stay
+#: small).
+IMAGES = 4096
 
 
 class _RougeRefs:
-    """The masks of the first :data:`KEPT_IMAGES` images (:func:`image_masks`), the tokenised references of
-    the others."""
+    """Token keys of every reference (:func:`tokens`) with each reference's offset and length, each image's
+    first reference, and the numbers of the tokens not keyed by their bytes."""
 
-    __slots__ = ("kept", "rest")
+    __slots__ = ("keys", "starts", "lens", "first", "numbers")
 
-    def __init__(self, kept: list, rest: list[list[str]]):
-        self.kept, self.rest = kept, rest
-
-    def masks(self, i: int) -> tuple[dict[str, int], int, tuple[tuple[int, int], ...]]:
-        """The masks of image ``i``'s references."""
-        if i < len(self.kept):
-            return self.kept[i]
-        return image_masks([r.split(" ") for r in self.rest[i - len(self.kept)]])
-
-
-def _score(hyp: str, refs: tuple[dict[str, int], int, tuple[tuple[int, int], ...]]) -> float:
-    toks = hyp.split(" ")
-    lc = len(toks)
-    prec_max = rec_max = 0.0
-    masks, start, segments = refs
-    for lcs, (_, m) in zip(lcs_lengths(toks, masks, start, segments), segments):
-        p = lcs / float(lc)
-        r = lcs / float(m)
-        if p > prec_max:
-            prec_max = p
-        if r > rec_max:
-            rec_max = r
-    if prec_max != 0 and rec_max != 0:
-        return ((_ONE_B2 * prec_max * rec_max) / float(rec_max + _B2 * prec_max))
-    return 0.0
+    def __init__(self, tok_refs: list[list[str]]):
+        per = np.fromiter(map(len, tok_refs), dtype=np.int64, count=len(tok_refs))
+        self.first = np.zeros(len(tok_refs) + 1, dtype=np.int64)
+        np.cumsum(per, out=self.first[1:])
+        self.numbers: dict[bytes, int] = {}
+        new = count(_FIRST_NUMBER)
+        keys, lens = [], []
+        for at in range(0, len(tok_refs), IMAGES):
+            k, n = tokens(list(chain.from_iterable(tok_refs[at:at + IMAGES])), self.numbers, new)
+            keys.append(k)
+            lens.append(n)
+        keys.append(np.full(64, _REF_PAD, dtype=np.int64))  # 64 past the end: lcs_pairs reads whole words
+        self.keys = np.concatenate(keys)
+        del keys
+        self.lens = np.concatenate(lens) if lens else np.zeros(0, dtype=np.int64)
+        self.starts = np.cumsum(self.lens) - self.lens

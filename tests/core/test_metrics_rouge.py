@@ -76,3 +76,60 @@ def test_resample_is_mean_of_drawn_captions():
     got = m.resample(st, w)[:, 0]
     assert got[0] == pytest.approx(m.aggregate(st).value, rel=1e-12)
     assert got[1] == pytest.approx(st[3, 0], rel=1e-12)
+
+
+# tokens that end at the eight bytes a key holds, hold NUL bytes (which a key by bytes could not tell from its
+# zero padding), are not ASCII (one character, several bytes), lone surrogates, whitespace that is not a space
+_ODD_TOKENS = ["", "a", "ab", "a\x00", "a\x00\x00", "\x00", "abcdefgh", "abcdefghi", "abcdefgh\x00", "1234567\x00",
+               "é", "éé", "ééééé", "\ud800", "\t", "x\ny", "A", "longtokenhere", "longtokenherf", "dog"]
+
+
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_token_keys_are_equal_exactly_when_the_tokens_are(ascii_only):
+    from annotator.metrics.rouge import tokens
+    rng = random.Random(3)
+    alphabet = [t for t in _ODD_TOKENS if t.isascii() or not ascii_only]
+    texts = [" ".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(300)]
+    numbers: dict[bytes, int] = {}
+    keys, counts = tokens(texts, numbers, iter(range(3, 10**6)))
+    words = [w for t in texts for w in t.split(" ")]
+    assert counts.tolist() == [len(t.split(" ")) for t in texts] and len(keys) == len(words)
+    first = {}
+    for w, k in zip(words, keys.tolist()):
+        assert first.setdefault(w, k) == k  # equal tokens, equal keys
+    assert len(set(first.values())) == len(first)  # different tokens, different keys
+    # a caption's tokens get the references' keys; those no reference has match none of them
+    hyp = ["dog longtokenhere " + "\x00" * 9 + " zzzzzzzzzz é"]
+    hk, hc = tokens(hyp, numbers)
+    assert hc.tolist() == [5]
+    assert hk[0] == first["dog"] and hk[1] == first["longtokenhere"]
+    assert not set(hk[2:4].tolist()) & set(first.values())
+    assert (hk[4] == first.get("é")) == (not ascii_only)
+
+
+def test_references_at_the_word_size_boundaries_and_past_64_tokens():
+    # the pairs are grouped by reference length into 8-, 16-, 32- and 64-bit words; longer references take
+    # the Python integers; every length on both sides of a boundary, against pycocoevalcap
+    rng = random.Random(5)
+    hyps, refs = [], []
+    for m in (1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 90):
+        for _ in range(12):
+            refs.append([" ".join(rng.choice("abcd") for _ in range(k)) for k in (m, rng.randint(1, 70))])
+            hyps.append(" ".join(rng.choice("abcde") for _ in range(rng.choice((1, 5, 20, 70)))))
+    want, segs = coco(hyps, refs)
+    got = RougeL().corpus_score(hyps, refs)
+    assert got.per_segment == segs and got.value == want
+
+
+def test_odd_tokens_score_as_in_coco_caption():
+    rng = random.Random(7)
+    hyps = [" ".join(rng.choice(_ODD_TOKENS) for _ in range(rng.randint(1, 20))) for _ in range(400)]
+    refs = [[" ".join(rng.choice(_ODD_TOKENS) for _ in range(rng.randint(1, 20))) for _ in range(rng.randint(1, 5))]
+            for _ in range(400)]
+    want, segs = coco(hyps, refs)
+    m = RougeL()
+    prep = m.prepare(refs)
+    got = m.aggregate(m.stats(hyps, prep), per_segment=True)
+    assert got.per_segment == segs and got.value == want
+    picked = list(range(399, -1, -9))
+    assert m.stats_at([hyps[i] for i in picked], prep, picked)[:, 0].tolist() == [segs[i] for i in picked]

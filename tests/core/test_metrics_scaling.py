@@ -6,7 +6,7 @@ works on an array that grows with the corpus, none leaves the processor's cache 
 fresh memory on every call, which is what made the cost grow as n^1.14–1.34.
 
 Memory is bounded the same way: a prepared reference set keeps blocks of tables up to a budget and builds the
-others again when their captions are scored (ROUGE-L: the masks of a bounded number of images), so what grows
+others again when their captions are scored (ROUGE-L keeps one 8-byte key per reference token), so what grows
 with the corpus is a few arrays per reference token (bench/rescore_bench.py --peak 1000000 prints the peak).
 """
 
@@ -89,14 +89,17 @@ def test_block_boundaries_are_found_without_converting_the_whole_array(monkeypat
     assert all(ref_item[r[b - 1]] != ref_item[r[b]] for _, b in cuts[:-1])  # whole images
 
 
-def test_rouge_scores_all_references_of_an_image_in_one_pass():
-    from annotator.metrics.rouge import image_masks, lcs_length, lcs_lengths, position_masks
+def test_rouge_scores_every_pair_of_a_block_in_one_pass():
+    # the pairs of a block of captions run side by side (rouge.lcs_pairs): equal to one pair at a time
+    from annotator.metrics.rouge import lcs_pairs, lcs_length, position_masks
     rng = np.random.default_rng(0)
-    for _ in range(300):
-        refs = [[str(t) for t in rng.integers(0, 5, rng.integers(1, 70))] for _ in range(rng.integers(1, 6))]
-        hyp = [str(t) for t in rng.integers(0, 5, rng.integers(1, 20))]
-        masks, start, segments = image_masks(refs)
-        assert lcs_lengths(hyp, masks, start, segments) == [lcs_length(hyp, position_masks(r), len(r)) for r in refs]
+    refs = [rng.integers(0, 5, rng.integers(1, 70)) for _ in range(400)]
+    hyps = [rng.integers(0, 5, rng.integers(1, 20)) for _ in range(400)]
+    ref_keys = np.concatenate(refs + [rng.integers(0, 5, 64)])  # 64 past the end: read, never used
+    hyp_keys = np.concatenate(hyps)
+    ref_len, hyp_len = np.array([len(r) for r in refs]), np.array([len(h) for h in hyps])
+    got = lcs_pairs(ref_keys, np.cumsum(ref_len) - ref_len, ref_len, hyp_keys, np.cumsum(hyp_len) - hyp_len, hyp_len)
+    assert got.tolist() == [lcs_length(h.tolist(), position_masks(r.tolist()), len(r)) for r, h in zip(refs, hyps)]
     hyps, refs = edge_corpus(5, 120)
     want, segs = reference_scores("rouge", hyps, refs)
     got = RougeL().corpus_score(hyps, refs)
@@ -143,13 +146,16 @@ def test_blocks_past_the_memory_budget_are_dropped_and_built_again_alike(monkeyp
     assert np.array_equal(metric.stats_at([hyps[i] for i in picked], prep, picked), metric.stats(hyps, prep)[picked])
 
 
-def test_rouge_keeps_the_masks_of_a_bounded_number_of_images(monkeypatch):
-    from annotator.metrics import rouge
+def test_rouge_keeps_a_bounded_number_of_bytes_per_reference_token():
+    # what bounds ROUGE-L's memory at a million captions: a prepared reference set holds one 8-byte key per
+    # reference token and two numbers per reference (the masks it kept before took about 3 KB per image)
     hyps, refs = edge_corpus(4, 150)
-    monkeypatch.setattr(rouge, "KEPT_IMAGES", 40)
     prep = RougeL().prepare(refs, cache=False)
-    assert len(prep.data.kept) == 40 and len(prep.data.rest) == 110
-    assert prep.data.masks(120) == rouge.image_masks([r.split(" ") for r in refs[120]])
+    d = prep.data
+    tokens = sum(len(r.split(" ")) for rs in refs for r in rs)
+    assert len(d.keys) == tokens + 64 and len(d.lens) == len(d.starts) == sum(map(len, refs))
+    held = d.keys.nbytes + d.lens.nbytes + d.starts.nbytes + d.first.nbytes
+    assert held <= 8 * (tokens + 64) + 16 * len(d.lens) + 8 * (len(refs) + 1)
     want, segs = reference_scores("rouge", hyps, refs)
     got = RougeL().corpus_score(hyps, prep)
     assert got.values == want and got.per_segment == segs["ROUGE_L"]
@@ -157,10 +163,10 @@ def test_rouge_keeps_the_masks_of_a_bounded_number_of_images(monkeypatch):
 
 _CHILD = PEAK_KIB + """
 import sys
-from annotator.metrics import REGISTRY, _ngrams, rouge
+from annotator.metrics import REGISTRY, _ngrams
 from annotator.metrics.synthetic import synthetic_corpus
-n, metric, retain, kept = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-_ngrams.RETAIN_BYTES, rouge.KEPT_IMAGES = retain, kept
+n, metric, retain = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+_ngrams.RETAIN_BYTES = retain
 
 def rss_kib():
     with open("/proc/self/status") as fh:
@@ -178,17 +184,17 @@ print((peak_kib() - before) / 1024)
 PER_CAPTION = 2000
 
 
-def _peak_growth_mib(n: int, metric: str, retain: int, kept: int) -> float:
-    return float(run_child(_CHILD, n, metric, retain, kept, timeout=600).split()[-1])
+def _peak_growth_mib(n: int, metric: str, retain: int) -> float:
+    return float(run_child(_CHILD, n, metric, retain, timeout=600).split()[-1])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("metric", ["bleu", "rouge", "cider"])
 def test_peak_memory_grows_by_a_bounded_amount_per_caption_past_what_is_kept(metric):
-    # the tables kept are bounded (RETAIN_BYTES, KEPT_IMAGES: small here, so both sizes fill them); what grows
-    # with the corpus besides is a few arrays per reference token. Keeping every image's tables, as before,
-    # grows by 4-8 KB per caption (5 GB for BLEU, 8 GB for CIDEr-D at a million captions)
+    # the tables kept are bounded (RETAIN_BYTES: small here, so both sizes fill it); what grows with the corpus
+    # besides is a few arrays per reference token (all of ROUGE-L's: one key per token). Keeping every image's
+    # tables, as before, grows by 4-8 KB per caption (5 GB for BLEU, 8 GB for CIDEr-D at a million captions)
     small, large = 20_000, 60_000
-    growth = [_peak_growth_mib(n, metric, 16 << 20, 2_000) for n in (small, large)]
+    growth = [_peak_growth_mib(n, metric, 16 << 20) for n in (small, large)]
     per_caption = (growth[1] - growth[0]) * 2**20 / (large - small)
     assert per_caption <= PER_CAPTION, f"{metric}: {per_caption:.0f} bytes per caption (peak {growth} MiB)"
