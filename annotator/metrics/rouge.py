@@ -78,6 +78,8 @@ _LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 _REF_PAD = 1 << 8        # the 64 keys after the last reference (read by lcs_pairs, never used)
 _UNKNOWN = 2 << 8        # a caption's dict-numbered token that no reference has
 _FIRST_NUMBER = 3        # dict numbers start here
+_JOIN = "\x1f"           # joins the texts of a block (any character other than a space would do)
+_JOIN_BYTE = 0x1F
 
 
 def tokens(texts: list[str], numbers: dict[bytes, int], new=None) -> tuple[np.ndarray, np.ndarray]:
@@ -89,21 +91,28 @@ def tokens(texts: list[str], numbers: dict[bytes, int], new=None) -> tuple[np.nd
     every call that adds to ``numbers``) unknown ones are added, otherwise
     they get :data:`_UNKNOWN`.
     """
-    # joined with single spaces, the texts split into exactly their tokens one after the other
-    joined = " ".join(texts)
-    ascii = joined.isascii()
-    data = joined.encode("ascii") if ascii else joined.encode("utf-8", "surrogatepass")
+    # joined with the joiner, which ends a token as a space does, the texts split into exactly their tokens one
+    # after the other, and the joiners mark where each text ends; texts that hold it are joined with spaces
+    joined = _JOIN.join(texts)
+    marked = joined.count(_JOIN) == len(texts) - 1
+    if not marked:
+        joined = " ".join(texts)
+    data = joined.encode("ascii") if joined.isascii() else joined.encode("utf-8", "surrogatepass")
     del joined
     nb = len(data)
     buf = np.zeros(nb + 8, dtype=np.uint8)  # room for an 8-byte read at every token start
     raw = buf[:nb]
     raw[:] = np.frombuffer(data, dtype=np.uint8)
-    spaces = np.flatnonzero(raw == 0x20)
-    starts = np.empty(len(spaces) + 1, dtype=np.int64)
+    cut = raw == 0x20
+    if marked:
+        cut |= raw == _JOIN_BYTE
+    cuts = np.flatnonzero(cut)
+    del cut
+    starts = np.empty(len(cuts) + 1, dtype=np.int64)
     starts[0] = 0
-    np.add(spaces, 1, out=starts[1:])
+    np.add(cuts, 1, out=starts[1:])
     size = np.empty_like(starts)
-    size[:-1] = spaces
+    size[:-1] = cuts
     size[-1] = nb
     size -= starts
     words = np.ndarray((nb + 1,), dtype="<u8", buffer=buf, strides=(1,))
@@ -121,11 +130,9 @@ def tokens(texts: list[str], numbers: dict[bytes, int], new=None) -> tuple[np.nd
         else:
             num = np.fromiter(map(numbers.get, pieces, repeat(-1)), dtype=np.int64, count=len(pieces))
             keys[other] = np.where(num < 0, _UNKNOWN, num << 8)
-    if ascii:
-        # one byte per character: a text's first token is the one after the spaces before its first byte
-        at = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
-        np.cumsum(at, out=at)
-        counts = np.diff(np.searchsorted(spaces, at[:-1]), prepend=0, append=len(starts))
+    if marked:
+        # text k's last token is the one before its joiner
+        counts = np.diff(np.flatnonzero(raw[cuts] == _JOIN_BYTE), prepend=-1, append=len(cuts))
     else:
         counts = np.fromiter(map(str.count, texts, repeat(" ")), dtype=np.int64, count=len(texts)) + 1
     return keys, counts

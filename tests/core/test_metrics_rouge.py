@@ -80,15 +80,17 @@ def test_resample_is_mean_of_drawn_captions():
 
 # tokens that end at the eight bytes a key holds, hold NUL bytes (which a key by bytes could not tell from its
 # zero padding), are not ASCII (one character, several bytes), lone surrogates, whitespace that is not a space
+# (the joiner of the texts, \x1f, is one: texts that hold it are joined otherwise)
 _ODD_TOKENS = ["", "a", "ab", "a\x00", "a\x00\x00", "\x00", "abcdefgh", "abcdefghi", "abcdefgh\x00", "1234567\x00",
                "é", "éé", "ééééé", "\ud800", "\t", "x\ny", "A", "longtokenhere", "longtokenherf", "dog"]
 
 
-@pytest.mark.parametrize("ascii_only", [True, False])
-def test_token_keys_are_equal_exactly_when_the_tokens_are(ascii_only):
+@pytest.mark.parametrize("texts", ["ascii", "utf-8", "joiner"])
+def test_token_keys_are_equal_exactly_when_the_tokens_are(texts):
     from annotator.metrics.rouge import tokens
     rng = random.Random(3)
-    alphabet = [t for t in _ODD_TOKENS if t.isascii() or not ascii_only]
+    ascii_only = texts == "ascii"
+    alphabet = [t for t in _ODD_TOKENS if t.isascii() or not ascii_only] + (["a\x1fb", "\x1f"] if texts == "joiner" else [])
     texts = [" ".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(300)]
     numbers: dict[bytes, int] = {}
     keys, counts = tokens(texts, numbers, iter(range(3, 10**6)))
