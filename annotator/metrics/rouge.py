@@ -82,9 +82,9 @@ _JOIN = "\x1f"           # joins the texts of a block (any character other than 
 _JOIN_BYTE = 0x1F
 
 
-def tokens(texts: list[str], numbers: dict[bytes, int], new=None) -> tuple[np.ndarray, np.ndarray]:
-    """Keys (int64) of the tokens of ``texts``, ``str.split(" ")`` of each, all texts in a row, and each
-    text's number of tokens (int64).
+def tokens(texts: list[str], numbers: dict[bytes, int], new=None, spare: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Keys (int64) of the tokens of ``texts``, ``str.split(" ")`` of each, all texts in a row and then
+    ``spare`` more (:data:`_REF_PAD`), and each text's number of tokens (int64).
 
     Tokens that are not keyed by their bytes are numbered through ``numbers``
     (bytes → number): with ``new`` (an iterator of fresh numbers, shared by
@@ -93,19 +93,22 @@ def tokens(texts: list[str], numbers: dict[bytes, int], new=None) -> tuple[np.nd
     """
     # joined with the joiner, which ends a token as a space does, the texts split into exactly their tokens one
     # after the other, and the joiners mark where each text ends; texts that hold it are joined with spaces
-    joined = _JOIN.join(texts)
-    marked = joined.count(_JOIN) == len(texts) - 1
-    if not marked:
-        joined = " ".join(texts)
-    data = joined.encode("ascii") if joined.isascii() else joined.encode("utf-8", "surrogatepass")
-    del joined
-    nb = len(data)
-    buf = np.zeros(nb + 8, dtype=np.uint8)  # room for an 8-byte read at every token start
-    raw = buf[:nb]
-    raw[:] = np.frombuffer(data, dtype=np.uint8)
-    cut = raw == 0x20
-    if marked:
-        cut |= raw == _JOIN_BYTE
+    for joiner in (_JOIN, " "):
+        joined = joiner.join(texts)
+        data = joined.encode("ascii") if joined.isascii() else joined.encode("utf-8", "surrogatepass")
+        del joined
+        nb = len(data)
+        buf = np.zeros(nb + 8, dtype=np.uint8)  # room for an 8-byte read at every token start
+        raw = buf[:nb]
+        raw[:] = np.frombuffer(data, dtype=np.uint8)
+        cut = raw == 0x20
+        if joiner == " ":
+            break
+        joins = raw == _JOIN_BYTE
+        if np.count_nonzero(joins) == len(texts) - 1:
+            cut |= joins
+            break
+    marked = joiner == _JOIN
     cuts = np.flatnonzero(cut)
     del cut
     starts = np.empty(len(cuts) + 1, dtype=np.int64)
@@ -116,7 +119,13 @@ def tokens(texts: list[str], numbers: dict[bytes, int], new=None) -> tuple[np.nd
     size[-1] = nb
     size -= starts
     words = np.ndarray((nb + 1,), dtype="<u8", buffer=buf, strides=(1,))
-    keys = (np.take(words, starts) & np.take(_LOW, np.minimum(size, 8))).view(np.int64)
+    out = np.empty(len(starts) + spare, dtype=np.uint64)
+    keys = out[:len(starts)]
+    np.take(words, starts, out=keys)
+    keys &= np.take(_LOW, np.minimum(size, 8))
+    out[len(starts):] = _REF_PAD
+    out = out.view(np.int64)
+    keys = keys.view(np.int64)
     other = size > 8
     if data.find(0) >= 0:
         other[np.searchsorted(starts, np.flatnonzero(raw == 0), side="right") - 1] = True
@@ -135,7 +144,7 @@ def tokens(texts: list[str], numbers: dict[bytes, int], new=None) -> tuple[np.nd
         counts = np.diff(np.flatnonzero(raw[cuts] == _JOIN_BYTE), prepend=-1, append=len(cuts))
     else:
         counts = np.fromiter(map(str.count, texts, repeat(" ")), dtype=np.int64, count=len(texts)) + 1
-    return keys, counts
+    return out, counts
 
 
 # -- LCS of many pairs at once ---------------------------------------------------------------------------------
@@ -184,6 +193,13 @@ def lcs_pairs(ref_keys: np.ndarray, ref_at: np.ndarray, ref_len: np.ndarray,
     return out
 
 
+#: Images whose references' keys are kept in one array: the references are keyed a block at a time, with
+#: temporaries that stay in the processor's cache (2,048 images took 15 % less time than 8,192 and half as much
+#: as 16,384) and no copy of all the keys at the end; a corpus's captions are scored a block of images at a
+#: time too (:attr:`RougeL.block`).
+IMAGES = 2048
+
+
 class RougeL(BatchedMetric, MeanScoreMetric):
     """ROUGE-L (LCS-based F-measure, β = 1.2), the mean of per-caption scores."""
 
@@ -197,18 +213,34 @@ class RougeL(BatchedMetric, MeanScoreMetric):
     citation = "Lin. ROUGE: A Package for Automatic Evaluation of Summaries. Text Summarization Branches Out (ACL workshop) 2004."
     link = "https://aclanthology.org/W04-1013/"
     score_keys = ("ROUGE_L",)
+    #: Captions per :meth:`_rows` call: those of one block of images.
+    block = IMAGES
 
     def _prepare(self, tok_refs: list[list[str]], samples=None) -> _RougeRefs:
         return _RougeRefs(tok_refs)
 
     def _rows(self, hyps: list[str], prep: Prepared, items: np.ndarray) -> np.ndarray:
-        """Scores of captions ``hyps``, caption j against the references of item ``items[j]``: every pair of a
-        caption and one of its references through :func:`lcs_pairs`, then the best precision and recall of
-        each caption (the pairs of a caption are consecutive) in coco-caption's F-measure."""
-        data: _RougeRefs = prep.data
+        """Scores of captions ``hyps``, caption j against the references of item ``items[j]``, the captions of
+        each block of images (:data:`IMAGES`) together (:meth:`_block_rows`)."""
         H = len(hyps)
+        out = np.zeros((H, 1), dtype=np.float64)
         if not H:
-            return np.zeros((0, 1), dtype=np.float64)
+            return out
+        blocks = items // IMAGES
+        if (blocks == blocks[0]).all():  # a corpus's block of rows is one block of images
+            out[:, 0] = self._block_rows(hyps, prep.data, int(blocks[0]), items)
+            return out
+        order = np.argsort(blocks, kind="stable")
+        cuts = np.flatnonzero(np.diff(blocks[order])) + 1
+        for sel in np.split(order, cuts):
+            out[sel, 0] = self._block_rows([hyps[j] for j in sel.tolist()], prep.data, int(blocks[sel[0]]), items[sel])
+        return out
+
+    def _block_rows(self, hyps: list[str], data: _RougeRefs, block: int, items: np.ndarray) -> np.ndarray:
+        """Scores of captions whose items are all in one block of images: every pair of a caption and one of
+        its references through :func:`lcs_pairs`, then each caption's best precision and best recall (its pairs
+        are consecutive) in coco-caption's F-measure."""
+        H = len(hyps)
         hyp_keys, hyp_len = tokens(hyps, data.numbers)
         hyp_start = np.cumsum(hyp_len) - hyp_len
         first = data.first[items]
@@ -218,23 +250,19 @@ class RougeL(BatchedMetric, MeanScoreMetric):
         pair_ref = np.arange(len(pair_hyp)) - np.repeat(heads - first, per)
         m = data.lens[pair_ref]
         n = hyp_len[pair_hyp]
-        lcs = lcs_pairs(data.keys, data.starts[pair_ref], m, hyp_keys, hyp_start[pair_hyp], n)
+        lcs = lcs_pairs(data.keys[block], data.starts[pair_ref], m, hyp_keys, hyp_start[pair_hyp], n)
         prec = np.maximum.reduceat(lcs / n, heads)
         rec = np.maximum.reduceat(lcs / m, heads)
         with np.errstate(divide="ignore", invalid="ignore"):
             score = (_ONE_B2 * prec * rec) / (rec + _B2 * prec)
         score[(prec == 0) | (rec == 0)] = 0.0
-        return score.reshape(H, 1)
-
-
-#: Images whose references are keyed at a time when references are prepared (the temporaries of a block stay
-#: small).
-IMAGES = 4096
+        return score
 
 
 class _RougeRefs:
-    """Token keys of every reference (:func:`tokens`) with each reference's offset and length, each image's
-    first reference, and the numbers of the tokens not keyed by their bytes."""
+    """The token keys of each block of images' references (:func:`tokens`, 64 more after the last), each
+    reference's offset in its block's keys and its length, each image's first reference, and the numbers of
+    the tokens not keyed by their bytes."""
 
     __slots__ = ("keys", "starts", "lens", "first", "numbers")
 
@@ -244,13 +272,13 @@ class _RougeRefs:
         np.cumsum(per, out=self.first[1:])
         self.numbers: dict[bytes, int] = {}
         new = count(_FIRST_NUMBER)
-        keys, lens = [], []
+        self.keys: list[np.ndarray] = []
+        lens, starts = [], []
         for at in range(0, len(tok_refs), IMAGES):
-            k, n = tokens(list(chain.from_iterable(tok_refs[at:at + IMAGES])), self.numbers, new)
-            keys.append(k)
-            lens.append(n)
-        keys.append(np.full(64, _REF_PAD, dtype=np.int64))  # 64 past the end: lcs_pairs reads whole words
-        self.keys = np.concatenate(keys)
-        del keys
-        self.lens = np.concatenate(lens) if lens else np.zeros(0, dtype=np.int64)
-        self.starts = np.cumsum(self.lens) - self.lens
+            # 64 keys after the last reference: lcs_pairs reads whole words
+            k, n = tokens(list(chain.from_iterable(tok_refs[at:at + IMAGES])), self.numbers, new, spare=64)
+            self.keys.append(k)
+            lens.append(n.astype(np.int32))
+            starts.append((np.cumsum(n) - n).astype(np.int32))
+        self.lens = np.concatenate(lens) if lens else np.zeros(0, dtype=np.int32)
+        self.starts = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int32)

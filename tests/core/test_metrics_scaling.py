@@ -146,19 +146,27 @@ def test_blocks_past_the_memory_budget_are_dropped_and_built_again_alike(monkeyp
     assert np.array_equal(metric.stats_at([hyps[i] for i in picked], prep, picked), metric.stats(hyps, prep)[picked])
 
 
-def test_rouge_keeps_a_bounded_number_of_bytes_per_reference_token():
+def test_rouge_keeps_a_bounded_number_of_bytes_per_reference_token(monkeypatch):
     # what bounds ROUGE-L's memory at a million captions: a prepared reference set holds one 8-byte key per
-    # reference token and two numbers per reference (the masks it kept before took about 3 KB per image)
+    # reference token (in one array per block of images, 64 more after each) and two 4-byte numbers per
+    # reference (the masks it kept before took about 3 KB per image)
+    from annotator.metrics import rouge
+    monkeypatch.setattr(rouge, "IMAGES", 40)
     hyps, refs = edge_corpus(4, 150)
-    prep = RougeL().prepare(refs, cache=False)
+    metric = RougeL()
+    prep = metric.prepare(refs, cache=False)
     d = prep.data
     tokens = sum(len(r.split(" ")) for rs in refs for r in rs)
-    assert len(d.keys) == tokens + 64 and len(d.lens) == len(d.starts) == sum(map(len, refs))
-    held = d.keys.nbytes + d.lens.nbytes + d.starts.nbytes + d.first.nbytes
-    assert held <= 8 * (tokens + 64) + 16 * len(d.lens) + 8 * (len(refs) + 1)
+    assert len(d.keys) == 4 and sum(len(k) for k in d.keys) == tokens + 4 * 64
+    assert len(d.lens) == len(d.starts) == sum(map(len, refs))
+    held = sum(k.nbytes for k in d.keys) + d.lens.nbytes + d.starts.nbytes + d.first.nbytes
+    assert held <= 8 * (tokens + 4 * 64) + 8 * len(d.lens) + 8 * (len(refs) + 1)
+    # the numbers stay pycocoevalcap's, captions of one block or of several scored together
     want, segs = reference_scores("rouge", hyps, refs)
-    got = RougeL().corpus_score(hyps, prep)
+    got = metric.aggregate(metric.stats(hyps, prep), per_segment=True)
     assert got.values == want and got.per_segment == segs["ROUGE_L"]
+    picked = list(range(len(hyps) - 1, -1, -7))
+    assert metric.stats_at([hyps[i] for i in picked], prep, picked)[:, 0].tolist() == [segs["ROUGE_L"][i] for i in picked]
 
 
 _CHILD = PEAK_KIB + """
