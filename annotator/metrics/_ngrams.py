@@ -59,6 +59,7 @@ from itertools import chain
 
 import numpy as np
 
+from ..keytable import KeyTable
 from ..tokenize.whitespace import caption_tokens, ref_tokens
 
 #: Largest key range sorted with one 16-bit radix pass; larger ranges take one
@@ -68,9 +69,22 @@ MAX_PACKED_VOCAB = (1 << 16) - 2
 
 
 def stable_argsort(keys: np.ndarray, size: int) -> np.ndarray:
-    """Stable argsort of integer keys in ``[0, size)`` by least-significant-digit radix passes of 16 bits."""
+    """Stable argsort of integer keys in ``[0, size)``.
+
+    A range of 16 bits takes numpy's radix sort. A larger one packs each key with its position (``key << b |
+    position``) and sorts the packed values: positions break ties, so the order is stable, and numpy sorts
+    plain integers with vector instructions, several times faster than its stable argsort (a merge sort).
+    Ranges too large to pack take one radix pass per 16 bits.
+    """
     if size - 1 <= MAX_PACKED_VOCAB:
         return np.argsort(keys.astype(np.uint16), kind="stable")
+    bits = max(1, (len(keys) - 1).bit_length())
+    if size <= 1 << (63 - bits):
+        packed = keys.astype(np.int64) << bits
+        packed |= np.arange(len(keys), dtype=np.int64)
+        packed.sort()
+        packed &= (1 << bits) - 1
+        return packed
     if size > 1 << 48:  # pragma: no cover - far beyond any caption corpus
         return np.argsort(keys, kind="stable")
     perm = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
@@ -168,6 +182,9 @@ BLOCK = 1 << 16
 IMAGES = 8192
 #: Token positions per step of the corpus-wide passes (numbering an order's n-grams).
 TOKENS = 1 << 18
+#: Code ranges up to this size (or a few times the number of occurrences) are numbered through a table over the
+#: range; larger ones through a hash table (:class:`annotator.keytable.KeyTable`). Tests lower it.
+DIRECT_RANGE = 1 << 20
 #: Bytes of block tables a prepared reference set keeps. Blocks beyond are built again when captions of their
 #: images are scored (from the token arrays, which then stay): memory stays bounded at any corpus size, while
 #: every block of 100,000 images × 5 references is kept (118 MiB for BLEU, 320 MiB for CIDEr-D).
@@ -259,7 +276,8 @@ def _number_order(ix: RefIndex, prev: np.ndarray, ids: np.ndarray, k: int, size:
 
     Two passes over the corpus, :data:`TOKENS` positions at a time: the distinct codes, then each position's
     id. A code range of at most a few times the number of occurrences is numbered through a table over the
-    range (no hashing); a larger one through a hash table of the sorted distinct codes.
+    range (no hashing, the codes kept in the id array between the passes); a larger one through a hash table of
+    the sorted distinct codes.
     """
     steps = list(_ref_steps(ix))
 
@@ -272,27 +290,32 @@ def _number_order(ix: RefIndex, prev: np.ndarray, ids: np.ndarray, k: int, size:
         return idx, c
 
     count = int(np.maximum(ix.lens - k, 0).sum())
-    if size <= max(1 << 20, 4 * count):
+    d = np.zeros(len(ids), dtype=np.int32)  # positions that start no k-gram are never read
+    if size <= max(DIRECT_RANGE, 4 * count) and size <= 1 << 31:
+        # codes fit in the ids' int32: the first pass leaves each position's code in place, the second
+        # turns codes into ids through a table over the range (no hashing, no codes computed again)
         seen = np.zeros(size, dtype=bool)
         for a, b in steps:
-            seen[codes(a, b)[1]] = True
+            idx, c = codes(a, b)
+            seen[c] = True
+            d[idx] = c
         keys = np.flatnonzero(seen)
         del seen
         number = np.zeros(size, dtype=np.int32)
         number[keys] = np.arange(len(keys), dtype=np.int32)
-        lookup = number.__getitem__
-    else:
-        import pandas as pd
-        uniq = [np.unique(codes(a, b)[1]) for a, b in steps]
-        keys = np.unique(np.concatenate(uniq)) if uniq else np.zeros(0, dtype=np.int64)
-        del uniq
-        index = pd.Index(keys)
-        lookup = index.get_indexer
-    d = np.zeros(len(ids), dtype=np.int32)  # positions that start no k-gram are never read
+        for a, b in steps if len(keys) else ():
+            t0, t1 = int(ix.tok_start[a]), int(ix.tok_start[b])
+            d[t0:t1] = number[d[t0:t1]]
+        return keys.astype(np.int64, copy=False), d
+    uniq = [np.unique(codes(a, b)[1]) for a, b in steps]
+    keys = np.unique(np.concatenate(uniq)) if uniq else np.zeros(0, dtype=np.int64)
+    del uniq
+    table = KeyTable(len(keys))
+    table.add(keys, np.arange(len(keys), dtype=np.int32))
     for a, b in steps:
         idx, c = codes(a, b)
-        d[idx] = lookup(c)
-    return keys.astype(np.int64, copy=False), d
+        d[idx] = table.get(c)
+    return keys, d
 
 
 def _build_block(ix: RefIndex, grams: list[np.ndarray], b: int) -> tuple[RefBlock, list]:
@@ -375,7 +398,7 @@ def _block_table(d: np.ndarray, r: np.ndarray, offset: int, size: int, i0: int, 
     """One block's pairs and (image, n-gram) entries (see :func:`_table`)."""
     img = ref_item[r] - ref_item.dtype.type(i0)  # images counted from the block of tables' first
     key = (img - img[0]).astype(np.int64) * size + d
-    perm = np.argsort(key, kind="stable")
+    perm = stable_argsort(key, (int(img[-1]) - int(img[0]) + 1) * size)
     ds, rs = d[perm], r[perm]
     pstart = runs(ds, rs) if repeats else None
     first = None
@@ -508,14 +531,18 @@ def _pairs(perm: np.ndarray, sc: np.ndarray, ds: np.ndarray, hs: np.ndarray, cou
     known = np.flatnonzero(og.d < ot.size)
     if len(known) and len(bo.ig_key):
         key = images[og.h[known]] * ot.size + og.d[known]
+        # searched in ascending order, each search reads near the previous one: in the pairs' order (by n-gram)
+        # nearly every step of every search missed the processor's cache, four times the cost of the sort
+        order = stable_argsort(key, (int(images.max()) + 1) * ot.size)
+        key = key[order]
         # only the entries of the images asked about: a block's searches stay in a small part of the table
-        lo, hi = bo.ig_key.searchsorted([key.min(), key.max()], side="left")
+        lo, hi = bo.ig_key.searchsorted(key[[0, -1]], side="left")
         hi = min(int(hi) + 1, len(bo.ig_key))
         table = bo.ig_key[lo:hi]
         j = table.searchsorted(key)
         j[j == len(table)] = 0
         hit = table[j] == key
-        e[known[hit]] = j[hit] + lo
+        e[known[order[hit]]] = j[hit] + lo
     og.e = e
     if ordered and len(first):
         # first-occurrence order (positions are distinct: scatter them into their slots)

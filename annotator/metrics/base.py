@@ -28,6 +28,7 @@ import contextlib
 import gc
 import threading
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
@@ -118,6 +119,8 @@ def check_hyps(hyps: Sequence[str], n: int) -> list[str]:
     hyps = hypotheses(hyps)
     if len(hyps) != n:
         raise MetricInputError(f"{len(hyps)} captions but {n} reference sets")
+    if set(map(type, hyps)) <= {str}:
+        return hyps
     for i, h in enumerate(hyps):
         if not isinstance(h, str):
             raise MetricInputError(f"caption {i} is not a string: {h!r}")
@@ -299,12 +302,14 @@ class Metric(abc.ABC):
             hit = PREPARED_CACHE.get(key)
             if hit is not None:
                 return hit
-        counts = [len(r) for r in refs]
-        flat = self._tok([r for rs in refs for r in rs])
-        tok_refs, pos = [], 0
-        for c in counts:
-            tok_refs.append(flat[pos:pos + c])
-            pos += c
+        if self.tokenize == "none":  # the texts as given
+            tok_refs = list(map(list, refs))
+        else:
+            flat = self._tok(list(chain.from_iterable(refs)))
+            tok_refs, pos = [], 0
+            for c in map(len, refs):
+                tok_refs.append(flat[pos:pos + c])
+                pos += c
         prep = Prepared(self.signature, refs, self._prepare(tok_refs, samples), samples)
         if cache:
             PREPARED_CACHE.put(key, prep)

@@ -180,9 +180,14 @@ class CiderD(BatchedMetric, MeanScoreMetric):
         hs, rs = hnorm[slot_h], blk.data[slot_r - blk.r0]
         np.divide(val, hs * rs, out=val, where=(hs != 0) & (rs != 0))
         hlen = np.maximum(0, hlens - 1)  # coco-caption's "length": the number of bigrams
-        delta, inv = np.unique(hlen[slot_h] - data.length[slot_r], return_inverse=True)
-        pen = np.array([self._pen(d) for d in delta.tolist()], dtype=np.float64)
-        val *= pen[inv.reshape(-1)][:, None]
+        # the penalty of each length difference that occurs, looked up through a table over their range
+        delta = hlen[slot_h] - data.length[slot_r]
+        if len(delta):
+            delta -= (low := int(delta.min()))
+            occurs = np.flatnonzero(np.bincount(delta))
+            pen = np.zeros(int(occurs[-1]) + 1)
+            pen[occurs] = [self._pen(d + low) for d in occurs.tolist()]
+            val *= pen[delta][:, None]
         # sum over references, in order, per caption and order
         total = np.bincount((slot_h[:, None] * n + np.arange(n)).ravel(), weights=val.ravel(),
                             minlength=H * n).astype(np.float64, copy=False).reshape(H, n)

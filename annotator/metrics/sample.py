@@ -16,6 +16,7 @@ caption's *context* (everything but the caption itself):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import Sequence
 
 from ..model import Box
@@ -58,6 +59,12 @@ def is_samples(values: Sequence) -> bool:
 
 def normalise_refs(refs_list: Sequence[Sequence[str]], *, required: bool = True) -> tuple[tuple[str, ...], ...]:
     """Validate references (a list of strings per caption, non-empty when ``required``) and freeze them."""
+    # the usual input, lists or tuples of plain strings, checked by type sets (no Python loop over a corpus's
+    # half a million references); anything else goes through the loop below, which says what is wrong
+    if set(map(type, refs_list)) <= {list, tuple}:
+        out = tuple(map(tuple, refs_list))
+        if set(map(type, chain.from_iterable(out))) <= {str} and (not required or min(map(len, out), default=1)):
+            return out
     out = []
     for i, refs in enumerate(refs_list):
         if isinstance(refs, str):

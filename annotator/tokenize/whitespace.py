@@ -13,10 +13,12 @@ rest of the n-gram work together, so :func:`ref_tokens` and
   the non-ASCII whitespace characters take the plain ``str.split()`` path;
 * a token of at most seven bytes is identified by its bytes and length packed
   into one integer; longer tokens (a few percent) are numbered through a dict
-  of their bytes. Equal tokens get equal keys and different tokens different
-  keys, so the ids are exactly those of a dict of the split strings.
+  of their bytes, one of each per block (equal ones of up to 15 bytes are
+  found with numpy first). Equal tokens get equal keys and different tokens
+  different keys, so the ids are exactly those of a dict of the split strings.
 
-Ids run from 1 in first-seen order; captions get the ids of the references'
+Ids run from 1 in first-seen order, handed out through a hash table of the keys
+(:class:`annotator.keytable.KeyTable`); captions get the ids of the references'
 vocabulary, and 0 (or, when asked, fresh ids after the vocabulary) for
 tokens no reference has.
 """
@@ -28,6 +30,7 @@ from itertools import chain, count, repeat
 
 import numpy as np
 
+from ..keytable import KeyTable
 from .base import Tokenizer
 
 _JOIN = "\x1f"
@@ -58,7 +61,7 @@ class Vocab:
     same vocabulary as a ``{token: id}`` dict, built when first used.
     """
 
-    __slots__ = ("size", "keys", "key_ids", "long", "_words")
+    __slots__ = ("size", "keys", "table", "long", "_words")
 
     def __len__(self) -> int:
         return self.size
@@ -72,7 +75,7 @@ class Vocab:
     def _decode(self) -> dict[str, int]:
         back = {i: b for b, i in self.long.items()}
         out = {}
-        for key, i in zip(self.keys.tolist(), self.key_ids.tolist()):
+        for key, i in zip(self.keys.tolist(), range(1, self.size + 1)):
             if key & _LONG:
                 raw = back[key & ~_LONG]
             else:
@@ -151,18 +154,30 @@ def _keys(encoded: tuple[bytes, np.ndarray | None], long: dict[bytes, int], grow
     keys |= np.minimum(size, _SHORT + 1) << 56  # longer tokens get their keys below
     big = np.flatnonzero(size > _SHORT)
     if len(big):
-        pieces = [data[a:b] for a, b in zip(starts[big].tolist(), ends[big].tolist())]
+        # equal longer tokens found with numpy, so that only one of each goes through the dict: up to 15 bytes,
+        # a token is its first eight bytes and the rest with its length; longer ones go one by one
+        at, n = starts[big] + 1, size[big]
+        head = w[at].view(np.int64)
+        tail = (w[at + 8] & _LOW[np.clip(n - 8, 0, _SHORT)]).view(np.int64) | (np.minimum(n, 16) << 56)
+        order = np.lexsort((tail, head))
+        head, tail = head[order], tail[order]
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = (head[1:] != head[:-1]) | (tail[1:] != tail[:-1])
+        new |= n[order] > 15
+        first = np.flatnonzero(new)
+        rep = big[order[first]]
+        pieces = [data[a:b] for a, b in zip(starts[rep].tolist(), ends[rep].tolist())]
         if grow:
             # setdefault gives a new piece the next of ``numbers``; ref_tokens renumbers them densely
-            keys[big] = _LONG | np.fromiter(map(long.setdefault, pieces, numbers), dtype=np.int64,
-                                            count=len(pieces))
+            got = np.fromiter(map(long.setdefault, pieces, numbers), dtype=np.int64, count=len(pieces))
         else:
             base = len(long)
             got = [long.get(p) for p in pieces]
             for k, (p, g) in enumerate(zip(pieces, got)):
                 if g is None:
                     got[k] = extra.setdefault(p, base + len(extra))
-            keys[big] = _LONG | np.asarray(got, dtype=np.int64)
+            got = np.asarray(got, dtype=np.int64)
+        keys[big[order]] = _LONG | np.repeat(got, np.diff(first, append=len(order)))
     return keys, lens
 
 
@@ -186,10 +201,10 @@ def ref_tokens(texts: list[str]) -> tuple[Vocab, np.ndarray, np.ndarray]:
         # ids 1..V in first-seen order (setdefault handed out first positions, which rise in the same order)
         remap = np.zeros(len(words) + 1, dtype=np.int32)
         remap[np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))] = np.arange(1, len(vocab) + 1)
-        voc.size, voc.keys, voc.key_ids, voc.long = len(vocab), None, None, None
+        voc.size, voc.keys, voc.table, voc.long = len(vocab), None, None, None
         voc._words = dict(zip(vocab, range(1, len(vocab) + 1)))
         return voc, remap[first], lens
-    ids, lens, uniq = keyed
+    ids, lens, uniq, table = keyed
     if long:
         # dense numbers for the long tokens (setdefault gave them positions)
         num = np.fromiter(long.values(), dtype=np.int64, count=len(long))
@@ -198,35 +213,42 @@ def ref_tokens(texts: list[str]) -> tuple[Vocab, np.ndarray, np.ndarray]:
         big = np.flatnonzero(uniq & _LONG)
         uniq[big] = _LONG | dense[uniq[big] & ~_LONG]
         long = dict(zip(long, range(len(long))))
-    order = np.argsort(uniq)
-    voc.size, voc.keys, voc.key_ids, voc.long = len(uniq), uniq[order], (order + 1).astype(np.int32), long
+        table = KeyTable(len(uniq))  # the long tokens' keys changed
+        table.add(uniq, np.arange(len(uniq), dtype=np.int32))
+    voc.size, voc.keys, voc.long, voc.table = len(uniq), uniq, long, table
     return voc, ids, lens
 
 
-def _ref_ids(texts: list[str], long: dict[bytes, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Token ids (int32, from 1 in first-seen order), token counts and each id's key (id - 1 → key) of the
-    texts, block by block; None when a block cannot take the byte path."""
-    import pandas as pd
-    ids_of: dict[int, int] = {}  # key → id
+def _ref_ids(texts: list[str], long: dict[bytes, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, KeyTable] | None:
+    """Token ids (int32, from 1 in first-seen order), token counts, each id's key (id - 1 → key) and the table
+    of those keys (key → id - 1) of the texts, block by block; None when a block cannot take the byte path."""
+    table = KeyTable()
     numbers = count()  # numbers for new long tokens, unique across the blocks (renumbered by the caller)
-    ids, lens = [], []
+    ids, lens, fresh = [], [], []
     for at in range(0, len(texts), BLOCK):
         encoded = _encode(texts[at:at + BLOCK])
         if encoded is None:
             return None
         keys, n = _keys(encoded, long, True, {}, numbers)
-        local, uniq = pd.factorize(keys)  # the block's keys in first-seen order
-        uniq = uniq.tolist()
-        new = [u for u in uniq if u not in ids_of]
-        ids_of.update(zip(new, range(len(ids_of) + 1, len(ids_of) + 1 + len(new))))
-        ids.append(np.fromiter(map(ids_of.__getitem__, uniq), dtype=np.int32, count=len(uniq))[local])
+        got = table.get(keys)
+        miss = np.flatnonzero(got < 0)
+        if len(miss):  # the block's new tokens, numbered in first-seen order
+            uniq, first, inv = np.unique(keys[miss], return_index=True, return_inverse=True)
+            order = np.argsort(first)
+            number = np.empty(len(uniq), dtype=np.int32)
+            number[order] = np.arange(len(table), len(table) + len(uniq), dtype=np.int32)
+            table.add(uniq, number)
+            got[miss] = number[inv.reshape(-1)]
+            fresh.append(uniq[order])
+        got += 1
+        ids.append(got)
         lens.append(n)
     if not ids:
         return None
-    keys = np.fromiter(ids_of, dtype=np.int64, count=len(ids_of))  # in id order (dicts keep insertion order)
+    keys = np.concatenate(fresh) if fresh else np.zeros(0, dtype=np.int64)  # in id order
     if len(ids) == 1:
-        return ids[0], lens[0], keys
-    return np.concatenate(ids), np.concatenate(lens), keys
+        return ids[0], lens[0], keys, table
+    return np.concatenate(ids), np.concatenate(lens), keys, table
 
 
 def caption_tokens(voc: Vocab, texts: list[str], fresh: bool) -> tuple[np.ndarray, np.ndarray, int]:
@@ -250,21 +272,19 @@ def caption_tokens(voc: Vocab, texts: list[str], fresh: bool) -> tuple[np.ndarra
         miss = [words[p] for p in unknown.tolist()]
     else:
         keys, lens = keyed
-        if len(voc.keys):
-            j = np.searchsorted(voc.keys, keys)
-            j[j == len(voc.keys)] = 0
-            found = voc.keys[j] == keys
-            ids = np.where(found, voc.key_ids[j], 0).astype(np.int64)
-        else:
-            found = np.zeros(len(keys), dtype=bool)
-            ids = np.zeros(len(keys), dtype=np.int64)
-        unknown = np.flatnonzero(~found) if fresh else ()
+        ids = voc.table.get(keys).astype(np.int64)
+        ids += 1  # 0: no reference has the token
+        unknown = np.flatnonzero(ids == 0) if fresh else ()
         if not len(unknown):
             return ids, lens, 0
         miss = keys[unknown]
-    import pandas as pd
-    num, uniq = pd.factorize(np.asarray(miss, dtype=object) if keys is None else miss)
-    ids[unknown] = voc.size + 1 + num
+    if keys is None:
+        seen: dict[str, int] = {}
+        num = np.fromiter(map(seen.setdefault, miss, count()), dtype=np.int64, count=len(miss))
+        uniq, num = np.unique(num, return_inverse=True)  # setdefault handed out first positions: renumber
+    else:
+        uniq, num = np.unique(miss, return_inverse=True)
+    ids[unknown] = voc.size + 1 + num.reshape(-1)
     return ids, lens, len(uniq)
 
 
