@@ -397,27 +397,33 @@ def _block_table(d: np.ndarray, r: np.ndarray, offset: int, size: int, i0: int, 
                  repeats: bool, clip: bool, idf: bool) -> tuple:
     """One block's pairs and (image, n-gram) entries (see :func:`_table`)."""
     img = ref_item[r] - ref_item.dtype.type(i0)  # images counted from the block of tables' first
+    img0 = int(img[0])
     key = (img - img[0]).astype(np.int64) * size + d
-    perm = stable_argsort(key, (int(img[-1]) - int(img[0]) + 1) * size)
+    perm = stable_argsort(key, (int(img[-1]) - img0 + 1) * size)
+    key = key[perm]  # (image, n-gram), ascending; a reference's occurrences of an n-gram follow each other
     ds, rs = d[perm], r[perm]
-    pstart = runs(ds, rs) if repeats else None
+    pstart = runs(key, rs) if repeats else None  # a reference belongs to one image: (key, reference) = pair
     first = None
     if pstart is None or len(pstart) == len(ds):
         # no n-gram repeats within a reference: every occurrence is a pair of its own, with count 1
-        pair_d, pair_r, pair_tf = ds, rs, None
+        pair_key, pair_d, pair_r, pair_tf = key, ds, rs, None
         if idf:
             first = perm + offset
     else:
-        pair_d, pair_r = ds[pstart], rs[pstart]
+        pair_key, pair_d, pair_r = key[pstart], ds[pstart], rs[pstart]
         pair_tf = np.diff(pstart, append=len(ds)).astype(np.int32)
         if idf:
             first = perm[pstart] + offset  # the stable sort keeps a pair's first occurrence first
-    pitem = img[perm] if pstart is None or len(pstart) == len(ds) else img[perm[pstart]]
-    istart = runs(pair_d, pitem)
-    ig_d = pair_d[istart]
-    ig_key = pitem[istart].astype(np.int64) * size + ig_d  # (image - i0) * size + n-gram, ascending
-    ig_max = np.maximum.reduceat(pair_tf, istart) if clip and pair_tf is not None and len(pair_d) else None
-    return pair_d, pair_r, pair_tf, first, ig_key, ig_max, istart if idf else None, ig_d if idf else None
+    istart = runs(pair_key)
+    ig_key = pair_key[istart]
+    ig_key += img0 * size  # (image - i0) * size + n-gram, ascending
+    ig_max = None
+    if clip and pair_tf is not None and len(pair_d):
+        # the largest count per (image, n-gram): 1 but where some reference repeats the n-gram
+        ig_max = np.ones(len(istart), dtype=np.int32)
+        many = np.flatnonzero(pair_tf > 1)
+        np.maximum.at(ig_max, istart.searchsorted(many, side="right") - 1, pair_tf[many])
+    return pair_d, pair_r, pair_tf, first, ig_key, ig_max, istart if idf else None, pair_d[istart] if idf else None
 
 
 def groups(items: np.ndarray):

@@ -156,6 +156,7 @@ class CiderD(BatchedMetric, MeanScoreMetric):
         slot_h = np.repeat(np.arange(H, dtype=np.int64), cnt)
         base = np.cumsum(cnt) - cnt
         slot_r = np.repeat(ix.ref_start[items] - base, cnt) + np.arange(S, dtype=np.int64)
+        first_slot = base - ix.ref_start[items]  # slot of reference r of caption j's image: first_slot[j] + r
         val = np.zeros((S, n))
         hnorm = np.zeros((H, n))
         for k, (og, ot, bo) in enumerate(zip(grams, ix.orders, blk.orders)):
@@ -174,8 +175,7 @@ class CiderD(BatchedMetric, MeanScoreMetric):
             refpair = np.repeat(lo - (np.cumsum(L) - L), L) + np.arange(int(L.sum()), dtype=np.int64)
             vr = bo.pair_val[refpair]
             vh = hval[m][rep]
-            hh = og.h[m][rep]
-            slot = base[hh] + (bo.pair_r[refpair] - ix.ref_start[items[hh]])
+            slot = first_slot[og.h[m]][rep] + bo.pair_r[refpair]
             val[:, k] = np.bincount(slot, weights=np.minimum(vh, vr) * vr, minlength=S)
         hs, rs = hnorm[slot_h], blk.data[slot_r - blk.r0]
         np.divide(val, hs * rs, out=val, where=(hs != 0) & (rs != 0))
@@ -210,7 +210,11 @@ def _tfidf(tf: np.ndarray, dfi: np.ndarray, weight: np.ndarray, square: np.ndarr
     vals = tf * weight[dfi]
     sq = square[dfi]
     many = np.flatnonzero(tf != 1)
-    if len(many):
+    if len(many) > 64:  # one pow per distinct (count, document frequency): the same value, the same square
+        key = tf[many].astype(np.int64) * len(weight) + dfi[many]
+        _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        sq[many] = np.array(list(map(pow, vals[many[first]].tolist(), repeat(2))))[inv.reshape(-1)]
+    elif len(many):
         sq[many] = list(map(pow, vals[many].tolist(), repeat(2)))
     return vals, sq
 
