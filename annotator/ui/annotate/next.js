@@ -10,6 +10,12 @@
   // When the run leaves the same caption (a refused or failed save), its own words come back, with its panel as
   // it was and the message why.
   //
+  // The words come first: the click reaches Streamlit (whose form submit, re-render and message take the page's
+  // main thread for several milliseconds) only once the frame that draws them is done, and the panel turns inert
+  // (a style change of its whole subtree) then too. Until then the panel's own clicks are held back here, so the
+  // save carries what the panel held at the key. Nothing on this path asks the layout for a size: a forced style
+  // and layout of the page in the click cost as much as the frame itself (issue 38, item 6).
+  //
   // Until the server confirms it, the save is also kept in the browser (localStorage, PENDING) and leaving the
   // page asks first (beforeunload). A page that opens with a save kept there that no page is still waiting for
   // (its heartbeat stopped: the page was closed or reloaded) sends it again, through the hidden field ann_resend;
@@ -63,10 +69,17 @@
       if (on) el.setAttribute('inert', ''); else el.removeAttribute('inert');
     });
   }
+  let replaying = false;
   doc.addEventListener('click', function (e) {
+    if (replaying) return;
+    // The save's click is on its way to Streamlit after the words' frame: the panel takes no click meanwhile.
+    if (pv.held && e.target && e.target.closest && e.target.closest('[data-testid="stForm"]')) {
+      e.stopPropagation(); e.preventDefault(); return;
+    }
     const b = e.target && e.target.closest ? e.target.closest('.st-key-ann_save button') : null;
     const m = marker(), cap = captionEl();
     if (!b || b.disabled || pv.on || !m || !cap || m.getAttribute('data-load') !== cap.getAttribute('data-load')) return;
+    const scrolled = cap.scrollTop > 0;  // read before anything changes, while the layout is still clean
     const load = m.getAttribute('data-load');
     const rec = Object.assign(panelValues(), {
       token: pageId + '-' + load + '-' + Date.now(), page: pageId, alive: Date.now(),
@@ -78,15 +91,32 @@
     Object.assign(pv, { on: true, rec: rec, run: panelRun(), load: load, el: cap, html: null, since: Date.now() });
     doc.body.setAttribute('data-ann-pending', rec.item || '');
     const next = m.getAttribute('data-next');
-    if (next !== null && scriptIdle()) {
-      pv.html = cap.innerHTML;
-      cap.setAttribute('data-preview', '');
-      cap.textContent = next;
-      cap.scrollTop = 0;
-      window.__annPreviews = (window.__annPreviews || 0) + 1;
-    }
-    setTimeout(() => { if (pv.on) setInert(true); }, 0);  // after the click has reached the form
     if (!pv.timer) pv.timer = setInterval(heartbeat, HEARTBEAT_MS);
+    if (next === null || !scriptIdle()) {
+      setTimeout(() => { if (pv.on) setInert(true); }, 0);  // after the click has reached the form
+      return;
+    }
+    pv.html = cap.innerHTML;
+    cap.setAttribute('data-preview', '');
+    cap.textContent = next;
+    if (scrolled) cap.scrollTop = 0;
+    window.__annPreviews = (window.__annPreviews || 0) + 1;
+    // This click stops here; the same click goes to Streamlit once the frame with the words is drawn (a timer
+    // as well, for a tab in the background, which draws no frames).
+    e.stopPropagation();
+    pv.held = true;
+    let sent = false;
+    const send = () => {
+      if (sent) return;
+      sent = true;
+      pv.held = false;
+      const button = q('.st-key-ann_save button') || b;
+      replaying = true;
+      try { button.click(); } finally { replaying = false; }
+      if (pv.on) setInert(true);
+    };
+    requestAnimationFrame(() => setTimeout(send, 0));
+    setTimeout(send, 250);
   }, true);
   function endPreview() {
     const el = pv.el;

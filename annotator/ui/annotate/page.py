@@ -154,8 +154,10 @@ def _render_all_done(q: Queue) -> None:
 
 
 def _render_task(ctx: PageContext, q: Queue, task: Task) -> None:
-    """One caption: the picture and references on the left; the caption, the panel and the history on the right."""
-    left, right = st.columns([11, 16], gap="medium")
+    """One caption: the picture and references on the left; the caption, the panel and the history on the right (in a
+    keyed container, which the style sheet finds the two columns by)."""
+    with st.container(key="ann_columns"):
+        left, right = st.columns([11, 16], gap="medium")
     with left:
         _render_figure(ctx, task)
     with right:
