@@ -40,7 +40,7 @@ import argparse
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +107,9 @@ def build(db_path: Path, n_captions: int, seed: int = 7) -> tuple[str, float]:
     # B keeps each caption's A types half of the time, else draws its own.
     types_b = np.where(rng.random(n) < 0.5, types_a, _type_sets(rng, n))
     now = datetime.now(timezone.utc)
+    # The current row's save time: microseconds since migration 21, a timestamp in older code (--code).
+    saved = ({"saved_us": (now - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(microseconds=1)}
+             if "saved_us" in current_judgements.c else {"updated_at": now})
     jid = 0
     with store.transaction() as conn:
         for uid, inacc, masks in ((uid_a, inacc_a, types_a), (uid_b, inacc_b, types_b)):
@@ -123,7 +126,7 @@ def build(db_path: Path, n_captions: int, seed: int = 7) -> tuple[str, float]:
                                    "created_at": now})
                     c_rows.append({"caption_id": cid, "user_id": uid, "kind": "annotation", "judgement_id": jid,
                                    "revision": 1, "label": str(labels[i]), "error_types": type_str[i],
-                                   "type_mask": type_mask(type_str[i]), "seconds": 3.0, "updated_at": now})
+                                   "type_mask": type_mask(type_str[i]), "seconds": 3.0, **saved})
                 conn.execute(judgements.insert(), j_rows)
                 conn.execute(current_judgements.insert(), c_rows)
         # Every caption in both queues, A first and B the blind second (what the team page counts against).

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import (BigInteger, Connection, Integer, Text, and_, case, cast, extract, func, literal_column, select,
+from sqlalchemy import (BigInteger, Connection, Integer, Text, and_, case, cast, func, literal_column, select,
                         text, type_coerce)
 
 from ..model import JudgementKind, Label
@@ -30,7 +30,7 @@ from . import Store
 from .codec import mask_texts
 from .packing import Field, id_widths, pack
 from .packing import joined_ints as _ints
-from .save_times import _epoch_from_joined, epoch_seconds  # noqa: F401 (epoch_seconds: part of this read's API)
+from .save_times import epoch_seconds, seconds_of_micros  # noqa: F401 (epoch_seconds: part of this read's API)
 from .projects import project_id
 from .schema import captions, current_judgements, items, judgements, systems, users
 
@@ -78,7 +78,8 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
     :class:`annotator.frames.live.LiveJudgementFrame` reads to bring a frame up to date). ``with_timing``
     adds ``seconds`` (float, the current revision's working time) and ``saved_at``
     (float, its save time in seconds since the epoch, UTC), read through the
-    revision's row (the team dashboard's figures). Rows come in no particular order (table order on SQLite).
+    revision's row, and the save time stored as microseconds (the team dashboard's figures). Rows come in no
+    particular order (table order on SQLite).
     """
     kinds = [JudgementKind(k).value for k in kinds]
     with store.read() as conn:
@@ -91,8 +92,7 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
                                 include_skipped, changed_after, with_timing)
         if read is None:
             return empty_frame(with_timing)
-        fields, stamps, cap = read
-        dialect = conn.dialect.name
+        fields, cap = read
         # Rows whose types have no mask (written by another program) and working times that are not whole
         # hundredths: read apart, by judgement id (few or none).
         texts = _untyped_texts(conn, fields["judgement_id"][fields["mask"] == 0])
@@ -100,7 +100,7 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
         if with_timing:
             hundredths = fields["hundredths"] - 1
             seconds = _seconds(conn, hundredths, fields["judgement_id"][hundredths < 0])
-    return _frame_of_read(fields, texts, stamps, cap, sys_rows, user_rows, practice_ids, seconds, dialect)
+    return _frame_of_read(fields, texts, cap, sys_rows, user_rows, practice_ids, seconds)
 
 
 def _frame_names(conn, pid: int, system: str | None, users_: list[str] | None) -> tuple[list, list, np.ndarray]:
@@ -121,13 +121,17 @@ def _frame_names(conn, pid: int, system: str | None, users_: list[str] | None) -
 #: Bits of the working-time field: whole hundredths of a second below HUNDREDTHS_BELOW seconds, plus one.
 HUNDREDTHS_BELOW = 100_000
 _HUNDREDTHS_BITS = (HUNDREDTHS_BELOW * 100).bit_length()
+#: The save-time field: ``saved_us`` (microseconds since the epoch) plus SAVED_OFFSET, in SAVED_BITS bits; it holds
+#: every time a Python datetime can (years 1 to 9999), which is every time the store's writers can write.
+SAVED_OFFSET = 1 << 58
+SAVED_BITS = 59
 
 
 def _judgement_fields(conn, caption: Field, with_timing: bool, widths: dict[str, int]) -> list[Field]:
     """The packed fields of the read (annotator.store.packing): ``caption``; the user id; kind and label as one
     code (4: adjudication; 2 inaccurate, 1 accurate, 0 skipped); the judgement id; the type mask plus one (0: no
     mask in range, the text is read apart); with timing the working time in whole hundredths plus one (0: read
-    the revision's time apart).
+    the revision's time apart) and the save time (``saved_us`` + SAVED_OFFSET).
 
     Each expression is evaluated for every row, so on SQLite they take the forms its VM steps through fastest
     (a comparison as 0 or 1, a simple CASE on the label, one bound where the cast saturates)."""
@@ -145,7 +149,8 @@ def _judgement_fields(conn, caption: Field, with_timing: bool, widths: dict[str,
     fields = [caption, Field("user_id", cj.c.user_id, widths["user"]), Field("code", code, 3),
               Field("judgement_id", cj.c.judgement_id, widths["judgement"]), Field("mask", mask, mask_bits + 1)]
     if with_timing:
-        fields.append(Field("hundredths", _hundredths(cj.c.seconds, sqlite), _HUNDREDTHS_BITS))
+        fields += [Field("hundredths", _hundredths(cj.c.seconds, sqlite), _HUNDREDTHS_BITS),
+                   Field("saved", cj.c.saved_us + literal_column(str(SAVED_OFFSET)), SAVED_BITS)]
     return fields
 
 
@@ -168,9 +173,8 @@ def _hundredths(seconds, sqlite: bool):
 def _read_judgements(store: Store, conn, kinds: list[str], sys_ids: list[int], user_ids: list[int] | None,
                      include_skipped: bool, changed_after: int | None, with_timing: bool):
     """The current judgements as int64 arrays by field (see :func:`_judgement_fields`; caption_id as it is, and
-    item_id and system_id when only what changed after a judgement id is read), the save times as one
-    comma-joined text (with timing, else None), and the project's caption columns (None when only what changed is
-    read). None when the project has no caption or nothing was read.
+    item_id and system_id when only what changed after a judgement id is read) and the project's caption columns
+    (None when only what changed is read). None when the project has no caption or nothing was read.
 
     The fields are packed into a few integers per row (annotator.store.packing), each word joined over every row
     into one text (group_concat / string_agg): the database formats them in C and numpy parses each in one call,
@@ -206,8 +210,6 @@ def _read_judgements(store: Store, conn, kinds: list[str], sys_ids: list[int], u
         where += [(captions.c.system_id + 0).in_(sys_ids), cj.c.judgement_id > int(changed_after)]
     packing = pack(_judgement_fields(conn, caption, with_timing, widths) + extra)
     cols = [_joined(conn, w) for w in packing.columns(conn)]
-    if with_timing:
-        cols.append(_joined(conn, _stamp(conn, cj.c.updated_at)))
     q = select(*cols).select_from(source).where(*where)
     parts = _table_parts(conn) if changed_after is None else []
     row = _read_in_parts(store, conn, q, parts) if parts else [r for chunk in _raw_chunks(conn, q) for r in chunk][0]
@@ -218,11 +220,11 @@ def _read_judgements(store: Store, conn, kinds: list[str], sys_ids: list[int], u
         raise AssertionError("the columns of the judgement read do not line up")
     fields = packing.unpack(words)
     fields["caption_id"] = fields["caption_id"] + lo
-    return fields, (row[-1] if with_timing else None), cap
+    return fields, cap
 
 
-def _frame_of_read(fields: dict, texts: list[str], stamps: str | None, cap, sys_rows: list, user_rows: list,
-                   practice_ids: np.ndarray, seconds: np.ndarray | None, dialect: str) -> pd.DataFrame:
+def _frame_of_read(fields: dict, texts: list[str], cap, sys_rows: list, user_rows: list,
+                   practice_ids: np.ndarray, seconds: np.ndarray | None) -> pd.DataFrame:
     """The judgement frame from the fields read (with timing when ``seconds`` is given), its rows of captions
     outside the project or the chosen system left out; ``texts``: the types of the rows without a mask, in order."""
     with_timing = seconds is not None
@@ -248,7 +250,7 @@ def _frame_of_read(fields: dict, texts: list[str], stamps: str | None, cap, sys_
     type_codes, vocab = _type_categories(fields["mask"] - 1, texts)
     timing = {}
     if with_timing:
-        timing = {"seconds": seconds, "saved_at": _epoch_from_joined(stamps, n, dialect)}
+        timing = {"seconds": seconds, "saved_at": seconds_of_micros(fields["saved"] - SAVED_OFFSET)}
     # copy=False: the arrays become the frame's columns as they are (nothing else holds them), without pandas
     # first copying the columns of one dtype into one block.
     frame = pd.DataFrame({
@@ -346,14 +348,6 @@ def _joined(conn: Connection, expr, sep: str = ","):
     if conn.dialect.name == "postgresql":
         return func.string_agg(cast(expr, Text), literal_column(f"'{sep}'"))
     return func.group_concat(expr, literal_column(f"'{sep}'"))
-
-
-def _stamp(conn: Connection, expr):
-    """A timestamp column as text: SQLite's stored text as it is; on PostgreSQL microseconds since the
-    epoch (EXTRACT gives an exact numeric there)."""
-    if conn.dialect.name == "postgresql":
-        return cast(extract("epoch", expr) * 1_000_000, BigInteger)
-    return expr
 
 
 def _seconds(conn: Connection, hundredths: np.ndarray, other_ids: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from sqlalchemy import Connection, func, select
 
 from .codec import encode_types, type_mask
+from .save_times import epoch_micros
 from .schema import current_judgements, judgements
 
 _CHUNK = 20_000
@@ -44,6 +45,7 @@ def bulk_judgements(conn: Connection, rows, *, at: datetime | None = None) -> in
 
 
 def _flush(conn: Connection, batch, start_id: int, at: datetime) -> int:
+    saved_us = epoch_micros(at)
     # Explicit ids let the current rows point at their revision without reading them back.
     conn.execute(judgements.insert(), [
         {"id": start_id + k + 1, "caption_id": c, "user_id": u, "kind": "annotation", "revision": 1, "label": lab,
@@ -51,6 +53,6 @@ def _flush(conn: Connection, batch, start_id: int, at: datetime) -> int:
     conn.execute(current_judgements.insert(), [
         {"caption_id": c, "user_id": u, "kind": "annotation", "judgement_id": start_id + k + 1, "revision": 1,
          "label": lab, "error_types": t, "type_mask": type_mask(t), "seconds": 5.0,
-         "updated_at": at}
+         "saved_us": saved_us}
         for k, (c, u, lab, t) in enumerate(batch)])
     return start_id + len(batch)

@@ -32,6 +32,7 @@ from .drafts import delete_draft
 from .projects import project_id, system_id
 from .queue_tallies import after_save, before_save
 from .rows import lock_key, upsert
+from .save_times import epoch_micros
 from .schema import captions, current_judgements, items, judgements, systems, users
 from .stamps import check_caption_stamp
 
@@ -89,7 +90,7 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
         upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
                                            "judgement_id": jid, "revision": revision, "label": label_value,
                                            "error_types": types, "type_mask": type_mask(types),
-                                           "seconds": seconds, "updated_at": at},
+                                           "seconds": seconds, "saved_us": epoch_micros(at)},
                 ["caption_id", "user_id", "kind"])
         if kind == JudgementKind.ANNOTATION.value:
             delete_draft(conn, caption_id, user_id)  # the judgement supersedes the user's draft of the caption

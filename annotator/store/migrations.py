@@ -226,6 +226,49 @@ def _m0020_queue_tallies(conn: Connection) -> None:
     recount_all(conn)
 
 
+def _m0021_save_times_as_integers(conn: Connection) -> None:
+    """Current judgements keep their save time as whole microseconds since the epoch, UTC (``saved_us``), in place
+    of a timestamp (``updated_at``): the team dashboard reads a million of them as integers instead of texts to
+    parse. Each stored time is converted as the dashboards read it before (annotator.store.save_times)."""
+    from sqlalchemy import text
+    have = {c["name"] for c in inspect(conn).get_columns("current_judgements")}
+    if "updated_at" not in have:
+        return  # created at this shape (migration 1 creates the tables as they are now)
+    if "saved_us" not in have:
+        conn.execute(text("ALTER TABLE current_judgements ADD COLUMN saved_us BIGINT NOT NULL DEFAULT 0"))
+    if conn.dialect.name == "postgresql":
+        # Exact: EXTRACT gives a numeric there, and this is the expression the dashboards read the times by before.
+        conn.execute(text("UPDATE current_judgements SET saved_us = "
+                          "CAST(EXTRACT(EPOCH FROM updated_at) * 1000000 AS BIGINT)"))
+        conn.execute(text("ALTER TABLE current_judgements ALTER COLUMN saved_us DROP DEFAULT"))
+    else:
+        _sqlite_save_times(conn)
+    conn.execute(text("ALTER TABLE current_judgements DROP COLUMN updated_at"))
+
+
+def _sqlite_save_times(conn: Connection, chunk: int = 200_000) -> None:
+    """Migration 21 on SQLite: the stored texts parsed in numpy (annotator.store.save_times.stored_micros), a range
+    of row ids at a time; a text that is no time at all (another program's) takes its revision's time, else 0."""
+    import numpy as np
+
+    from .save_times import NO_TIME, stored_micros
+    lo, hi = conn.exec_driver_sql("SELECT min(rowid), max(rowid) FROM current_judgements").one()
+    if lo is None:
+        return
+    for start in range(lo, hi + 1, chunk):
+        rows = conn.exec_driver_sql("SELECT rowid, updated_at, judgement_id FROM current_judgements "
+                                    "WHERE rowid BETWEEN ? AND ?", (start, start + chunk - 1)).all()
+        if not rows:
+            continue
+        micros = stored_micros([r[1] for r in rows])
+        for k in np.flatnonzero(micros == NO_TIME).tolist():
+            created = conn.exec_driver_sql("SELECT created_at FROM judgements WHERE id = ?", (rows[k][2],)).scalar()
+            again = stored_micros([created]) if created is not None else [NO_TIME]
+            micros[k] = again[0] if again[0] != NO_TIME else 0
+        conn.exec_driver_sql("UPDATE current_judgements SET saved_us = ? WHERE rowid = ?",
+                             list(zip(micros.tolist(), (r[0] for r in rows))))
+
+
 # Migrations that rebuild a table on SQLite: run with foreign keys off there (a dropped table would otherwise
 # take every row that refers to it along, by ON DELETE CASCADE).
 _SQLITE_REBUILDS = {14}
@@ -261,6 +304,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
          "their judge", _m0019_suggested),
     (20, "each user's queue counted as saves happen (resume, progress and the caption list read one row)",
      _m0020_queue_tallies),
+    (21, "current judgements keep their save time as whole microseconds since the epoch, in place of a timestamp",
+     _m0021_save_times_as_integers),
 ]
 
 

@@ -1,35 +1,67 @@
-"""The save times of the dashboards' bulk read (annotator.store.analysis_queries) as float seconds since the epoch:
-SQLite's stored texts parsed in numpy a two-digit group at a time, PostgreSQL's microseconds as they come, and
-the general parser for anything else."""
+"""Save times of current judgements: stored as whole microseconds since the epoch, UTC (``saved_us``, migration
+21), so the dashboards' bulk read (annotator.store.analysis_queries) gets them as integers; read as float seconds
+since the epoch. Migration 21 converted the timestamps stored before: SQLite's texts parsed in numpy a two-digit
+group at a time, the general parser for anything else."""
 
 from __future__ import annotations
 
 import functools
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pandas as pd
 
-from .packing import joined_ints
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROSECOND = timedelta(microseconds=1)
 
-def _epoch_from_joined(joined: str | None, n: int, dialect: str) -> np.ndarray:
-    """Save times read by :func:`_stamp` as float seconds since the epoch (what :func:`epoch_seconds` gives)."""
-    if not joined:
-        micros = np.array([], np.int64)
-    elif dialect == "postgresql":
-        micros = joined_ints(joined)
-    else:
-        micros = _sqlite_stamp_micros(joined, n)
-        if micros is None:  # not all in the form SQLAlchemy writes: the general parser
-            return epoch_seconds(joined.split(","))
-    if len(micros) != n:
-        raise AssertionError("the columns of the judgement read do not line up")
-    # As epoch_seconds computes it: whole nanoseconds as a float, over 1e9; times outside what nanoseconds
-    # hold in 64 bits (before 1677 or after 2262, an import's odd dates) from the microseconds instead.
+
+def epoch_micros(at: datetime) -> int:
+    """What ``saved_us`` holds for a save at ``at`` (a time without an offset is UTC, as the store keeps times)."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=timezone.utc)
+    return (at - _EPOCH) // _MICROSECOND
+
+
+def seconds_of_micros(micros: np.ndarray) -> np.ndarray:
+    """Save times in microseconds since the epoch as float seconds (the ``saved_at`` column of the team read):
+    whole nanoseconds as a float, over 1e9, as pandas turns a timestamp into seconds; times outside what
+    nanoseconds hold in 64 bits (before 1677 or after 2262, an import's odd dates) from the microseconds instead."""
+    micros = np.asarray(micros, np.int64)
     inside = np.abs(micros) < 9_000_000_000_000_000
     seconds = (np.where(inside, micros, 0) * 1000).astype(np.float64) / 1e9
     if not inside.all():
         seconds[~inside] = micros[~inside].astype(np.float64) / 1e6
     return seconds
+
+
+#: What :func:`stored_micros` gives for a value that is no time at all.
+NO_TIME = -(1 << 63)
+
+
+def stored_micros(values: list) -> np.ndarray:
+    """Microseconds since the epoch of timestamps as a store held them before migration 21: on SQLite the texts
+    SQLAlchemy writes ('YYYY-MM-DD HH:MM:SS.ffffff', UTC), parsed together; any other text (ISO 8601) or datetime
+    one by one (a time without an offset is UTC). :data:`NO_TIME` where a value is no time at all."""
+    n = len(values)
+    if n and all(isinstance(v, str) for v in values):
+        micros = _sqlite_stamp_micros(",".join(values), n)
+        if micros is not None:
+            return micros
+    return np.array([_one_micros(v) for v in values], np.int64)
+
+
+def _one_micros(value) -> int:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return NO_TIME
+    if not isinstance(value, datetime):
+        return NO_TIME
+    try:
+        return epoch_micros(value)
+    except OverflowError:  # at the edge of the calendar, moved by its offset beyond it
+        return NO_TIME
 
 
 _STAMP = "0000-00-00 00:00:00.000000,"

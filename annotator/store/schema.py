@@ -166,7 +166,10 @@ current_judgements = Table(
     Column("revision", Integer, nullable=False),
     Column("label", String(20)),
     Column("error_types", Text, nullable=False, default=""),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
+    # The current revision's save time as whole microseconds since the epoch, UTC (annotator.store.save_times):
+    # what the team dashboard reads for a million rows as integers. Migration 21 put it in place of a timestamp
+    # column, updated_at.
+    Column("saved_us", BigInteger, nullable=False),
     # Added by migration 9, so the dashboards read a million judgements as numbers, from this table alone:
     # the error types again as an integer (codec.type_mask; None where the text has no exact mask, and such
     # rows are read as text) and the revision's working time.

@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,27 @@ def test_a_backup_made_before_migration_4_is_accepted_although_the_replayed_user
     assert files.describe(_db_file(store)).schema_version == files.NEWEST_VERSION
     users = _cli(store.url, "users", "list", "--json")
     assert users.returncode == 0 and "ann" in users.stdout, users.stderr
+    assert len(H.check_consistent(store)[0]) == 12
+
+
+def test_a_backup_made_before_migration_21_gets_its_save_times_as_microseconds(live):
+    """A version-20 backup keeps each current judgement's save time as a timestamp (updated_at); the replayed
+    schema of version 20 has migration 21's integer column instead. It is migrated and installed, each time kept."""
+    store, good, _ = live
+    with closing(sqlite3.connect(good)) as conn:
+        times = dict(conn.execute("SELECT judgement_id, saved_us FROM current_judgements").fetchall())
+    v20 = _variant(good, "version-20.db",
+                   "ALTER TABLE current_judgements ADD COLUMN updated_at DATETIME NOT NULL DEFAULT ''",
+                   "UPDATE current_judgements SET updated_at = "
+                   "(SELECT created_at FROM judgements WHERE judgements.id = current_judgements.judgement_id)",
+                   "ALTER TABLE current_judgements DROP COLUMN saved_us",
+                   "DELETE FROM schema_migrations WHERE version > 20")
+    assert files.missing_from(files.shape_at(20), files.file_shape(v20)) == ["column current_judgements.saved_us"]
+    proc = _cli(store.url, "restore", str(v20))
+    assert proc.returncode == 0, proc.stderr
+    assert files.describe(_db_file(store)).schema_version == files.NEWEST_VERSION
+    with store.read() as conn:
+        assert dict(conn.exec_driver_sql("SELECT judgement_id, saved_us FROM current_judgements").all()) == times
     assert len(H.check_consistent(store)[0]) == 12
 
 

@@ -77,7 +77,7 @@ def _expected(store, project, *, kinds=("annotation",), system=None, users_=None
     with store.read() as conn:
         pid = project_id(conn, project)
         q = (select(cj.c.caption_id, captions.c.item_id, items.c.is_practice, systems.c.name, users.c.name,
-                    cj.c.kind, cj.c.label, cj.c.error_types, cj.c.judgement_id, j.c.seconds, cj.c.updated_at)
+                    cj.c.kind, cj.c.label, cj.c.error_types, cj.c.judgement_id, j.c.seconds, j.c.created_at)
              .select_from(cj.join(captions, captions.c.id == cj.c.caption_id)
                           .join(systems, systems.c.id == captions.c.system_id)
                           .join(items, items.c.id == captions.c.item_id).join(users, users.c.id == cj.c.user_id)
