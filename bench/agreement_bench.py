@@ -107,9 +107,10 @@ def build(db_path: Path, n_captions: int, seed: int = 7) -> tuple[str, float]:
     # B keeps each caption's A types half of the time, else draws its own.
     types_b = np.where(rng.random(n) < 0.5, types_a, _type_sets(rng, n))
     now = datetime.now(timezone.utc)
-    # The current row's save time: microseconds since migration 21, a timestamp in older code (--code).
-    saved = ({"saved_us": (now - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(microseconds=1)}
-             if "saved_us" in current_judgements.c else {"updated_at": now})
+    # The current row's save and working times (3 s): integers since migration 21, a timestamp and a float in
+    # older code (--code).
+    saved = ({"saved_us": (now - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(microseconds=1),
+              "hundredths": 301} if "saved_us" in current_judgements.c else {"updated_at": now, "seconds": 3.0})
     jid = 0
     with store.transaction() as conn:
         for uid, inacc, masks in ((uid_a, inacc_a, types_a), (uid_b, inacc_b, types_b)):
@@ -126,7 +127,7 @@ def build(db_path: Path, n_captions: int, seed: int = 7) -> tuple[str, float]:
                                    "created_at": now})
                     c_rows.append({"caption_id": cid, "user_id": uid, "kind": "annotation", "judgement_id": jid,
                                    "revision": 1, "label": str(labels[i]), "error_types": type_str[i],
-                                   "type_mask": type_mask(type_str[i]), "seconds": 3.0, **saved})
+                                   "type_mask": type_mask(type_str[i]), **saved})
                 conn.execute(judgements.insert(), j_rows)
                 conn.execute(current_judgements.insert(), c_rows)
         # Every caption in both queues, A first and B the blind second (what the team page counts against).

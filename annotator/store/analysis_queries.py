@@ -21,13 +21,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import (BigInteger, Connection, Integer, Text, and_, case, cast, func, literal_column, select,
+from sqlalchemy import (Connection, Integer, Text, and_, case, cast, func, literal_column, select,
                         text, type_coerce)
 
 from ..model import JudgementKind, Label
 from ..taxonomy import taxonomy
 from . import Store
-from .codec import mask_texts
+from .codec import HUNDREDTHS_BELOW, mask_texts
 from .packing import Field, id_widths, pack
 from .packing import joined_ints as _ints
 from .save_times import epoch_seconds, seconds_of_micros  # noqa: F401 (epoch_seconds: part of this read's API)
@@ -76,10 +76,9 @@ def judgement_frame(store: Store, project: str, *, kinds=("annotation",), system
     ``include_skipped``. ``changed_after`` keeps only the keys whose current
     revision was saved after judgement id ``changed_after`` (what
     :class:`annotator.frames.live.LiveJudgementFrame` reads to bring a frame up to date). ``with_timing``
-    adds ``seconds`` (float, the current revision's working time) and ``saved_at``
-    (float, its save time in seconds since the epoch, UTC), read through the
-    revision's row, and the save time stored as microseconds (the team dashboard's figures). Rows come in no
-    particular order (table order on SQLite).
+    adds ``seconds`` (float, the current revision's working time: its whole hundredths as stored, else read from
+    the revision's row) and ``saved_at`` (float, its save time in seconds since the epoch, UTC, stored as
+    microseconds): the team dashboard's figures. Rows come in no particular order (table order on SQLite).
     """
     kinds = [JudgementKind(k).value for k in kinds]
     with store.read() as conn:
@@ -119,7 +118,6 @@ def _frame_names(conn, pid: int, system: str | None, users_: list[str] | None) -
 
 
 #: Bits of the working-time field: whole hundredths of a second below HUNDREDTHS_BELOW seconds, plus one.
-HUNDREDTHS_BELOW = 100_000
 _HUNDREDTHS_BITS = (HUNDREDTHS_BELOW * 100).bit_length()
 #: The save-time field: ``saved_us`` (microseconds since the epoch) plus SAVED_OFFSET, in SAVED_BITS bits; it holds
 #: every time a Python datetime can (years 1 to 9999), which is every time the store's writers can write.
@@ -131,10 +129,10 @@ def _judgement_fields(conn, caption: Field, with_timing: bool, widths: dict[str,
     """The packed fields of the read (annotator.store.packing): ``caption``; the user id; kind and label as one
     code (4: adjudication; 2 inaccurate, 1 accurate, 0 skipped); the judgement id; the type mask plus one (0: no
     mask in range, the text is read apart); with timing the working time in whole hundredths plus one (0: read
-    the revision's time apart) and the save time (``saved_us`` + SAVED_OFFSET).
+    the revision's time apart) and the save time (``saved_us`` + SAVED_OFFSET), both stored so (migration 21).
 
     Each expression is evaluated for every row, so on SQLite they take the forms its VM steps through fastest
-    (a comparison as 0 or 1, a simple CASE on the label, one bound where the cast saturates)."""
+    (a comparison as 0 or 1, a simple CASE on the label, the timing columns as they are)."""
     cj = current_judgements
     sqlite = conn.dialect.name == "sqlite"
     mask_bits = len(taxonomy().mask_ids)
@@ -149,25 +147,9 @@ def _judgement_fields(conn, caption: Field, with_timing: bool, widths: dict[str,
     fields = [caption, Field("user_id", cj.c.user_id, widths["user"]), Field("code", code, 3),
               Field("judgement_id", cj.c.judgement_id, widths["judgement"]), Field("mask", mask, mask_bits + 1)]
     if with_timing:
-        fields += [Field("hundredths", _hundredths(cj.c.seconds, sqlite), _HUNDREDTHS_BITS),
+        fields += [Field("hundredths", cj.c.hundredths, _HUNDREDTHS_BITS),
                    Field("saved", cj.c.saved_us + literal_column(str(SAVED_OFFSET)), SAVED_BITS)]
     return fields
-
-
-def _hundredths(seconds, sqlite: bool):
-    """The working time kept beside the judgement (migration 9) as whole hundredths plus one, 0 where it is not
-    one: times are mostly whole hundredths (the pages round them), exact when k / 100.0 gives the stored double
-    back; any other (or one missing, written by another program, or from HUNDREDTHS_BELOW up) is read from its
-    revision's row after."""
-    if sqlite:
-        # CAST truncates on SQLite, so + 0.5 rounds as round() does for the times that pass (none is negative
-        # but -0.0, which gives 0 as round() does); a huge time saturates the cast and fails the bound.
-        hundredths = cast(seconds * 100 + literal_column("0.5"), Integer)
-        return case((and_(hundredths.op("/")(literal_column("100.0")) == seconds, seconds < HUNDREDTHS_BELOW),
-                     hundredths + 1), else_=0)
-    hundredths = cast(func.round(seconds * 100), BigInteger)
-    return case((and_(seconds >= 0, seconds < HUNDREDTHS_BELOW),  # (a CASE, so the cast never sees a huge value)
-                 case((hundredths / literal_column("100.0") == seconds, hundredths + 1), else_=0)), else_=0)
 
 
 def _read_judgements(store: Store, conn, kinds: list[str], sys_ids: list[int], user_ids: list[int] | None,

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Connection, func, select
 
-from .codec import encode_types, type_mask
+from .codec import encode_types, type_mask, working_hundredths
 from .save_times import epoch_micros
 from .schema import current_judgements, judgements
 
@@ -52,7 +52,7 @@ def _flush(conn: Connection, batch, start_id: int, at: datetime) -> int:
          "error_types": t, "note": "", "seconds": 5.0, "created_at": at} for k, (c, u, lab, t) in enumerate(batch)])
     conn.execute(current_judgements.insert(), [
         {"caption_id": c, "user_id": u, "kind": "annotation", "judgement_id": start_id + k + 1, "revision": 1,
-         "label": lab, "error_types": t, "type_mask": type_mask(t), "seconds": 5.0,
+         "label": lab, "error_types": t, "type_mask": type_mask(t), "hundredths": working_hundredths(5.0),
          "saved_us": saved_us}
         for k, (c, u, lab, t) in enumerate(batch)])
     return start_id + len(batch)

@@ -1,8 +1,11 @@
-"""Encoding of small structured values stored in text columns."""
+"""Encoding of small structured values stored in text columns, and the integer forms stored beside them for the
+dashboards' bulk read (type masks, working times in whole hundredths)."""
 
 from __future__ import annotations
 
 import json
+
+from sqlalchemy import BigInteger, Integer, and_, case, cast, func, literal_column
 
 from ..model import Mention
 from ..taxonomy import taxonomy
@@ -30,6 +33,40 @@ def encode_types(type_ids) -> str:
 def decode_types(raw: str | None) -> tuple[str, ...]:
     """Stored form → tuple of error type ids."""
     return tuple(raw.split()) if raw else ()
+
+
+#: Working times below this many seconds are kept as whole hundredths too (:func:`working_hundredths`).
+HUNDREDTHS_BELOW = 100_000
+
+
+def working_hundredths(seconds) -> int:
+    """What ``current_judgements.hundredths`` holds for a working time (migration 21): its whole hundredths plus one
+    when ``k / 100.0`` gives the time back exactly and it lies from 0 to below HUNDREDTHS_BELOW (the pages round
+    times to hundredths), else 0 (the read then takes the time from the revision's row)."""
+    if seconds is None:
+        return 0
+    value = float(seconds)
+    if not 0 <= value < HUNDREDTHS_BELOW:  # (NaN too)
+        return 0
+    k = int(value * 100 + 0.5)
+    return k + 1 if k / 100.0 == value else 0
+
+
+def stored_hundredths(seconds, sqlite: bool):
+    """A working time (an SQL expression) as whole hundredths plus one, 0 where it is not one: times are mostly
+    whole hundredths (the pages round them), exact when k / 100.0 gives the stored double back; any other (or one
+    missing, or from HUNDREDTHS_BELOW up) is read from its revision's row. Migration 21 stored it so
+    (``current_judgements.hundredths``, what :func:`working_hundredths` gives the writers since); the dashboards'
+    read evaluated it for every row before."""
+    if sqlite:
+        # CAST truncates on SQLite, so + 0.5 rounds as round() does for the times that pass (none is negative
+        # but -0.0, which gives 0 as round() does); a huge time saturates the cast and fails the bound.
+        hundredths = cast(seconds * 100 + literal_column("0.5"), Integer)
+        return case((and_(hundredths.op("/")(literal_column("100.0")) == seconds, seconds < HUNDREDTHS_BELOW),
+                     hundredths + 1), else_=0)
+    hundredths = cast(func.round(seconds * 100), BigInteger)
+    return case((and_(seconds >= 0, seconds < HUNDREDTHS_BELOW),  # (a CASE, so the cast never sees a huge value)
+                 case((hundredths / literal_column("100.0") == seconds, hundredths + 1), else_=0)), else_=0)
 
 
 def _mask_ids() -> tuple[str | None, ...]:

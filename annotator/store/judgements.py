@@ -27,7 +27,7 @@ from ..model import Judgement, JudgementKind, Label
 from ..limits import check_seconds
 from ..spans import clean_fix, decode_spans, encode_spans
 from . import Store
-from .codec import decode_types, encode_types, type_mask
+from .codec import decode_types, encode_types, type_mask, working_hundredths
 from .drafts import delete_draft
 from .projects import project_id, system_id
 from .queue_tallies import after_save, before_save
@@ -90,7 +90,8 @@ def insert_judgement(conn: Connection, caption_id: int, user_id: int, *, label: 
         upsert(conn, current_judgements, {"caption_id": caption_id, "user_id": user_id, "kind": kind,
                                            "judgement_id": jid, "revision": revision, "label": label_value,
                                            "error_types": types, "type_mask": type_mask(types),
-                                           "seconds": seconds, "saved_us": epoch_micros(at)},
+                                           "hundredths": working_hundredths(seconds),
+                                           "saved_us": epoch_micros(at)},
                 ["caption_id", "user_id", "kind"])
         if kind == JudgementKind.ANNOTATION.value:
             delete_draft(conn, caption_id, user_id)  # the judgement supersedes the user's draft of the caption

@@ -226,24 +226,36 @@ def _m0020_queue_tallies(conn: Connection) -> None:
     recount_all(conn)
 
 
-def _m0021_save_times_as_integers(conn: Connection) -> None:
+def _m0021_times_as_integers(conn: Connection) -> None:
     """Current judgements keep their save time as whole microseconds since the epoch, UTC (``saved_us``), in place
-    of a timestamp (``updated_at``): the team dashboard reads a million of them as integers instead of texts to
-    parse. Each stored time is converted as the dashboards read it before (annotator.store.save_times)."""
-    from sqlalchemy import text
+    of a timestamp (``updated_at``), and their working time as whole hundredths plus one (``hundredths``,
+    codec.working_hundredths) in place of the float ``seconds`` of migration 9: the team dashboard reads a million
+    of each as integers, with no text to parse and no test per row. Each time is converted as the dashboards read
+    it before (annotator.store.save_times; the hundredths by the very test the read made)."""
+    from sqlalchemy import Float, literal_column, text
     have = {c["name"] for c in inspect(conn).get_columns("current_judgements")}
-    if "updated_at" not in have:
-        return  # created at this shape (migration 1 creates the tables as they are now)
-    if "saved_us" not in have:
-        conn.execute(text("ALTER TABLE current_judgements ADD COLUMN saved_us BIGINT NOT NULL DEFAULT 0"))
-    if conn.dialect.name == "postgresql":
-        # Exact: EXTRACT gives a numeric there, and this is the expression the dashboards read the times by before.
-        conn.execute(text("UPDATE current_judgements SET saved_us = "
-                          "CAST(EXTRACT(EPOCH FROM updated_at) * 1000000 AS BIGINT)"))
-        conn.execute(text("ALTER TABLE current_judgements ALTER COLUMN saved_us DROP DEFAULT"))
-    else:
-        _sqlite_save_times(conn)
-    conn.execute(text("ALTER TABLE current_judgements DROP COLUMN updated_at"))
+    postgresql = conn.dialect.name == "postgresql"
+    if "updated_at" in have:  # (a table created at today's shape by migration 1 has saved_us already)
+        if "saved_us" not in have:
+            conn.execute(text("ALTER TABLE current_judgements ADD COLUMN saved_us BIGINT NOT NULL DEFAULT 0"))
+        if postgresql:
+            # Exact: EXTRACT gives a numeric there, and this is the expression the dashboards read the times by.
+            conn.execute(text("UPDATE current_judgements SET saved_us = "
+                              "CAST(EXTRACT(EPOCH FROM updated_at) * 1000000 AS BIGINT)"))
+            conn.execute(text("ALTER TABLE current_judgements ALTER COLUMN saved_us DROP DEFAULT"))
+        else:
+            _sqlite_save_times(conn)
+        conn.execute(text("ALTER TABLE current_judgements DROP COLUMN updated_at"))
+    if "seconds" in have:  # (added by migration 9 to every store, new ones included)
+        from .codec import stored_hundredths
+        if "hundredths" not in have:
+            conn.execute(text("ALTER TABLE current_judgements ADD COLUMN hundredths INTEGER NOT NULL DEFAULT 0"))
+        cj = schema.current_judgements
+        seconds = literal_column("seconds", Float)
+        conn.execute(cj.update().values(hundredths=stored_hundredths(seconds, not postgresql)))
+        if postgresql:
+            conn.execute(text("ALTER TABLE current_judgements ALTER COLUMN hundredths DROP DEFAULT"))
+        conn.execute(text("ALTER TABLE current_judgements DROP COLUMN seconds"))
 
 
 def _sqlite_save_times(conn: Connection, chunk: int = 200_000) -> None:
@@ -304,8 +316,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
          "their judge", _m0019_suggested),
     (20, "each user's queue counted as saves happen (resume, progress and the caption list read one row)",
      _m0020_queue_tallies),
-    (21, "current judgements keep their save time as whole microseconds since the epoch, in place of a timestamp",
-     _m0021_save_times_as_integers),
+    (21, "current judgements keep their save time as whole microseconds since the epoch and their working time as "
+         "whole hundredths, in place of a timestamp and a float", _m0021_times_as_integers),
 ]
 
 

@@ -172,9 +172,10 @@ current_judgements = Table(
     Column("saved_us", BigInteger, nullable=False),
     # Added by migration 9, so the dashboards read a million judgements as numbers, from this table alone:
     # the error types again as an integer (codec.type_mask; None where the text has no exact mask, and such
-    # rows are read as text) and the revision's working time.
+    # rows are read as text) and the revision's working time, which migration 21 turned into whole hundredths
+    # plus one (codec.working_hundredths; 0 where the time is not one, and such rows read their revision's).
     Column("type_mask", BigInteger),
-    Column("seconds", Float),
+    Column("hundredths", Integer, nullable=False, default=0),
     Index("ix_current_judgements_user", "user_id", "kind"),
 )
 

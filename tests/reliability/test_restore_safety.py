@@ -185,24 +185,30 @@ def test_a_backup_made_before_migration_4_is_accepted_although_the_replayed_user
     assert len(H.check_consistent(store)[0]) == 12
 
 
-def test_a_backup_made_before_migration_21_gets_its_save_times_as_microseconds(live):
-    """A version-20 backup keeps each current judgement's save time as a timestamp (updated_at); the replayed
-    schema of version 20 has migration 21's integer column instead. It is migrated and installed, each time kept."""
+def test_a_backup_made_before_migration_21_gets_its_times_as_integers(live):
+    """A version-20 backup keeps each current judgement's save time as a timestamp (updated_at) and its working
+    time as a float (seconds); the replayed schema of version 20 has migration 21's integer columns as well. It is
+    migrated and installed, each time kept."""
     store, good, _ = live
+    query = "SELECT judgement_id, saved_us, hundredths FROM current_judgements"
     with closing(sqlite3.connect(good)) as conn:
-        times = dict(conn.execute("SELECT judgement_id, saved_us FROM current_judgements").fetchall())
+        times = conn.execute(query).fetchall()
+    from_revision = "(SELECT {} FROM judgements WHERE judgements.id = current_judgements.judgement_id)"
     v20 = _variant(good, "version-20.db",
                    "ALTER TABLE current_judgements ADD COLUMN updated_at DATETIME NOT NULL DEFAULT ''",
-                   "UPDATE current_judgements SET updated_at = "
-                   "(SELECT created_at FROM judgements WHERE judgements.id = current_judgements.judgement_id)",
+                   "ALTER TABLE current_judgements ADD COLUMN seconds REAL",
+                   f"UPDATE current_judgements SET updated_at = {from_revision.format('created_at')}, "
+                   f"seconds = {from_revision.format('seconds')}",
                    "ALTER TABLE current_judgements DROP COLUMN saved_us",
+                   "ALTER TABLE current_judgements DROP COLUMN hundredths",
                    "DELETE FROM schema_migrations WHERE version > 20")
-    assert files.missing_from(files.shape_at(20), files.file_shape(v20)) == ["column current_judgements.saved_us"]
+    assert files.missing_from(files.shape_at(20), files.file_shape(v20)) == [
+        "column current_judgements.hundredths", "column current_judgements.saved_us"]
     proc = _cli(store.url, "restore", str(v20))
     assert proc.returncode == 0, proc.stderr
     assert files.describe(_db_file(store)).schema_version == files.NEWEST_VERSION
     with store.read() as conn:
-        assert dict(conn.exec_driver_sql("SELECT judgement_id, saved_us FROM current_judgements").all()) == times
+        assert sorted(conn.exec_driver_sql(query).all()) == sorted(times) and all(h == 1 for _, _, h in times)
     assert len(H.check_consistent(store)[0]) == 12
 
 

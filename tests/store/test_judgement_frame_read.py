@@ -56,7 +56,7 @@ def _build(store):
                 save_judgement(store, cid, lead, kind="adjudication", label="inaccurate", error_types=("stance",),
                                seconds=2.5)
     with store.transaction() as conn:
-        # Rows as another program might have written them: no mask (odd texts), no working time.
+        # Rows as another program might have written them: no mask (odd texts), no working time in hundredths.
         odd = ["color age", "retired_type", "age,gender:x", ""]
         keys = conn.execute(select(current_judgements.c.caption_id, current_judgements.c.user_id)
                             .where(current_judgements.c.kind == "annotation")
@@ -65,7 +65,7 @@ def _build(store):
             conn.execute(text("UPDATE current_judgements SET type_mask = NULL, error_types = :t, label = 'inaccurate'"
                               " WHERE caption_id = :c AND user_id = :u AND kind = 'annotation'"),
                          {"t": odd[k % len(odd)], "c": cid, "u": uid})
-        conn.execute(text("UPDATE current_judgements SET seconds = NULL WHERE caption_id = :c"), {"c": keys[0][0]})
+        conn.execute(text("UPDATE current_judgements SET hundredths = 0 WHERE caption_id = :c"), {"c": keys[0][0]})
     set_practice(store, "p", ["p0", "p3"], True)
     return cids
 

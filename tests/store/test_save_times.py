@@ -1,6 +1,7 @@
-"""Save times of current judgements stored as whole microseconds since the epoch (migration 21), on SQLite and
-PostgreSQL: a store holding them as timestamps (the form before) is converted to exactly the times the dashboards
-read from the timestamps, and the team read gives the same frame before and after."""
+"""Save times of current judgements stored as whole microseconds since the epoch and working times as whole
+hundredths (migration 21), on SQLite and PostgreSQL: a store holding them as timestamps and floats (the form
+before) is converted to exactly the times the dashboards read from those, and the team read gives the same frame
+before and after."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pandas as pd
 import pytest
-from sqlalchemy import inspect, select, text
+from sqlalchemy import Float, inspect, literal, select, text
 
 from annotator.model import Role
 from annotator.store import schema
 from annotator.store.analysis_queries import epoch_seconds, judgement_frame
+from annotator.store.codec import stored_hundredths, working_hundredths
 from annotator.store.judgements import save_judgement
 from annotator.store.migrations import MIGRATIONS, applied_versions
 from annotator.store.save_times import NO_TIME, epoch_micros, seconds_of_micros, stored_micros
@@ -26,6 +28,21 @@ UTC = timezone.utc
 TIMES = [datetime(2026, 2, 28, 23, 59, 59, 999_999, tzinfo=UTC), datetime(2024, 2, 29, 12, 0, 0, 1, tzinfo=UTC),
          datetime(2025, 12, 31, 23, 59, 59, 123_457, tzinfo=UTC), datetime(1, 1, 1, 0, 0, 0, 7, tzinfo=UTC),
          datetime(1969, 7, 20, 20, 17, 40, 500_000, tzinfo=UTC), datetime(2026, 11, 29, 8, 30, tzinfo=UTC)]
+# Working times: whole hundredths, and ones that are not (read from the revision's row).
+SECONDS = [12.34, 0.1 + 0.2, 7.125, 1e-7, 1234.5678901234, 86_400.0, 0.29, 0.0]
+
+
+def test_a_working_time_is_kept_as_whole_hundredths_as_the_read_tested_it(store):
+    """The writers' hundredths (codec.working_hundredths) are what the read's test per row gave, on both
+    databases; and they give the time back exactly."""
+    values = SECONDS + [-0.0, 99_999.99, 100_000.0, 5e-3, 0.015, 2.675, 1.005, 1e308, -5.0]
+    with store.read() as conn:
+        stored = [conn.execute(select(stored_hundredths(literal(v, Float), store.is_sqlite))).scalar() for v in values]
+    assert stored == [working_hundredths(v) for v in values]
+    assert [working_hundredths(v) for v in (12.34, 0.1 + 0.2, 7.125, 0.29, 0.0, None)] == [1235, 0, 0, 30, 1, 0]
+    for v in values:
+        if working_hundredths(v):
+            assert (working_hundredths(v) - 1) / 100.0 == v
 
 
 def test_micros_are_what_the_timestamps_read_as():
@@ -59,27 +76,31 @@ def saved(store):
         b = user_id(conn, "ann_b", create_role=Role.ANNOTATOR)
     for k, at in enumerate(TIMES):
         save_judgement(store, caps[k], (a, b)[k % 2], label=(None, "accurate", "inaccurate")[k % 3],
-                       error_types=("age",) if k % 3 == 2 else (), seconds=1.5 + k, at=at)
+                       error_types=("age",) if k % 3 == 2 else (), seconds=SECONDS[k], at=at)
     save_judgement(store, caps[0], a, label="accurate", seconds=2.0, at=TIMES[1] + timedelta(microseconds=3))
     return store
 
 
 def _as_before_migration_21(store, odd: dict[int, str] | None = None) -> None:
     """Put the store back in the form before migration 21: each current judgement's save time a timestamp
-    (``updated_at``), written as the store wrote it (its revision's ``created_at`` holds the same time in the same
-    type); ``odd``: judgement id -> a text another program wrote there instead (SQLite)."""
+    (``updated_at``) and its working time a float (``seconds``), written as the store wrote them (its revision's
+    ``created_at`` and ``seconds`` hold the same values in the same types); ``odd``: judgement id -> a text another
+    program wrote in ``updated_at`` instead (SQLite)."""
     sqlite = store.is_sqlite
     with store.transaction() as conn:
         kind = "DATETIME NOT NULL DEFAULT ''" if sqlite else "TIMESTAMP WITH TIME ZONE"
         conn.execute(text(f"ALTER TABLE current_judgements ADD COLUMN updated_at {kind}"))
-        conn.execute(text("UPDATE current_judgements SET updated_at = "
-                          "(SELECT created_at FROM judgements WHERE judgements.id = current_judgements.judgement_id)"))
+        conn.execute(text(f"ALTER TABLE current_judgements ADD COLUMN seconds {'REAL' if sqlite else 'DOUBLE PRECISION'}"))
+        for column, source in (("updated_at", "created_at"), ("seconds", "seconds")):
+            conn.execute(text(f"UPDATE current_judgements SET {column} = (SELECT {source} FROM judgements "
+                              "WHERE judgements.id = current_judgements.judgement_id)"))
         if not sqlite:
             conn.execute(text("ALTER TABLE current_judgements ALTER COLUMN updated_at SET NOT NULL"))
         for jid, value in (odd or {}).items():
             conn.execute(text("UPDATE current_judgements SET updated_at = :v WHERE judgement_id = :j"),
                          {"v": value, "j": jid})
         conn.execute(text("ALTER TABLE current_judgements DROP COLUMN saved_us"))
+        conn.execute(text("ALTER TABLE current_judgements DROP COLUMN hundredths"))
         conn.execute(schema.schema_migrations.delete().where(schema.schema_migrations.c.version == 21))
 
 
@@ -111,9 +132,12 @@ def test_a_store_holding_timestamps_is_converted_to_the_same_times(saved):
     with store.read() as conn:
         assert applied_versions(conn) == [v for v, _, _ in MIGRATIONS]
         columns = {c["name"] for c in inspect(conn).get_columns("current_judgements")}
-        micros = dict(conn.execute(select(schema.current_judgements.c.judgement_id,
-                                          schema.current_judgements.c.saved_us)).all())
-    assert columns == {c.name for c in schema.current_judgements.columns}  # updated_at gone, saved_us there
+        cj = schema.current_judgements
+        micros = dict(conn.execute(select(cj.c.judgement_id, cj.c.saved_us)).all())
+        hundredths = sorted(conn.execute(select(cj.c.hundredths)).scalars())
+    # updated_at and seconds gone, saved_us and hundredths there
+    assert columns == {c.name for c in schema.current_judgements.columns}
+    assert hundredths == sorted(working_hundredths(s) for s in SECONDS[1:len(TIMES)] + [2.0])
     after = _team_read(store)
     pd.testing.assert_frame_equal(after, before)
     # The times read after are those the timestamps gave (bit for bit; the year-1 one beyond pandas' reach).

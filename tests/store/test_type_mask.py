@@ -15,7 +15,7 @@ from annotator.io import import_judgements, import_jsonl, import_lines
 from annotator.model import Role
 from annotator.store import schema
 from annotator.store.bulk import bulk_judgements
-from annotator.store.codec import mask_types, type_mask
+from annotator.store.codec import mask_types, type_mask, working_hundredths
 from annotator.store.judgements import save_judgement
 from annotator.store.migrations import MIGRATIONS, applied_versions
 from annotator.store.projects import captions_of_system, project_id
@@ -65,8 +65,8 @@ def _assert_masks_match(store) -> list[tuple]:
         assert mask == type_mask(stored), (stored, mask)
     cj, j = schema.current_judgements, schema.judgements
     with store.read() as conn:
-        times = conn.execute(select(cj.c.seconds, j.c.seconds).join(j, j.c.id == cj.c.judgement_id)).all()
-    assert len(times) == len(rows) and all(mine == theirs for mine, theirs in times), times
+        times = conn.execute(select(cj.c.hundredths, j.c.seconds).join(j, j.c.id == cj.c.judgement_id)).all()
+    assert len(times) == len(rows) and all(mine == working_hundredths(theirs) for mine, theirs in times), times
     return rows
 
 
@@ -137,11 +137,15 @@ def test_migration_fills_in_masks_of_judgements_stored_before(project):
         conn.execute(text("UPDATE current_judgements SET error_types = 'color age' WHERE user_id = :u AND caption_id = :c"),
                      {"u": a, "c": ids[2]})
         conn.execute(text("UPDATE current_judgements SET error_types = 'retired gender' WHERE user_id = :u"), {"u": b})
-        # The database as schema version 8 left it.
-        conn.execute(text("ALTER TABLE current_judgements DROP COLUMN type_mask"))
-        conn.execute(text("ALTER TABLE current_judgements DROP COLUMN seconds"))
-        conn.execute(schema.schema_migrations.delete().where(schema.schema_migrations.c.version == 9))
-    assert store.migrate() == [9]
+        # The database as schema version 8 left it (and as migration 21 found it: a timestamp for the save time).
+        stamp = "DATETIME NOT NULL DEFAULT ''" if store.is_sqlite else "TIMESTAMP WITH TIME ZONE"
+        conn.execute(text(f"ALTER TABLE current_judgements ADD COLUMN updated_at {stamp}"))
+        conn.execute(text("UPDATE current_judgements SET updated_at = "
+                          "(SELECT created_at FROM judgements WHERE judgements.id = current_judgements.judgement_id)"))
+        for column in ("type_mask", "hundredths", "saved_us"):
+            conn.execute(text(f"ALTER TABLE current_judgements DROP COLUMN {column}"))
+        conn.execute(schema.schema_migrations.delete().where(schema.schema_migrations.c.version.in_([9, 21])))
+    assert store.migrate() == [9, 21]
     with store.read() as conn:
         assert applied_versions(conn) == [v for v, _, _ in MIGRATIONS]
     rows = _assert_masks_match(store)
