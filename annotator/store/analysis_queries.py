@@ -125,9 +125,11 @@ SAVED_OFFSET = 1 << 58
 SAVED_BITS = 59
 
 
-def _judgement_fields(conn, caption: Field, with_timing: bool, widths: dict[str, int]) -> list[Field]:
+def _judgement_fields(conn, caption: Field, with_timing: bool, widths: dict[str, int],
+                      one_kind: bool = False) -> list[Field]:
     """The packed fields of the read (annotator.store.packing): ``caption``; the user id; kind and label as one
-    code (4: adjudication; 2 inaccurate, 1 accurate, 0 skipped); the judgement id; the type mask plus one (0: no
+    code (4: adjudication; 2 inaccurate, 1 accurate, 0 skipped; the label alone when the read is of ``one_kind``,
+    whose bit the caller adds); the judgement id; the type mask plus one (0: no
     mask in range, the text is read apart); with timing the working time in whole hundredths plus one (0: read
     the revision's time apart) and the save time (``saved_us`` + SAVED_OFFSET), both stored so (migration 21).
 
@@ -137,7 +139,9 @@ def _judgement_fields(conn, caption: Field, with_timing: bool, widths: dict[str,
     sqlite = conn.dialect.name == "sqlite"
     mask_bits = len(taxonomy().mask_ids)
     label = case({Label.INACCURATE.value: 2, Label.ACCURATE.value: 1}, value=cj.c.label, else_=0)
-    if sqlite:
+    if one_kind:
+        code = label
+    elif sqlite:
         code = type_coerce(cj.c.kind == JudgementKind.ADJUDICATION.value, Integer) * 4 + label
     else:
         code = case((cj.c.kind == JudgementKind.ADJUDICATION.value, 4), else_=0) + label
@@ -190,7 +194,7 @@ def _read_judgements(store: Store, conn, kinds: list[str], sys_ids: list[int], u
         extra = [Field("item_id", captions.c.item_id, widths["item"]),
                  Field("system_id", captions.c.system_id, widths["system"])]
         where += [(captions.c.system_id + 0).in_(sys_ids), cj.c.judgement_id > int(changed_after)]
-    packing = pack(_judgement_fields(conn, caption, with_timing, widths) + extra)
+    packing = pack(_judgement_fields(conn, caption, with_timing, widths, one_kind=len(kinds) == 1) + extra)
     cols = [_joined(conn, w) for w in packing.columns(conn)]
     q = select(*cols).select_from(source).where(*where)
     parts = _table_parts(conn) if changed_after is None else []
@@ -202,6 +206,8 @@ def _read_judgements(store: Store, conn, kinds: list[str], sys_ids: list[int], u
         raise AssertionError("the columns of the judgement read do not line up")
     fields = packing.unpack(words)
     fields["caption_id"] = fields["caption_id"] + lo
+    if kinds == [JudgementKind.ADJUDICATION.value]:  # (a read of one kind: the code holds the label alone)
+        fields["code"] = fields["code"] | 4
     return fields, cap
 
 
