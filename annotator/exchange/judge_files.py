@@ -28,16 +28,19 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from ..errors import InputError
+from ..io.importers import in_batches
 from ..io.options import Example, ImportFormat, ReaderOption
 from ..io.textfiles import file_lines, parse_json, shorten
 from ..io.validate import check_name, check_text
 from ..judges.outputs import JudgeOutput, JudgeOutputs, check_judge_name
 from ..spans import check_spans, parse_spans, spans_json
+from ..store.spool import Spool
 from ..taxonomy import taxonomy
 
 FORMAT_NAME = "annotator-judge"
@@ -46,6 +49,8 @@ _HEADER_REQUIRED = ("format", "version", "model", "prompt")
 _ROW_FIELDS = ("item", "system", "n", "line", "caption", "p_inaccurate", "types", "spans", "answers")
 #: How many raw replies one row may keep.
 MAX_ANSWERS = 100
+#: Rows resolved and written at a time by an import (memory holds a batch; the checked rows wait in a spool).
+BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -177,8 +182,16 @@ def read_judge_file(path: Path | str, *, judge: str | None = None, source: str |
     """Read and check a judge file (nothing stored): the header, then one row per caption; the file is read a
     line at a time (memory holds the checked rows, not the file's text)."""
     src = source or str(path)
-    name = signature = None
     rows: list[JudgeRow] = []
+    name, signature = _read_rows(path, src, judge, rows.append)
+    return JudgeFile(name, signature, tuple(rows), src)
+
+
+def _read_rows(path: Path | str, src: str, judge: str | None, keep) -> tuple[str, dict]:
+    """Read and check a judge file a line at a time, handing each checked row to ``keep``; (judge name,
+    signature) from its header."""
+    name = signature = None
+    count = 0
     for n, raw in file_lines(path, src):
         if not raw.strip():
             continue
@@ -188,51 +201,75 @@ def read_judge_file(path: Path | str, *, judge: str | None = None, source: str |
             continue
         if isinstance(obj, dict) and "format" in obj:
             raise InputError("a second header; a judge file has one, on its first line", src, n)
-        rows.append(parse_row(obj, src, n))
+        keep(parse_row(obj, src, n))
+        count += 1
     if name is None:
         raise InputError("the file is empty; a judge file starts with its header line", src)
-    if not rows:
+    if not count:
         raise InputError("the file holds a header but no outputs", src)
-    return JudgeFile(name, signature, tuple(rows), src)
+    return name, signature
 
 
 def resolve_rows(conn, pid: int, jf: JudgeFile) -> list[JudgeOutput]:
-    """The rows as outputs of the project's captions: each caption found by (system, item, n) or (system, n,
-    line), its text compared, its spans checked against it; InputError with the line otherwise."""
-    from ..store.judges import caption_index_all
-    from ..store.samples import annotated_index
-    index = caption_index_all(conn, pid)
-    by_line = {(s, n, found[1]): found for (s, _key, n), found in index.items()}
-    annotated = annotated_index(conn, pid)
-    systems = {s for s, _, _ in index}
-    seen: dict[int, int] = {}
-    out = []
-    src = jf.source
-    for row in jf.rows:
-        n = annotated if row.n is None else row.n
-        if row.system not in systems:
-            raise InputError(f"the project has no system {row.system!r}", src, row.line_no)
-        if row.item is not None:
-            found = index.get((row.system, row.item, n))
-            where = f"item {row.item!r}" + (f", sample {n}" if row.n is not None else "")
-        else:
-            found = by_line.get((row.system, n, row.line))
-            where = f"line {row.line}" + (f" of sample {n}" if row.n is not None else "")
-        if found is None:
-            raise InputError(f"the project has no caption of system {row.system!r} for {where}", src, row.line_no)
-        cid, _, text = found
-        if row.caption is not None and row.caption != text:
-            raise InputError(f"the caption differs from the stored one: {shorten(row.caption)!r} vs "
-                             f"{shorten(text)!r}", src, row.line_no)
-        if cid in seen:
-            raise InputError(f"this caption has an output on line {seen[cid]} already", src, row.line_no)
-        seen[cid] = row.line_no
-        try:
-            spans = check_spans(row.spans, label="inaccurate", error_types={s.type for s in row.spans}, caption=text)
-        except InputError as e:
-            raise InputError(e.detail, src, row.line_no) from None
-        out.append(JudgeOutput(cid, row.p_inaccurate, row.types, spans, row.answers))
-    return out
+    """The rows as outputs of the project's captions (see :class:`_Resolver`)."""
+    with Spool() as spool:
+        return _Resolver(conn, pid, jf.source, spool).resolve(jf.rows)
+
+
+class _Resolver:
+    """Rows as outputs of the project's captions, a batch at a time (:meth:`resolve`): each caption found by
+    (system, item, n) or (system, n, line), its text compared, its spans checked against it; InputError with the
+    line otherwise. A caption given a row before (in any batch) is refused: the lines of the captions resolved
+    wait in ``spool``'s bag ``seen``, not in memory."""
+
+    def __init__(self, conn, pid: int, src: str, spool: Spool):
+        from ..store.projects import project_system_names
+        from ..store.samples import annotated_index
+        self.conn, self.pid, self.src, self.spool = conn, pid, src, spool
+        self.systems = set(project_system_names(conn, pid))
+        self.annotated = annotated_index(conn, pid)
+        spool.bag("seen", 1, indexed=True)
+
+    def resolve(self, rows) -> list[JudgeOutput]:
+        """The outputs of a batch of rows, in their order."""
+        from ..store.judges import caption_index_at
+        annotated, src = self.annotated, self.src
+        index, by_line = caption_index_at(
+            self.conn, self.pid, {(r.system, r.item, self._n(r)) for r in rows if r.item is not None},
+            {(r.system, self._n(r), r.line) for r in rows if r.item is None})
+        found_cids = [f[0] for f in (*index.values(), *by_line.values())]
+        seen = {cid: records[0][1] for cid, records in self.spool.of_keys("seen", found_cids).items()}
+        out = []
+        for row in rows:
+            n = annotated if row.n is None else row.n
+            if row.system not in self.systems:
+                raise InputError(f"the project has no system {row.system!r}", src, row.line_no)
+            if row.item is not None:
+                found = index.get((row.system, row.item, n))
+                where = f"item {row.item!r}" + (f", sample {n}" if row.n is not None else "")
+            else:
+                found = by_line.get((row.system, n, row.line))
+                where = f"line {row.line}" + (f" of sample {n}" if row.n is not None else "")
+            if found is None:
+                raise InputError(f"the project has no caption of system {row.system!r} for {where}", src, row.line_no)
+            cid, _, text = found
+            if row.caption is not None and row.caption != text:
+                raise InputError(f"the caption differs from the stored one: {shorten(row.caption)!r} vs "
+                                 f"{shorten(text)!r}", src, row.line_no)
+            if cid in seen:
+                raise InputError(f"this caption has an output on line {seen[cid]} already", src, row.line_no)
+            seen[cid] = row.line_no
+            self.spool.add("seen", cid, row.line_no)
+            try:
+                spans = check_spans(row.spans, label="inaccurate", error_types={s.type for s in row.spans},
+                                    caption=text)
+            except InputError as e:
+                raise InputError(e.detail, src, row.line_no) from None
+            out.append(JudgeOutput(cid, row.p_inaccurate, row.types, spans, row.answers))
+        return out
+
+    def _n(self, row: JudgeRow) -> int:
+        return self.annotated if row.n is None else row.n
 
 
 @dataclass
@@ -263,20 +300,30 @@ class JudgeImport:
 
 def import_judge(store, project: str, path: Path | str, *, judge: str | None = None,
                  source: str | None = None) -> JudgeImport:
-    """Import a judge file into ``project``: read and check everything, then replace the judge's outputs in one
-    transaction (InputError naming the file and line, and nothing stored, on a bad row)."""
-    from ..store.judges import project_judges, replace_judge
+    """Import a judge file into ``project``: read and check every line, then replace the judge's outputs in one
+    transaction (InputError naming the file and line, and nothing stored, on a bad row). The checked rows wait in
+    a spool (a scratch file apart from the store) and are resolved and written a batch at a time: memory holds a
+    batch, not the file."""
+    from ..store.judges import JudgeWriter, project_judges
     from ..store.projects import project_id
     project = check_name(project, "project", "--project")
-    jf = read_judge_file(path, judge=judge, source=source)
-    with store.transaction() as conn:
-        pid = project_id(conn, project)
-        outputs = resolve_rows(conn, pid, jf)
-        existed = any(j.name == jf.name for j in project_judges(conn, pid))
-        diff = replace_judge(conn, pid, jf.name, jf.signature, Path(jf.source).name, [o.row() for o in outputs])
-    scored = JudgeOutputs(jf.name, jf.signature, {o.caption_id: o for o in outputs}).scored_types
-    return JudgeImport(project, jf.name, jf.signature, len(outputs), diff.added, diff.changed, diff.removed,
-                       diff.unchanged, existed, list(scored))
+    src = source or str(path)
+    with Spool() as spool:
+        spool.bag("rows", 1)
+        name, signature = _read_rows(path, src, judge,
+                                     lambda row: spool.add("rows", row.line_no, pickle.dumps(row)))
+        types: set[str] = set()
+        with store.transaction() as conn:
+            pid = project_id(conn, project)
+            existed = any(j.name == name for j in project_judges(conn, pid))
+            resolver, writer = _Resolver(conn, pid, src, spool), JudgeWriter(conn, pid, name)
+            for batch in in_batches((pickle.loads(r[2]) for r in spool.records("rows")), BATCH):
+                outputs = resolver.resolve(batch)
+                writer.write([o.row() for o in outputs])
+                types.update(t for o in outputs if o.types for t in o.types)
+            diff = writer.finish(signature, Path(src).name)
+    return JudgeImport(project, name, signature, writer.outputs, diff.added, diff.changed, diff.removed,
+                       diff.unchanged, existed, list(taxonomy().in_order(types)))
 
 
 def write_judge_file(judge: JudgeOutputs, places: dict[int, tuple[str, str, int]], out: IO[str]) -> int:

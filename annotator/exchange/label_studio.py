@@ -38,7 +38,7 @@ from pathlib import Path
 
 from ..accounts.access import LEADS
 from ..errors import InputError
-from ..io.importers import ImportResult, import_guard
+from ..io.importers import ImportResult, import_guard, in_batches
 from ..io.label_studio import (ACCURATE, DETECTOR_MODEL, INACCURATE, Controls, LabelStudioAnnotation,
                                annotation_results, iter_tasks, place, read_annotation, read_controls, read_tasks)
 from ..io.options import Example, ImportFormat, ReaderOption
@@ -48,7 +48,7 @@ from ..judgement_export import export_judgements
 from ..model import JudgementKind, Role
 from ..names import check_email, email_key
 from ..store import Store
-from ..store.exchange import caption_index_of, project_caption_index, stored_revisions
+from ..store.exchange import caption_index_of, project_captions_in_chunks, stored_revisions
 from ..store.judgements import insert_judgement, newest_revision_times
 from ..store.projects import load_project, project_id
 from ..store.spool import Spool
@@ -353,20 +353,27 @@ class _People:
 
 class _Captions:
     """The project's captions as a Label Studio task names them: by system and item, by system and line, or by a
-    blind export's key. Looked up a batch of annotations at a time (:meth:`load`), except a blind export's keys,
-    which need every caption's (the whole index, only when the file holds a blind task)."""
+    blind export's key. Looked up a batch of annotations at a time (:meth:`load`). A blind export's key is a hash
+    of the caption's system and item, which no query finds: when the file holds a blind task, every caption's key
+    is put in ``spool``'s bag ``blind`` first, the captions read a chunk at a time (memory holds a chunk)."""
 
-    def __init__(self, conn, pid: int, blind: bool):
-        self.conn, self.pid = conn, pid
-        self.by_item, self.by_line = {}, {}
-        self.by_key = {blind_key(*key): found for key, found in project_caption_index(conn, pid).items()} \
-            if blind else {}
+    def __init__(self, conn, pid: int, blind: bool, spool: Spool):
+        self.conn, self.pid, self.spool, self.blind = conn, pid, spool, blind
+        self.by_item, self.by_line, self.by_key = {}, {}, {}
+        if blind:
+            spool.bag("blind", 3)
+            for chunk in project_captions_in_chunks(conn, pid):
+                for system, key, cid, line, text in chunk:
+                    spool.add("blind", blind_key(system, key), cid, line, text)
 
     def load(self, reads) -> None:
         """Look up the captions a batch of annotations names (the ones it does not name are forgotten)."""
         self.by_item, self.by_line = caption_index_of(
             self.conn, self.pid, by_item={(r.system, r.item) for r in reads if not r.blind and r.item is not None},
             by_line={(r.system, r.line) for r in reads if not r.blind and r.item is None})
+        if self.blind:
+            self.by_key = {key: records[0][1:] for key, records in
+                           self.spool.of_keys("blind", {r.blind for r in reads if r.blind}).items()}
 
     def find(self, r: _Read):
         if r.blind:
@@ -406,25 +413,13 @@ def _resolve(captions: _Captions, reads, people: _People, refusals: _Refusals, r
     return out
 
 
-def _in_batches(rows, size: int | None = None):
-    """``rows`` in lists of ``size`` (default :data:`BATCH`)."""
-    size, batch = size or BATCH, []
-    for row in rows:
-        batch.append(row)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def _resolve_all(conn, pid: int, spool: Spool, blind: bool, people: _People, refusals: _Refusals,
                  result: LabelStudioImport) -> None:
     """Resolve the spooled annotations a batch at a time, in file order, and put each one that names a caption
     in the spool's bag ``targets`` under its caption, person and kind (its group: :func:`_store`'s unit)."""
-    captions = _Captions(conn, pid, blind)
+    captions = _Captions(conn, pid, blind, spool)
     reads = (pickle.loads(row[2]) for row in spool.records("reads"))
-    for batch in _in_batches(reads):
+    for batch in in_batches(reads, BATCH):
         captions.load(batch)
         for target in _resolve(captions, batch, people, refusals, result):
             spool.add("targets", f"{target[0]} {target[1]} {target[3]}", pickle.dumps(target))

@@ -31,7 +31,7 @@ from ..errors import InputError
 from ..model import Project
 from ..store import Store
 from ..store.imports import write_item_batches
-from ..store.projects import ImportSummary
+from ..store.projects import ImportSummary, collect_batch_garbage
 
 
 @contextmanager
@@ -50,6 +50,20 @@ def paused_gc():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def in_batches(rows, size: int):
+    """``rows`` (any iterable, read as it goes) in lists of ``size``; after each batch is used, the garbage it
+    left is collected (:func:`~annotator.store.projects.collect_batch_garbage`)."""
+    batch = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+            collect_batch_garbage()
+    if batch:
+        yield batch
 
 
 #: The formats whose rows are judgements of the project's captions, with their error spans.

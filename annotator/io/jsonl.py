@@ -23,12 +23,9 @@ each sample of a system counts its own lines.
 from __future__ import annotations
 
 import json
-from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterable, Iterator
-
-from sqlalchemy.exc import IntegrityError
 
 from ..errors import InputError
 from ..images import image_size, is_inside, resolve_image_path
@@ -203,8 +200,10 @@ class JsonlStream:
     Opening reads the header (the first line, if it is one) and settles the image root (see
     :func:`read_jsonl_project` for the arguments); :meth:`batches` then checks each item line as
     :func:`parse_item` and :func:`~annotator.io.validate.check_project` do and yields ``(items, their line
-    numbers, their captions' given lines by (item key, system, n))``. An item key given twice is refused by
-    the writer (:class:`~annotator.store.projects.ProjectWriter`), which sees every batch."""
+    numbers, their captions' given lines by (item key, system, n))``. An item key, or a caption line of a system
+    and sample, given twice is refused by the writer (:class:`~annotator.store.projects.ProjectWriter`), which
+    finds the earlier one in the store: nothing is kept from one batch to the next, so memory is flat in the
+    file's length."""
 
     def __init__(self, project: str, path: Path | str, *, image_root: Path | str | None = None,
                  relative_header_root: bool = True, trust_root: bool = False):
@@ -213,10 +212,6 @@ class JsonlStream:
         self.systems: dict[str, None] = {}
         self._lines = file_lines(path)
         self._first = None  # the first item line, read while looking for the header: (n, object)
-        # (system, n) -> the caption lines given and the file lines giving them, in two arrays of integers (16
-        # bytes a caption, where a set of the lines held about 60), checked for repeats at the end of the file
-        # (the store's unique index on the lines refuses one earlier: then :meth:`check_lines` names it).
-        self._lines_taken: dict[tuple[str, int], tuple[array, array]] = {}
         header_root = None
         for n, raw in self._lines:
             if not raw.strip():
@@ -257,7 +252,6 @@ class JsonlStream:
         """The file's items, ``size`` (default :data:`BATCH`) at a time (see the class); InputError "no items"
         for a file without one."""
         src, size = self.src, size or BATCH
-        lines_taken = self._lines_taken
         has_line: dict[str, bool] = {}
         batch: list[Item] = []
         locations: list[int] = []
@@ -271,11 +265,7 @@ class JsonlStream:
                     raise InputError(f"'line' is given for some captions of system {cap.system!r} but not others",
                                      src, n)
                 if present:
-                    line = lines[(cap.system, cap.n)]
-                    taken = lines_taken.setdefault((cap.system, cap.n), (array("q"), array("q")))
-                    taken[0].append(line)
-                    taken[1].append(n)
-                    given[(item.key, cap.system, cap.n)] = line
+                    given[(item.key, cap.system, cap.n)] = lines[(cap.system, cap.n)]
             if self.root is not None and item.image is not None:
                 # Inside the root, and within the pixel cap every importer applies (the size is read from the
                 # file's header only; a missing or unreadable file passes, as elsewhere).
@@ -288,13 +278,8 @@ class JsonlStream:
                 batch, locations, given = [], [], {}
         if not self.items_read:
             raise InputError("no items", src)
-        self.check_lines()
         if batch:
             yield self._checked(batch, locations), locations, given
-
-    def check_lines(self) -> None:
-        """InputError at the first file line read so far that repeats a caption line of its system and sample."""
-        _check_lines_once(self._lines_taken, self.src)
 
     def _checked(self, batch: list[Item], locations: list[int]) -> list[Item]:
         return check_project(Project(name=self.project, image_root=self.root, items=batch,
@@ -304,21 +289,6 @@ class JsonlStream:
         """The project as the header and the arguments give it, without items (what a writer opens with)."""
         return Project(name=check_name(self.project, "project", self.src), image_root=self.root, items=[],
                        trusted_image_root=self.trusted)
-
-
-def _check_lines_once(lines_taken: dict, src: str) -> None:
-    """InputError at the first file line that repeats a caption line of its system and sample (n)."""
-    repeats = []
-    for (system, sample), (given, at) in lines_taken.items():
-        order = sorted(range(len(given)), key=given.__getitem__)  # stable: equal lines stay in file order
-        later = [at[b] for a, b in zip(order, order[1:]) if given[a] == given[b]]
-        if later:
-            n = min(later)
-            repeats.append((n, system, sample, given[at.index(n)]))
-    if repeats:
-        n, system, sample, line = min(repeats)
-        sample_text = f" (n = {sample})" if sample else ""
-        raise InputError(f"system {system!r} has caption line {line}{sample_text} twice", src, n)
 
 
 def _header_root(obj: dict, src: str, n: int) -> str | None:
@@ -346,11 +316,20 @@ def read_jsonl_project(project: str, path: Path | str, *, image_root: Path | str
     proj = stream.header_project()
     caption_lines: dict[str, dict[tuple[str, int], int]] = {}
     seen: dict[str, int] = {}
+    lines_seen: set[tuple[str, int, int]] = set()
     for batch, locations, given in stream.batches():
         for item, n in zip(batch, locations):
             if item.key in seen:
                 raise InputError(f"item {item.key!r} appears twice", stream.src, n)
             seen[item.key] = n
+            for cap in item.captions:  # a caption line given twice: as the writer refuses it (the project is whole)
+                line = given.get((item.key, cap.system, cap.n))
+                if line is None:
+                    continue
+                if (cap.system, cap.n, line) in lines_seen:
+                    sample = f" (n = {cap.n})" if cap.n else ""
+                    raise InputError(f"system {cap.system!r} has caption line {line}{sample} twice", stream.src, n)
+                lines_seen.add((cap.system, cap.n, line))
         proj.items.extend(batch)
         for (key, system, sample), line in given.items():
             caption_lines.setdefault(system, {})[(key, sample)] = line
@@ -456,12 +435,7 @@ def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Pa
                          trust_root=trust_root)
     # One transaction, written a batch at a time as the file is read: memory holds one batch (constant in the
     # file's size), and bad input anywhere rolls every batch back.
-    try:
-        written = write_item_batches(store, stream.header_project(), stream.batches(), source=str(path),
-                                     key_style=False)
-    except IntegrityError:
-        stream.check_lines()  # a caption line given twice, found by the store first: name the file line
-        raise
+    written = write_item_batches(store, stream.header_project(), stream.batches(), source=str(path), key_style=False)
     result = ImportResult(project, "jsonl", items_read=stream.items_read, systems=list(stream.systems))
     result.add(written.summary)
     return result

@@ -17,19 +17,22 @@ these, an unknown label or a malformed index stops the import.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ..errors import InputError
 from ..model import Label, Role
 from ..store import Store
-from ..store.exchange import current_annotations
+from ..store.exchange import caption_index_of, current_annotations
+from ..store.human_scores import system_caption_counts
 from ..store.imports import account_id
 from ..store.judgements import insert_judgement
-from ..store.projects import captions_of_system, project_id
+from ..store.projects import project_id, system_id
+from ..store.spool import Spool
 from ..taxonomy import taxonomy
-from .importers import ImportResult, import_guard
+from .importers import ImportResult, import_guard, in_batches
 from .options import Example, ImportFormat, ReaderOption
 from .json_stream import JsonStream
 from .textfiles import shorten
@@ -37,6 +40,9 @@ from .validate import check_name, parse_int
 
 _COARSE = {"congruent": Label.ACCURATE, "accurate": Label.ACCURATE,
            "incongruent": Label.INACCURATE, "inaccurate": Label.INACCURATE}
+
+#: Judgements checked and written at a time by an import (memory holds a batch, the files wait in a spool).
+BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -72,11 +78,11 @@ def _index(key: str) -> int:
     return parse_int(k, "caption index")  # refuses more digits than a line number can have
 
 
-def _read_indexed(path: Path | str, convert) -> dict:
-    """Caption index → ``convert(value)`` for every member of a judgement file, read a member at a time; errors
-    name the member's line and key."""
+def _read_indexed(path: Path | str, convert, out=None):
+    """Caption index → ``convert(value)`` for every member of a judgement file, read a member at a time, into
+    ``out`` (a dict, or a :class:`_Spooled` bag); errors name the member's line and key."""
     src = str(path)
-    out: dict = {}
+    out = {} if out is None else out
     for key, value, line in _entries(path):
         try:
             idx = _index(key)
@@ -94,48 +100,99 @@ def _coarse_label(value) -> Label:
     return _COARSE[value.strip().lower()]
 
 
-def read_coarse(path: Path | str) -> dict[int, Label]:
-    """Index → accurate/inaccurate from a coarse file."""
-    out = _read_indexed(path, _coarse_label)
+class _Spooled:
+    """A bag of a :class:`~annotator.store.spool.Spool` as :func:`_read_indexed` fills a dict: caption index →
+    value (kept as JSON text), so that a file's members wait on disk and not in memory."""
+
+    def __init__(self, spool: Spool, name: str):
+        self.spool, self.name = spool, name
+        spool.bag(name, 1, indexed=True)
+
+    def __contains__(self, idx: int) -> bool:
+        return self.spool.holds(self.name, idx)
+
+    def __setitem__(self, idx: int, value) -> None:
+        self.spool.add(self.name, idx, json.dumps(value))
+
+    def __len__(self) -> int:
+        return self.spool.count(self.name)
+
+
+def _coarse_file(path: Path | str, out=None):
+    """The members of a coarse file (into ``out``, see :func:`_read_indexed`); InputError for none."""
+    out = _read_indexed(path, _coarse_label, out)
     if not out:
         raise InputError("the coarse file has no judgements", str(path))
     return out
 
 
+def _fine_types(value) -> tuple[str, ...]:
+    labels = [value] if isinstance(value, str) else value
+    if not isinstance(labels, list) or not all(isinstance(v, str) for v in labels):
+        raise InputError(f"expected a list of error-type names, got {shorten(repr(value))}")
+    tax = taxonomy()
+    return tax.validate_ids([tax.resolve_strict(v) for v in labels])
+
+
+def read_coarse(path: Path | str) -> dict[int, Label]:
+    """Index → accurate/inaccurate from a coarse file."""
+    return _coarse_file(path)
+
+
 def read_fine(path: Path | str) -> dict[int, tuple[str, ...]]:
     """Index → error type ids (taxonomy order) from a fine file; labels resolved through the aliases."""
-    tax = taxonomy()
-
-    def types(value) -> tuple[str, ...]:
-        labels = [value] if isinstance(value, str) else value
-        if not isinstance(labels, list) or not all(isinstance(v, str) for v in labels):
-            raise InputError(f"expected a list of error-type names, got {shorten(repr(value))}")
-        return tax.validate_ids([tax.resolve_strict(v) for v in labels])
-
-    return _read_indexed(path, types)
+    return _read_indexed(path, _fine_types)
 
 
 def combine(coarse: dict[int, Label], fine: dict[int, tuple[str, ...]] | None, *, coarse_src: str = "coarse",
             fine_src: str = "fine") -> list[LegacyJudgement]:
     """Apply the rules in the module docstring; return judgements sorted by index."""
-    out = []
     if fine is not None:
-        for idx in sorted(fine):
-            if idx not in coarse:
-                raise InputError(f"caption index {idx} has error types but no coarse judgement", fine_src, f"key '{idx}'")
-    for idx in sorted(coarse):
-        label = coarse[idx]
-        types: tuple[str, ...] = ()
-        if fine is not None:
-            types = fine.get(idx, ())
+        _refuse_fine_only(next((idx for idx in sorted(fine) if idx not in coarse), None), fine_src)
+    return list(_joined(((idx, coarse[idx], None if fine is None else fine.get(idx, ())) for idx in sorted(coarse)),
+                        coarse_src, fine_src))
+
+
+def _refuse_fine_only(idx: int | None, fine_src: str) -> None:
+    """InputError for caption index ``idx`` (unless None), which the fine file has and the coarse one lacks."""
+    if idx is not None:
+        raise InputError(f"caption index {idx} has error types but no coarse judgement", fine_src, f"key '{idx}'")
+
+
+def _joined(rows: Iterable[tuple], coarse_src: str, fine_src: str) -> Iterator[LegacyJudgement]:
+    """The judgements of ``rows`` ((index, label, error types or None without a fine file), in index order),
+    each checked by the rules of the module docstring."""
+    for idx, label, types in rows:
+        if types is not None:
             if label is Label.ACCURATE and types:
                 raise InputError(f"caption index {idx} is congruent in {coarse_src} but has error types", fine_src,
                                  f"key '{idx}'")
             if label is Label.INACCURATE and not types:
                 raise InputError(f"caption index {idx} is incongruent in {coarse_src} but has no error types in the fine file",
                                  fine_src, f"key '{idx}'")
-        out.append(LegacyJudgement(idx, label, types))
-    return out
+        yield LegacyJudgement(idx, label, types or ())
+
+
+def _spooled_judgements(spool: Spool, coarse: Path | str, fine: Path | str | None) -> Iterator[LegacyJudgement]:
+    """The judgements of a coarse (and fine) file, read into ``spool`` and checked there as
+    :func:`read_legacy_judgements` checks them in memory; given back in index order as they are read from it."""
+    coarse_src, fine_src = str(coarse), str(fine) if fine is not None else "fine"
+    _coarse_file(coarse, _Spooled(spool, "coarse"))
+    if fine is not None:
+        _read_indexed(fine, _fine_types, _Spooled(spool, "fine"))
+        missing = spool.first_missing("fine", "coarse", by_key=True)
+        _refuse_fine_only(None if missing is None else missing[0], fine_src)
+    else:
+        spool.bag("fine", 1)
+
+    def rows():
+        for idx, label, types in spool.joined("coarse", "fine"):
+            yield (idx, Label(json.loads(label)),
+                   None if fine is None else tuple(json.loads(types)) if types is not None else ())
+
+    for _ in _joined(rows(), coarse_src, fine_src):  # every rule checked before anything is stored
+        pass
+    return _joined(rows(), coarse_src, fine_src)
 
 
 def read_legacy_judgements(coarse: Path | str, fine: Path | str | None = None) -> list[LegacyJudgement]:
@@ -158,31 +215,47 @@ def import_judgements(store: Store, project: str, system: str, annotator: str, c
         raise InputError("an annotator name is required", "--annotator")
     annotator = check_name(str(annotator).strip(), "user", "--annotator")
     project, system = check_name(project, "project", "--project"), check_name(system, "system", "--system")
-    judgements = read_legacy_judgements(coarse, fine)
-    with store.transaction() as conn:
-        return write_legacy_judgements(conn, project, system, annotator, judgements, source=str(coarse))
+    with Spool() as spool:
+        # The files wait in a spool (a scratch file apart from the store), where they are checked; the judgements
+        # are then written a batch at a time in one transaction: memory holds a batch, not the files.
+        judgements = _spooled_judgements(spool, coarse, fine)
+        with store.transaction() as conn:
+            return write_legacy_judgements(conn, project, system, annotator, judgements, source=str(coarse))
 
 
-def write_legacy_judgements(conn, project: str, system: str, annotator: str, judgements, *, source: str) -> ImportResult:
-    """Store judgements read by :func:`annotator.io.judgements.read_legacy_judgements` inside the caller's transaction."""
-    result = ImportResult(project, "judgements", items_read=len(judgements), systems=[system], user=annotator)
+def write_legacy_judgements(conn, project: str, system: str, annotator: str, judgements: Iterable[LegacyJudgement],
+                            *, source: str) -> ImportResult:
+    """Store judgements read by :func:`annotator.io.judgements.read_legacy_judgements` (in index order) inside
+    the caller's transaction, a batch at a time; a caption index the system has no caption at stops the import
+    (the first in index order, before anything of its batch is stored, and the caller's transaction rolls back
+    the batches before it)."""
+    result = ImportResult(project, "judgements", systems=[system], user=annotator)
     pid = project_id(conn, project)
-    rows = captions_of_system(conn, pid, system)
-    by_line = {r.line_no: r.id for r in rows}
-    for j in judgements:
-        if j.index not in by_line:
-            raise InputError(f"caption index {j.index} is out of range: system {system!r} has {len(rows)} captions "
-                             f"(0..{len(rows) - 1})", source, f"key '{j.index}'")
+    system_id(conn, pid, system)  # NotFound for a system the project lacks
     uid = account_id(conn, annotator, Role.ANNOTATOR, result.accounts)
-    current = current_annotations(conn, uid, [by_line[j.index] for j in judgements])
-    for j in judgements:
+    for batch in in_batches(judgements, BATCH):
+        _write_batch(conn, pid, system, uid, batch, result, source)
+    return result
+
+
+def _write_batch(conn, pid: int, system: str, uid: int, batch: list[LegacyJudgement], result: ImportResult,
+                 source: str) -> None:
+    _, at_line = caption_index_of(conn, pid, by_item=(), by_line={(system, j.index) for j in batch})
+    by_line = {line: found[0] for (_, line), found in at_line.items()}
+    for j in batch:
+        if j.index not in by_line:
+            n = system_caption_counts(conn, pid)[system]
+            raise InputError(f"caption index {j.index} is out of range: system {system!r} has {n} captions "
+                             f"(0..{n - 1})", source, f"key '{j.index}'")
+    current = current_annotations(conn, uid, by_line.values())
+    for j in batch:
         cid = by_line[j.index]
         if current.get(cid) == (j.label.value, j.error_types):
             result.unchanged += 1
             continue
         insert_judgement(conn, cid, uid, label=j.label, error_types=j.error_types)
         result.judgements += 1
-    return result
+    result.items_read += len(batch)
 
 
 def _run(store, project: str, *, command_line: bool, system, annotator, coarse, fine=None):

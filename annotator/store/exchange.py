@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from sqlalchemy import Connection, select
 
 from .codec import decode_types
@@ -82,20 +84,36 @@ def judgement_records(conn: Connection, pid: int, *, history: bool = False, user
 
 def project_caption_index(conn: Connection, pid: int) -> dict[tuple[str, str], tuple[int, int, str]]:
     """(system name, item key) → (caption id, 0-based line, text) for each system's annotated caption of each
-    item of a project (:mod:`annotator.store.samples`)."""
+    item of a project (:mod:`annotator.store.samples`): the whole index in memory (the imports look captions up a
+    batch at a time instead, :func:`caption_index_of`, or read them a chunk at a time,
+    :func:`project_captions_in_chunks`)."""
+    return {(system, key): (cid, line, text) for chunk in project_captions_in_chunks(conn, pid)
+            for system, key, cid, line, text in chunk}
+
+
+def project_captions_in_chunks(conn: Connection, pid: int, size: int = 5000) -> Iterator[list[tuple]]:
+    """(system name, item key, caption id, 0-based line, text) of each system's annotated caption of each item of
+    a project (:mod:`annotator.store.samples`), ``size`` rows at a time in caption id order (each chunk read when
+    the one before is used up): memory holds a chunk, not the project's captions."""
     from .samples import project_annotated_sample
     from .schema import items
-    q = (select(systems.c.name, items.c.key, captions.c.id, captions.c.line_no, captions.c.text)
-         .select_from(captions.join(systems, systems.c.id == captions.c.system_id)
-                      .join(items, items.c.id == captions.c.item_id))
-         .where(systems.c.project_id == pid, project_annotated_sample(conn, pid)))
-    return {(r[0], r[1]): (r[2], r[3], r[4]) for r in conn.execute(q)}
+    annotated = project_annotated_sample(conn, pid)
+    last = -1
+    while True:
+        rows = conn.execute(select(systems.c.name, items.c.key, captions.c.id, captions.c.line_no, captions.c.text)
+                            .select_from(captions.join(systems, systems.c.id == captions.c.system_id)
+                                         .join(items, items.c.id == captions.c.item_id))
+                            .where(systems.c.project_id == pid, annotated, captions.c.id > last)
+                            .order_by(captions.c.id).limit(size)).all()
+        if not rows:
+            return
+        last = rows[-1][2]
+        yield [tuple(r) for r in rows]
 
 
 def caption_index_of(conn: Connection, pid: int, by_item, by_line) -> tuple[dict, dict]:
-    """:func:`project_caption_index` of the captions asked for only, a batch of an import at a time:
-    ((system, item key) → (caption id, line, text) for the pairs of ``by_item``, (system, line) → the same for
-    the pairs of ``by_line``)."""
+    """The annotated captions asked for only, a batch of an import at a time: ((system, item key) → (caption id,
+    line, text) for the pairs of ``by_item``, (system, line) → the same for the pairs of ``by_line``)."""
     from .samples import project_annotated_sample
     from .schema import items
     annotated = project_annotated_sample(conn, pid)

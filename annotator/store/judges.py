@@ -9,11 +9,12 @@ one sample at a time (``judge_answers``) as they arrive, so a run that stops res
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy import Connection, and_, case, delete, func, select, update
 
 from ..errors import NotFound
 from .rows import upsert
@@ -113,21 +114,61 @@ def replace_judge(conn: Connection, pid: int, name: str, signature: dict, source
                   rows: list[OutputRow]) -> Replaced:
     """Make ``rows`` the outputs of judge ``name`` of project ``pid`` (created when new), inside the caller's
     write transaction: its earlier outputs go, its signature and source are replaced. Returns what changed."""
-    diff = compare_outputs(conn, pid, name, rows)
-    now = datetime.now(timezone.utc)
-    text = json.dumps(signature, ensure_ascii=False, sort_keys=True, allow_nan=False)
-    jid = _judge_id(conn, pid, name)
-    if jid is None:
-        jid = conn.execute(judges.insert().values(project_id=pid, name=name, signature=text, source=source,
-                                                  updated_at=now)).inserted_primary_key[0]
-    else:
-        conn.execute(update(judges).where(judges.c.id == jid).values(signature=text, source=source, updated_at=now))
-        conn.execute(delete(judge_outputs).where(judge_outputs.c.judge_id == jid))
-    for start in range(0, len(rows), 5000):
-        conn.execute(judge_outputs.insert(), [
-            {"judge_id": jid, "caption_id": cid, "p_inaccurate": p, "types": t, "spans": s, "answers": a}
-            for cid, p, t, s, a in rows[start:start + 5000]])
-    return diff
+    writer = JudgeWriter(conn, pid, name)
+    writer.write(rows)
+    return writer.finish(signature, source)
+
+
+class JudgeWriter:
+    """:func:`replace_judge` a batch of outputs at a time, inside the caller's write transaction (an import that
+    streams its file): :meth:`write` stores a batch (each caption once in the whole import: the caller checks
+    that) beside the judge's earlier outputs, under a judge row of the import's own; :meth:`finish` compares the
+    two sets in the database, puts the new outputs in place of the earlier ones and returns what changed. Memory
+    holds a batch, not the outputs."""
+
+    def __init__(self, conn: Connection, pid: int, name: str):
+        self.conn, self.pid, self.name = conn, pid, name
+        self.old = _judge_id(conn, pid, name)
+        # A name no judge can have (it starts with a control character), unique to this judge: the row is gone at
+        # the end of the import.
+        incoming = "\x01import " + hashlib.sha256(name.encode("utf-8")).hexdigest()[:32]
+        self.jid = conn.execute(judges.insert().values(project_id=pid, name=incoming, signature="{}", source="",
+                                                       updated_at=datetime.now(timezone.utc))).inserted_primary_key[0]
+        self.outputs = 0
+
+    def write(self, rows: list[OutputRow]) -> None:
+        """Store a batch of outputs (no caption twice in the import)."""
+        for start in range(0, len(rows), 5000):
+            self.conn.execute(judge_outputs.insert(), [
+                {"judge_id": self.jid, "caption_id": cid, "p_inaccurate": p, "types": t, "spans": s, "answers": a}
+                for cid, p, t, s, a in rows[start:start + 5000]])
+        self.outputs += len(rows)
+
+    def finish(self, signature: dict, source: str) -> Replaced:
+        """Make the outputs written the judge's (created when new), with ``signature`` and ``source``; what changed."""
+        conn, now = self.conn, datetime.now(timezone.utc)
+        text = json.dumps(signature, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        diff = Replaced(self.outputs, 0, 0, 0)
+        if self.old is not None:
+            new, old = judge_outputs.alias("new"), judge_outputs.alias("old")
+            same = and_(*(new.c[col].is_not_distinct_from(old.c[col])
+                          for col in ("p_inaccurate", "types", "spans", "answers")))
+            matched, unchanged = conn.execute(
+                select(func.count(), func.coalesce(func.sum(case((same, 1), else_=0)), 0))
+                .select_from(new.join(old, and_(old.c.caption_id == new.c.caption_id, old.c.judge_id == self.old)))
+                .where(new.c.judge_id == self.jid)).one()
+            before = conn.execute(select(func.count()).select_from(judge_outputs)
+                                  .where(judge_outputs.c.judge_id == self.old)).scalar()
+            diff = Replaced(self.outputs - matched, matched - unchanged, before - matched, unchanged)
+            conn.execute(delete(judge_outputs).where(judge_outputs.c.judge_id == self.old))
+            conn.execute(update(judge_outputs).where(judge_outputs.c.judge_id == self.jid).values(judge_id=self.old))
+            conn.execute(delete(judges).where(judges.c.id == self.jid))
+            conn.execute(update(judges).where(judges.c.id == self.old).values(signature=text, source=source,
+                                                                              updated_at=now))
+        else:
+            conn.execute(update(judges).where(judges.c.id == self.jid).values(name=self.name, signature=text,
+                                                                              source=source, updated_at=now))
+        return diff
 
 
 def delete_judge(conn: Connection, pid: int, name: str) -> int:
@@ -148,6 +189,33 @@ def caption_index_all(conn: Connection, pid: int) -> dict[tuple[str, str, int], 
                       .join(items, items.c.id == captions.c.item_id))
          .where(systems.c.project_id == pid))
     return {(r[0], r[1], int(r[2])): (int(r[3]), int(r[4]), r[5]) for r in conn.execute(q)}
+
+
+def caption_index_at(conn: Connection, pid: int, by_item, by_line) -> tuple[dict, dict]:
+    """:func:`caption_index_all` of the captions asked for only (a batch of an import at a time): (system, item
+    key, n) → (caption id, line, text) for the triples of ``by_item``, and (system, n, line) → the same for the
+    triples of ``by_line``."""
+    joined = (captions.join(systems, systems.c.id == captions.c.system_id)
+              .join(items, items.c.id == captions.c.item_id))
+    cols = (systems.c.name, items.c.key, captions.c.n, captions.c.id, captions.c.line_no, captions.c.text)
+    asked: dict[tuple, list] = {}  # (by item?, system, n) -> the keys or lines asked for
+    for system, key, n in by_item:
+        asked.setdefault((True, system, n), []).append(key)
+    for system, n, line in by_line:
+        asked.setdefault((False, system, n), []).append(line)
+    index, at_line = {}, {}
+    for (by_key, system, n), values in asked.items():
+        column, values = items.c.key if by_key else captions.c.line_no, sorted(values)
+        for start in range(0, len(values), 5000):
+            q = select(*cols).select_from(joined).where(systems.c.project_id == pid, systems.c.name == system,
+                                                        captions.c.n == n, column.in_(values[start:start + 5000]))
+            for name, key, sample, cid, line, text in conn.execute(q):
+                found = (int(cid), int(line), text)
+                if by_key:
+                    index[(name, key, int(sample))] = found
+                else:
+                    at_line[(name, int(sample), int(line))] = found
+    return index, at_line
 
 
 # ------------------------------------------------------------------ the run's answers

@@ -6,7 +6,8 @@ database that is), and is deleted when the import ends; nothing in it is ever pa
 A spool holds *bags*: records of a key and a few values, each numbered in the order added. A bag answers what an
 importer asks of it: the records of some keys (:meth:`Spool.of_keys`), the keys grouped in the order they first
 came (:meth:`Spool.groups`), the first record whose key another bag lacks (:meth:`Spool.first_missing`) or whose
-key came before (:meth:`Spool.first_repeat`).
+key came before (:meth:`Spool.first_repeat`), whether a key is there (:meth:`Spool.holds`), and two bags of unique
+keys side by side in key order (:meth:`Spool.joined`).
 """
 
 from __future__ import annotations
@@ -112,12 +113,30 @@ class Spool:
         self._flush(name)
         yield from self._db.execute(f"SELECT key, seq{self._cols(name)} FROM {name} ORDER BY seq")
 
-    def first_missing(self, name: str, other: str) -> tuple | None:
-        """(key, seq, values…) of the first record of bag ``name`` whose key bag ``other`` lacks, or None."""
+    def holds(self, name: str, key) -> bool:
+        """Whether a record of bag ``name`` has ``key`` (for a bag read while it is filled: open it ``indexed``)."""
+        self._ready(name)
+        return self._db.execute(f"SELECT 1 FROM {name} WHERE key = ? LIMIT 1", (key,)).fetchone() is not None
+
+    def joined(self, name: str, other: str) -> Iterator[tuple]:
+        """(key, values…, values of ``other``…) of every record of bag ``name`` in key order, each with the values
+        of the record of bag ``other`` with its key (Nones when it has none); for bags whose keys are unique. Read
+        as it goes."""
         self._ready(name)
         self._ready(other)
+        mine, theirs = self._cols(name).replace(", v", ", b.v"), self._cols(other).replace(", v", ", o.v")
+        for row in self._db.execute(f"SELECT b.key{mine}{theirs} FROM {name} b LEFT JOIN {other} o ON o.key = b.key "
+                                    "ORDER BY b.key"):
+            yield row  # (not ``yield from``: a reader that stops early must not close the cursor after the spool)
+
+    def first_missing(self, name: str, other: str, *, by_key: bool = False) -> tuple | None:
+        """(key, seq, values…) of the first record (in the order added, or with ``by_key`` the lowest key) of bag
+        ``name`` whose key bag ``other`` lacks, or None."""
+        self._ready(name)
+        self._ready(other)
+        order = "key, seq" if by_key else "seq"
         return self._db.execute(f"SELECT key, seq{self._cols(name)} FROM {name} b WHERE NOT EXISTS "
-                                f"(SELECT 1 FROM {other} o WHERE o.key = b.key) ORDER BY seq LIMIT 1").fetchone()
+                                f"(SELECT 1 FROM {other} o WHERE o.key = b.key) ORDER BY {order} LIMIT 1").fetchone()
 
     def first_repeat(self, name: str) -> tuple[tuple, tuple] | None:
         """The first record of bag ``name`` whose key an earlier record has, and the first record with that key:
