@@ -7,7 +7,6 @@ them with the stored captions and stores each changed line as a correction.
 
 from __future__ import annotations
 
-from itertools import islice
 from pathlib import Path
 from typing import Iterator
 
@@ -19,8 +18,7 @@ from ..model import Role
 from ..store import Store
 from ..store.corrections import insert_correction
 from ..store.exchange import current_correction_texts
-from ..store.imports import account_id, existing_account_id
-from ..store.projects import project_id, system_captions_in_chunks
+from ..store.imports import account_id, compare_corrected_copy, existing_account_id
 from ..taxonomy import taxonomy
 from .importers import ImportResult, import_guard
 from .options import Example, ImportFormat, ReaderOption
@@ -95,35 +93,26 @@ def import_corrections(store: Store, project: str, system: str, error_type: str,
         check_free_text(reason, "override reason", "--reason")
     result = ImportResult(project, "corrections", systems=[system], user=user, dry_run=dry_run)
     src = str(captions)
-    lines = iter_corrected_captions(captions)
     changed = 0
     account: list = []  # the corrector's id, once a line needs it
-    # One transaction; the file and the system's captions are read side by side a batch at a time, and each
-    # batch's corrections are written as it is compared (a refused line or a count that differs, found later,
-    # rolls every batch back).
-    with store.transaction() as conn:
-        stored_chunks = system_captions_in_chunks(conn, project_id(conn, project), system, BATCH)
-        captions_seen = 0
-        for rows in stored_chunks:
-            batch = list(islice(lines, len(rows)))
-            result.items_read += len(batch)
-            captions_seen += len(rows)
-            if len(batch) < len(rows):
-                break
-            pairs = [(n, r, text) for (n, text), r in zip(batch, rows) if text != r.text]
-            changed += len(pairs)
-            if pairs:
-                _store_batch(conn, pairs, type_id, user, reason, max_changed_words, result, account)
-        captions_seen += sum(len(rest) for rest in stored_chunks)  # the file ended first: count the rest
-        result.items_read += sum(1 for _ in lines)
-        if result.items_read != captions_seen:
-            raise InputError(f"line count differs: the file has {result.items_read} lines but system {system!r} has "
-                             f"{captions_seen} captions", src)
+
+    def store_batch(conn, pairs: list) -> None:
+        nonlocal changed
+        changed += len(pairs)
+        _store_batch(conn, pairs, type_id, user, reason, max_changed_words, result, account)
+
+    def finish() -> None:
         if result.refused and not dry_run:
             first = result.refused[0][0]
             raise InputError(f"{len(result.refused)} of {changed} changed line(s) refused (nothing was imported; "
                              "correct less, or give --reason to store these lines with a reason):"
                              + "".join(f"\n  line {n}: {what}" for n, what in result.refused), src, first)
+
+    # One transaction, the store's: the file and the system's captions are read side by side a batch at a time,
+    # and each batch's corrections are written as it is compared (a refused line or a count that differs, found
+    # later, rolls every batch back).
+    result.items_read = compare_corrected_copy(store, project, system, iter_corrected_captions(captions), source=src,
+                                               size=BATCH, store_batch=store_batch, finish=finish)
     return result
 
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable
+from itertools import islice
+from typing import Callable, Iterable, Iterator
 
 from sqlalchemy import Connection, select
 
 from ..errors import InputError, NotFound
 from ..model import Role
 from . import Store
-from .projects import ImportSummary, ProjectWriter
+from .projects import ImportSummary, ProjectWriter, project_id, system_captions_in_chunks
 from .schema import items, projects
 from .users import get_user_row, user_id
 
@@ -55,6 +56,36 @@ def write_item_batches(store: Store, project, batches: Iterable, *, source: str,
             systems.update((c.system, None) for item in batch for c in item.captions)
         summary = writer.finish()
     return BatchesWritten(summary, items_read, tuple(systems))
+
+
+def compare_corrected_copy(store: Store, project: str, system: str, lines: Iterator[tuple[int, str]], *, source: str,
+                           size: int, store_batch: Callable[[Connection, list[tuple]], None],
+                           finish: Callable[[], None]) -> int:
+    """Read a corrected copy of ``system``'s captions (``lines``: (line number, text), checked by the reader)
+    beside the stored captions, ``size`` at a time, in ONE transaction: each chunk's changed lines ((line number,
+    stored caption row, corrected text)) go to ``store_batch(conn, pairs)`` (the correction rules, which the store
+    does not hold, decide what is stored), then ``finish()`` runs inside the transaction, after the counts were
+    compared (it may refuse the import). A copy with another number of lines than the system has captions is
+    refused naming both and ``source``; anything refused rolls every chunk back. Returns the lines read."""
+    read = captions_seen = 0
+    with store.transaction() as conn:
+        stored_chunks = system_captions_in_chunks(conn, project_id(conn, project), system, size)
+        for rows in stored_chunks:
+            batch = list(islice(lines, len(rows)))
+            read += len(batch)
+            captions_seen += len(rows)
+            if len(batch) < len(rows):
+                break
+            pairs = [(n, r, text) for (n, text), r in zip(batch, rows) if text != r.text]
+            if pairs:
+                store_batch(conn, pairs)
+        captions_seen += sum(len(rest) for rest in stored_chunks)  # the file ended first: count the rest
+        read += sum(1 for _ in lines)
+        if read != captions_seen:
+            raise InputError(f"line count differs: the file has {read} lines but system {system!r} has "
+                             f"{captions_seen} captions", source)
+        finish()
+    return read
 
 
 def _check_key_style(conn: Connection, project: str, first_key: str, source: str) -> None:

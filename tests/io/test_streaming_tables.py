@@ -174,6 +174,35 @@ def test_lines_refused_in_several_batches_are_all_listed_and_nothing_is_stored(p
     refused(project, lambda: import_corrections(project, "p", "sys", "gender", bad), "bad.txt", "line 8")
 
 
+def test_the_store_reads_a_corrected_copy_beside_the_captions_in_its_own_transaction(project, tmp_path):
+    """The corrections' store step (store.imports.compare_corrected_copy): the store opens the one transaction and
+    reads the copy beside the system's captions a chunk at a time; the rules (annotator.correction, which the
+    store does not import) come in as callables: each chunk's changed lines go to one, whose writes a refusal
+    at the end (the other, run inside the transaction) rolls back."""
+    from annotator.store.imports import compare_corrected_copy
+    from annotator.store.users import user_id
+    lines = [(n + 1, _gendered(n) if n in (1, 5, 9) else text) for n, text in enumerate(CAPTIONS)]
+    seen = []
+
+    def store_batch(conn, pairs):
+        seen.append([(n, r.line_no, text) for n, r, text in pairs])
+        user_id(conn, f"writer-{len(seen)}", create_role=Role.ANALYST)
+
+    def finish():
+        raise InputError("refused at the end")
+
+    refused(project, lambda: compare_corrected_copy(project, "p", "sys", iter(lines), source="c.txt", size=3,
+                                                    store_batch=store_batch, finish=finish), "refused at the end")
+    assert seen == [[(2, 1, _gendered(1))], [(6, 5, _gendered(5))], [(10, 9, _gendered(9))]]
+    assert compare_corrected_copy(project, "p", "sys", iter(lines), source="c.txt", size=3,
+                                  store_batch=store_batch, finish=lambda: None) == N
+    with project.read() as conn:
+        assert get_user(conn, "writer-6").role is Role.ANALYST
+    refused(project, lambda: compare_corrected_copy(project, "p", "sys", iter(lines[:4]), source="c.txt", size=3,
+                                                    store_batch=store_batch, finish=lambda: None),
+            "c.txt: line count differs: the file has 4 lines but system 'sys' has 10 captions")
+
+
 # ------------------------------------------------------------------ judgement rows
 
 def _row(i: int, annotator: str = "ann", **extra) -> dict:
