@@ -47,6 +47,7 @@ from typing import Iterable, Iterator, Sequence
 from ..errors import InputError
 from ..store import Store
 from ..store.human_scores import write_score_batches
+from ..store.projects import collect_batch_garbage
 from .importers import import_guard
 from .options import EXAMPLES_DIR, Example, ImportFormat, ReaderOption
 from .validate import check_name, parse_float, parse_int
@@ -433,6 +434,7 @@ def import_human_scores(store: Store, project: str, path_or_text, *, system: str
     def batches():
         while batch := list(islice(records, BATCH)):
             yield batch
+            collect_batch_garbage()
         tally.finish(whole_system=system is not None)  # still inside the transaction: a repeat rolls it back
 
     values, removed = write_score_batches(store, project, batches(), tally.resolve, replace=replace)

@@ -40,6 +40,7 @@ from ..limits import check_free_text, check_seconds, check_text_length
 from ..model import JudgementKind, Label, Role
 from ..spans import Span, check_spans, spans_json
 from ..store import Store
+from ..store.projects import collect_batch_garbage
 from ..taxonomy import taxonomy
 from .importers import ImportResult, import_guard
 from .textfiles import file_lines, parse_json, shorten
@@ -439,6 +440,7 @@ def _batches(records: Iterable[JudgementRecord]) -> Iterator[list[JudgementRecor
         if len(batch) >= BATCH and _judgement_of(rec) != _judgement_of(batch[-1]):
             yield batch
             batch = []
+            collect_batch_garbage()
         batch.append(rec)
     if batch:
         yield batch

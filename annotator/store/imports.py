@@ -17,7 +17,7 @@ from sqlalchemy import Connection, select
 from ..errors import InputError, NotFound
 from ..model import Role
 from . import Store
-from .projects import ImportSummary, ProjectWriter, project_id, system_captions_in_chunks
+from .projects import ImportSummary, ProjectWriter, collect_batch_garbage, project_id, system_captions_in_chunks
 from .schema import items, projects
 from .users import get_user_row, user_id
 
@@ -71,6 +71,7 @@ def compare_corrected_copy(store: Store, project: str, system: str, lines: Itera
     with store.transaction() as conn:
         stored_chunks = system_captions_in_chunks(conn, project_id(conn, project), system, size)
         for rows in stored_chunks:
+            collect_batch_garbage()
             batch = list(islice(lines, len(rows)))
             read += len(batch)
             captions_seen += len(rows)
