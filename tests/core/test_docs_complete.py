@@ -233,3 +233,23 @@ def test_every_make_command_the_readme_shows_exists():
         if command == "clean-db":  # what the README says it deletes, and nothing else
             assert plan.stdout.split() == ["rm", "-f", "data/annotator.db", "data/annotator.db-wal",
                                            "data/annotator.db-shm"]
+
+
+def _readme_figures() -> tuple[str, list[list[str]]]:
+    """The README's table of latest figures: the paragraph above it and its rows (cells stripped)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Latest figures", 1)[1].split("\n## ", 1)[0]
+    intro, _, table = section.partition("\n| ")
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in ("| " + table).splitlines()
+            if line.startswith("|")]
+    return intro, rows[2:]  # past the header and its rule
+
+
+def test_the_readme_figures_name_their_machine_date_and_a_real_benchmark():
+    intro, rows = _readme_figures()
+    assert re.search(r"\d+ cores?", intro) and re.search(r"\d{4}-\d{2}-\d{2}", intro), intro
+    assert len(rows) >= 5
+    for what, bench, figure, target in rows:
+        script = re.match(r"`([a-z_]+\.py)", bench)
+        assert script and (ROOT / "bench" / script.group(1)).is_file(), f"{what}: no bench/ script in {bench!r}"
+        assert figure and target, what
