@@ -105,23 +105,24 @@ def _write_atomic(out: Path, write) -> None:
 
 def _export_label_studio(args, ctx) -> int:
     from ..errors import InputError
-    from ..exchange.label_studio import export_label_studio
+    from ..exchange.label_studio import label_studio_tasks
     from ..io.label_studio import labeling_config, write_label_studio
     if args.format is not None:
         raise InputError("label-studio writes Label Studio's JSON; leave out --format", "--format")
     if args.blind and args.predictions:
         raise InputError("--blind leaves the detectors' predictions out; leave out --predictions", "--predictions")
-    tasks = export_label_studio(ctx.store(), args.project, system=args.system, layer=args.layer,
-                                image_prefix=args.image_prefix, predictions=args.predictions,
-                                email_domain=args.email_domain, blind=args.blind)
+    tasks = label_studio_tasks(ctx.store(), args.project, system=args.system, layer=args.layer,
+                               image_prefix=args.image_prefix, predictions=args.predictions,
+                               email_domain=args.email_domain, blind=args.blind)
+    written = []  # the tasks are read from the store as they are written (memory holds a chunk of them)
     if args.output is None:
-        write_label_studio(tasks, ctx.data_out())
+        written = write_label_studio(tasks, ctx.data_out())
     else:
-        _write_atomic(Path(args.output), lambda fh: write_label_studio(tasks, fh))
+        _write_atomic(Path(args.output), lambda fh: written.extend(write_label_studio(tasks, fh)))
     if args.config:
         _write_atomic(Path(args.config), lambda fh: fh.write(labeling_config(blind=args.blind)))
-    summary = {"project": args.project, "format": "label-studio", "tasks": len(tasks),
-               "annotations": sum(len(t["annotations"]) for t in tasks), "output": args.output, "config": args.config}
+    summary = {"project": args.project, "format": "label-studio", "tasks": written[0],
+               "annotations": written[1], "output": args.output, "config": args.config}
     if args.output is None:
         if args.json:
             ctx.note(json_text(summary))

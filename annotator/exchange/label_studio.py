@@ -35,6 +35,7 @@ import urllib.parse
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Iterator
 
 from ..accounts.access import LEADS
 from ..errors import InputError
@@ -44,19 +45,23 @@ from ..io.label_studio import (ACCURATE, DETECTOR_MODEL, INACCURATE, Controls, L
 from ..io.options import Example, ImportFormat, ReaderOption
 from ..io.textfiles import read_json
 from ..io.validate import check_name, check_same_caption
-from ..judgement_export import export_judgements
+from ..io.judgement_rows import format_saved_at
 from ..model import JudgementKind, Role
 from ..names import check_email, email_key
 from ..store import Store
-from ..store.exchange import caption_index_of, project_captions_in_chunks, stored_revisions
+from ..store.exchange import (annotated_captions_of_items, caption_index_of, items_in_chunks, judgement_annotators,
+                              judgement_records, project_captions_in_chunks, references_of_items, stored_revisions)
 from ..store.judgements import insert_judgement, newest_revision_times
-from ..store.projects import load_project, project_id
+from ..store.projects import project_id, system_id
 from ..store.spool import Spool
 from ..store.users import create_user, get_user_row, list_users, set_user_email, user_by_email, user_name_key
+from ..spans import decode_spans
 from ..taxonomy import taxonomy
 
 #: Annotations resolved, and judgements stored, at a time by an import (memory holds a batch).
 BATCH = 2000
+#: Items read at a time by an export (with their references, captions and judgements).
+CHUNK = 1000
 
 
 # ------------------------------------------------------------------ export
@@ -92,47 +97,94 @@ def _address(name: str, domain: str) -> str:
                          "--email-domain") from None
 
 
-def export_label_studio(store: Store, project: str, *, system: str | None = None, layer=None,
-                        image_prefix: str = "", predictions: bool = False, email_domain: str | None = None,
-                        blind: bool = False) -> list[dict]:
-    """The Label Studio task list of ``project`` (one task per caption; ``system``: one system's only).
+def export_label_studio(store: Store, project: str, **options) -> list[dict]:
+    """The whole task list of :func:`label_studio_tasks` (a small project's, for a caller that needs a list: the
+    command line streams the tasks to the file instead)."""
+    return list(label_studio_tasks(store, project, **options))
+
+
+def label_studio_tasks(store: Store, project: str, *, system: str | None = None, layer=None,
+                       image_prefix: str = "", predictions: bool = False, email_domain: str | None = None,
+                       blind: bool = False) -> Iterator[dict]:
+    """The Label Studio tasks of ``project`` (one task per caption; ``system``: one system's only), in the
+    project's item order, read from the store a chunk of items at a time: memory holds a chunk, not the project.
 
     ``layer`` keeps the judgements that layer rests on (annotator.layers), else every current judgement.
     ``predictions`` adds the detectors' flags as predictions (annotator.estimate). Annotations name their
     annotator by e-mail address (:func:`account_emails`). ``blind`` writes what a second annotator must not
     start from apart: no system name in the task data, no predictions, and one task per caption and annotator
     (with that annotator's own annotation only), so nobody opens a caption already filled in by another.
+
+    The names are checked and the accounts' addresses found (or refused) when this is called, before any task
+    is read, so a refused export writes nothing.
     """
-    proj = load_project(store, project)
-    table = export_judgements(store, project, layer=layer, system=system).rows
-    by_caption: dict[tuple[str, str], list[dict]] = {}
-    for row in table.to_dict("records"):
-        by_caption.setdefault((row["system"], row["item"]), []).append(row)
-    emails = account_emails(store, table["annotator"].tolist(), email_domain)
+    with store.read() as conn:
+        pid = project_id(conn, project)
+        if system is not None:
+            system_id(conn, pid, system)
+        names = judgement_annotators(conn, pid, system=system)
+    chosen = None
+    if layer is not None:
+        chosen, names = _layer_judgements(store, project, layer, system)
+    emails = account_emails(store, names, email_domain)
     flagged = _detector_results(store, project, system) if predictions and not blind else {}
-    tasks: list[dict] = []
-    for item in proj.items:
-        refs = "\n".join(f"{k}. {r.text}" for k, r in enumerate(item.references, start=1))
-        for cap in item.captions:
-            if system is not None and cap.system != system:
-                continue
-            data = {"image": f"{image_prefix}{item.image}" if item.image else "", "caption": cap.text,
-                    "references": refs, "project": project, "system": cap.system, "item": item.key,
-                    "line": cap.line}
-            rows = by_caption.get((cap.system, item.key), [])
-            groups = [[r] for r in rows] if blind else [rows]
-            for group in groups or [[]]:
-                task = {"id": len(tasks) + 1, "data": dict(data),
-                        "annotations": [_annotation(len(tasks), k, row, cap.text, emails)
-                                        for k, row in enumerate(group)]}
-                if blind:  # the caption is found again by a key that does not show the system's name
-                    del task["data"]["system"]
-                    task["data"]["caption_key"] = blind_key(cap.system, item.key)
-                if flagged or (predictions and not blind):
-                    task["predictions"] = [flagged.get(cap.caption_id) or {"model_version": DETECTOR_MODEL,
-                                                                            "score": 0.0, "result": []}]
-                tasks.append(task)
-    return tasks
+    return _tasks(store, pid, project, system=system, chosen=chosen, emails=emails, flagged=flagged,
+                  image_prefix=image_prefix, predictions=predictions and not blind, blind=blind)
+
+
+def _layer_judgements(store: Store, project: str, layer, system: str | None) -> tuple[set, list[str]]:
+    """The ids of the current judgements ``layer`` rests on, and the names of their authors."""
+    from ..layers import layer_judgement_ids, parse_layer
+    from ..store.analysis_queries import judgement_frame
+    from ..store.users import get_user
+    layer = parse_layer(layer)
+    if layer.kind == "annotator":
+        with store.read() as conn:
+            get_user(conn, layer.user)
+    frame = judgement_frame(store, project, kinds=("annotation", "adjudication"), system=system)
+    chosen = set(layer_judgement_ids(frame, layer, system=system).tolist())
+    return chosen, [str(u) for u in frame["user"][frame["judgement_id"].isin(chosen)].unique()]
+
+
+def _tasks(store: Store, pid: int, project: str, *, system, chosen, emails, flagged, image_prefix, predictions,
+           blind) -> Iterator[dict]:
+    tax = taxonomy()
+    n = 0
+    with store.read() as conn:
+        for chunk in items_in_chunks(conn, pid, CHUNK):
+            ids = [it.id for it in chunk]
+            refs = references_of_items(conn, ids)
+            caps = annotated_captions_of_items(conn, pid, ids, system)
+            by_caption: dict[tuple[str, str], list[dict]] = {}
+            for r in judgement_records(conn, pid, system=system, item_ids=ids):
+                if chosen is None or r.id in chosen:
+                    by_caption.setdefault((r.system, r.item), []).append(_row(r, tax))
+            for it in chunk:
+                text = "\n".join(f"{k}. {ref}" for k, ref in enumerate(refs.get(it.id, ()), start=1))
+                for cap in caps.get(it.id, ()):
+                    data = {"image": f"{image_prefix}{it.image_path}" if it.image_path else "", "caption": cap.text,
+                            "references": text, "project": project, "system": cap.system, "item": it.key,
+                            "line": cap.line_no}
+                    rows = by_caption.get((cap.system, it.key), [])
+                    for group in ([[r] for r in rows] if blind else [rows]) or [[]]:
+                        task = {"id": n + 1, "data": dict(data),
+                                "annotations": [_annotation(n, k, row, cap.text, emails)
+                                                for k, row in enumerate(group)]}
+                        if blind:  # the caption is found again by a key that does not show the system's name
+                            del task["data"]["system"]
+                            task["data"]["caption_key"] = blind_key(cap.system, it.key)
+                        if predictions:
+                            task["predictions"] = [flagged.get(cap.id) or {"model_version": DETECTOR_MODEL,
+                                                                           "score": 0.0, "result": []}]
+                        n += 1
+                        yield task
+
+
+def _row(r, tax) -> dict:
+    """What an annotation needs of a judgement row (as the judgements export gives it)."""
+    return {"annotator": r.annotator, "kind": r.kind, "label": r.label,
+            "error_types": tax.in_order(r.error_types.split()), "spans": decode_spans(r.spans),
+            "note": r.note or "", "seconds": float(r.seconds or 0.0), "saved_at": format_saved_at(r.saved_at)}
 
 
 def blind_key(system: str, item: str) -> str:

@@ -170,10 +170,20 @@ def annotation_results(caption: str, label: str | None, error_types, spans, note
     return results
 
 
-def write_label_studio(tasks: list[dict], out) -> None:
-    """Write a task list as Label Studio reads it (one JSON array)."""
-    json.dump(tasks, out, ensure_ascii=False, indent=1)
-    out.write("\n")
+def write_label_studio(tasks, out) -> tuple[int, int]:
+    """Write tasks (a list, or an iterator read a task at a time) as Label Studio reads them: one JSON array,
+    written a task at a time, the text ``json.dump(tasks, out, ensure_ascii=False, indent=1)`` writes. The number
+    of tasks and of annotations written."""
+    n_tasks = n_annotations = 0
+    for task in tasks:
+        # json.dump indents a list's elements one level: each line of the task's own text one space further
+        # (a string's newlines are escaped, so every newline of the text is the indent's).
+        out.write(("[\n " if n_tasks == 0 else ",\n ")
+                  + json.dumps(task, ensure_ascii=False, indent=1).replace("\n", "\n "))
+        n_tasks += 1
+        n_annotations += len(task.get("annotations") or ())
+    out.write("[]\n" if n_tasks == 0 else "\n]\n")
+    return n_tasks, n_annotations
 
 
 # ------------------------------------------------------------------ reading an export

@@ -52,7 +52,7 @@ def current_correction_texts(conn: Connection, user_id: int, error_type: str, ca
 
 
 def judgement_records(conn: Connection, pid: int, *, history: bool = False, user_keys: list[str] | None = None,
-                      system: str | None = None, kinds=None) -> list:
+                      system: str | None = None, kinds=None, item_ids=None) -> list:
     """Judgement rows of a project with what a person needs to read them, in project order (system, item,
     annotator, kind, revision).
 
@@ -60,7 +60,8 @@ def judgement_records(conn: Connection, pid: int, *, history: bool = False, user
     error_types (stored form), note, seconds, revision, saved_at, spans (stored form), suggested (True when the
     annotate panel opened pre-filled from a judge's suggestion, False when not, None when nothing was recorded).
     Only current revisions unless ``history``;
-    ``user_keys`` (store.users.user_name_key of the names), ``system`` and ``kinds`` filter.
+    ``user_keys`` (store.users.user_name_key of the names), ``system``, ``kinds`` and ``item_ids`` (a chunk of
+    items, :func:`items_in_chunks`) filter.
     """
     from .schema import items, judgements, users
     j = judgements
@@ -79,6 +80,8 @@ def judgement_records(conn: Connection, pid: int, *, history: bool = False, user
         q = q.where(systems.c.name == system)
     if kinds is not None:
         q = q.where(j.c.kind.in_(list(kinds)))
+    if item_ids is not None:
+        q = q.where(items.c.id.in_(list(item_ids)))
     return conn.execute(q.order_by(systems.c.id, items.c.position, users.c.name, j.c.kind, j.c.revision)).all()
 
 
@@ -109,6 +112,64 @@ def project_captions_in_chunks(conn: Connection, pid: int, size: int = 5000) -> 
             return
         last = rows[-1][2]
         yield [tuple(r) for r in rows]
+
+
+def judgement_annotators(conn: Connection, pid: int, *, system: str | None = None) -> list[str]:
+    """The names of the people with a current judgement of project ``pid`` (``system``: of that system's
+    captions), without reading the judgements."""
+    from .schema import users
+    j = current_judgements
+    q = (select(users.c.name).distinct()
+         .select_from(j.join(captions, captions.c.id == j.c.caption_id)
+                      .join(systems, systems.c.id == captions.c.system_id).join(users, users.c.id == j.c.user_id))
+         .where(systems.c.project_id == pid))
+    if system is not None:
+        q = q.where(systems.c.name == system)
+    return [r[0] for r in conn.execute(q)]
+
+
+def items_in_chunks(conn: Connection, pid: int, size: int = 2000) -> Iterator[list]:
+    """Rows (id, key, image_path) of a project's items in import order (position), ``size`` at a time (each
+    chunk read when the one before is used up): memory holds a chunk, not the project."""
+    from sqlalchemy import and_, or_
+    from .schema import items
+    last = None
+    while True:
+        q = select(items.c.id, items.c.key, items.c.image_path, items.c.position).where(items.c.project_id == pid)
+        if last is not None:
+            q = q.where(or_(items.c.position > last[0], and_(items.c.position == last[0], items.c.id > last[1])))
+        rows = conn.execute(q.order_by(items.c.position, items.c.id).limit(size)).all()
+        if not rows:
+            return
+        last = (rows[-1].position, rows[-1].id)
+        yield rows
+
+
+def references_of_items(conn: Connection, item_ids) -> dict[int, list[str]]:
+    """item id → its references' texts in order, for a chunk of items."""
+    from .schema import refs
+    out: dict[int, list[str]] = {}
+    for r in conn.execute(select(refs.c.item_id, refs.c.text).where(refs.c.item_id.in_(list(item_ids)))
+                          .order_by(refs.c.item_id, refs.c.position)):
+        out.setdefault(r.item_id, []).append(r.text)
+    return out
+
+
+def annotated_captions_of_items(conn: Connection, pid: int, item_ids, system: str | None = None) -> dict[int, list]:
+    """item id → rows (id, system, line_no, text) of its annotated captions (:mod:`annotator.store.samples`) in
+    the order a loaded project gives them (system, sample, line), for a chunk of items."""
+    from .samples import project_annotated_sample
+    q = (select(captions.c.id, captions.c.item_id, systems.c.name.label("system"), captions.c.line_no,
+                captions.c.text)
+         .join(systems, captions.c.system_id == systems.c.id)
+         .where(systems.c.project_id == pid, project_annotated_sample(conn, pid),
+                captions.c.item_id.in_(list(item_ids))))
+    if system is not None:
+        q = q.where(systems.c.name == system)
+    out: dict[int, list] = {}
+    for r in conn.execute(q.order_by(systems.c.id, captions.c.n, captions.c.line_no)):
+        out.setdefault(r.item_id, []).append(r)
+    return out
 
 
 def caption_index_of(conn: Connection, pid: int, by_item, by_line) -> tuple[dict, dict]:
