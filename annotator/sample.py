@@ -45,7 +45,9 @@ def load_sample(store: Store, *, project: str = SAMPLE_PROJECT, sample_dir: Path
     transaction and a lost race on the project name is reported as False.
     """
     from .io.jsonl import write_jsonl_project
-    from .io.judgements import write_legacy_judgements
+    from .io.importers import in_batches
+    from .io.judgements import BATCH
+    from .store.legacy_judgements import write_legacy_judgements
     from .io.jsonl import read_jsonl_project
     from .io.judgements import read_legacy_judgements
     from .store.exchange import has_projects
@@ -74,7 +76,7 @@ def load_sample(store: Store, *, project: str = SAMPLE_PROJECT, sample_dir: Path
                 return False
             write_jsonl_project(conn, data, source=str(sample_dir / "sample.jsonl"))
             for annotator, system, source, judgements in judgement_sets:
-                write_legacy_judgements(conn, project, system, annotator, judgements, source=source)
+                write_legacy_judgements(conn, project, system, annotator, in_batches(judgements, BATCH), source=source)
             if judge is not None:
                 _store_judge(conn, project, judge)
     except IntegrityError:

@@ -35,7 +35,7 @@ from ..images import image_size, resolve_image_path
 from ..limits import check_text_length
 from ..model import Box, Caption, Item, Project, Reference
 from ..store import Store
-from ..store.projects import ProjectWriter
+from ..store.imports import write_project_parts
 from ..store.spool import Spool
 from .importers import ImportResult, import_guard
 from .options import INLINE_MENTIONS, Example, ImportFormat, ReaderOption, image_root_option
@@ -372,16 +372,11 @@ def import_coco(store: Store, project: str, captions_json: Path | str, instances
         if results is not None:
             reader.read_results(system, results, inline_mentions=inline_mentions)
         result = ImportResult(project, "coco", systems=[reader.system] if results is not None else [])
-        with store.transaction() as conn:
-            writer = ProjectWriter(conn, reader.head, source=str(captions_json))
-            for items, where in reader.batches():
-                writer.write(items, where)
-            result.add(writer.finish())
-            if results is not None:
-                writer = ProjectWriter(conn, Project(name=project), source=str(results))
-                for items, where in reader.result_batches():
-                    writer.write(items, where)
-                result.add(writer.finish())
+        parts = [(reader.head, reader.batches(), str(captions_json))]
+        if results is not None:
+            parts.append((Project(name=project), reader.result_batches(), str(results)))
+        for summary in write_project_parts(store, parts):  # one transaction, the store's
+            result.add(summary)
         result.items_read = reader.items_read
     return result
 

@@ -25,12 +25,9 @@ import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from sqlalchemy.exc import DataError
-
-from ..errors import InputError
 from ..model import Project
 from ..store import Store
-from ..store.imports import write_item_batches
+from ..store.imports import refused_values_as_input_errors, write_item_batches
 from ..store.projects import ImportSummary, collect_batch_garbage
 
 
@@ -138,17 +135,16 @@ class ImportResult:
 def import_guard(func):
     """Run an import with the collector paused, and turn a value the database refuses into an InputError.
 
-    Readers check values against the schema first; the DataError branch is a
-    safety net so that no database exception reaches the user for bad input.
+    Readers check values against the schema first; the store's refusal of a value
+    (:func:`annotator.store.imports.refused_values_as_input_errors`) is a safety net
+    so that no database exception reaches the user for bad input.
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         with paused_gc():
             try:
-                return func(*args, **kwargs)
-            except DataError as exc:
-                reason = (str(getattr(exc, "orig", exc)).strip().splitlines() or [type(exc).__name__])[0]
-                raise InputError(f"the database refused a value ({reason}); nothing was imported") from None
+                with refused_values_as_input_errors():
+                    return func(*args, **kwargs)
             finally:
                 release_memory()
     return wrapper

@@ -33,9 +33,9 @@ from ..limits import check_text_length
 from ..model import Box, Caption, Item, Mention, Project, Reference
 from ..names import LONE_SURROGATE
 from ..store import Store
-from ..store.exchange import caption_lines
+from ..store.exchange import project_caption_lines
 from ..store.imports import write_item_batches
-from ..store.projects import ImportSummary, ProjectWriter, load_project, project_id
+from ..store.projects import ImportSummary, ProjectWriter, load_project
 from .importers import ImportResult, import_guard
 from .judgement_rows import first_object, import_judgement_rows, is_judgement_row
 from .options import Example, ImportFormat, ReaderOption, image_root_option
@@ -445,8 +445,7 @@ def import_jsonl(store: Store, project: str, path: Path | str, *, image_root: Pa
 def export_jsonl(store: Store, project: str, out: IO[str]) -> int:
     """Write ``project`` as native JSONL to ``out``; return the number of items written."""
     proj = load_project(store, project, all_samples=True)
-    with store.read() as conn:
-        lines = caption_lines(conn, project_id(conn, project))
+    lines = project_caption_lines(store, project)
     return write_jsonl(proj, out, caption_lines=lines)
 
 

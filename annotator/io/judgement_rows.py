@@ -40,7 +40,9 @@ from ..limits import check_free_text, check_seconds, check_text_length
 from ..model import JudgementKind, Label, Role
 from ..spans import Span, check_spans, spans_json
 from ..store import Store
+from ..store.imports import write_in_batches
 from ..store.projects import collect_batch_garbage
+from ..store.users import user_name_key
 from ..taxonomy import taxonomy
 from .importers import ImportResult, import_guard
 from .textfiles import file_lines, parse_json, shorten
@@ -263,7 +265,6 @@ def read_judgement_rows(path: Path | str, *, source: str | None = None) -> list[
 
 
 def _revision_key(rec: JudgementRecord) -> tuple:
-    from ..store.users import user_name_key
     return (rec.system, rec.item, rec.line, user_name_key(rec.annotator), rec.kind, rec.revision)
 
 
@@ -320,7 +321,7 @@ def _accounts(conn, records: list[JudgementRecord], source: str, ids: dict[str, 
     account this import created as an annotator's becomes a lead's when a later batch holds an adjudication of
     theirs. InputError for an adjudication row under an account that may not adjudicate."""
     from ..accounts.access import LEADS
-    from ..store.users import get_user_row, update_user, user_id, user_name_key
+    from ..store.users import get_user_row, update_user, user_id
     adjudicating = {user_name_key(r.annotator) for r in records if r.kind == JudgementKind.ADJUDICATION.value}
     done: set[str] = set()
     for rec in records:
@@ -401,8 +402,8 @@ def _caption_of(rec: JudgementRecord, index: dict, by_line: dict, src: str) -> i
 BATCH = 5000
 
 
-def write_records(conn, project: str, records: Iterable[JudgementRecord], *, source: str) -> RowsWritten:
-    """Store checked rows inside the caller's transaction (InputError, and the caller rolls back, on a conflict).
+def write_records(store: Store, project: str, records: Iterable[JudgementRecord], *, source: str) -> RowsWritten:
+    """Store checked rows in one transaction, the store's (InputError, and nothing is stored, on a conflict).
 
     For each judgement (caption, annotator, kind), rows are taken in revision order:
 
@@ -422,15 +423,10 @@ def write_records(conn, project: str, records: Iterable[JudgementRecord], *, sou
     follow each other in one batch (an export lists them so); a batch compares its rows with what the store
     holds by then, the earlier batches' revisions included.
     """
-    from ..store.projects import project_id
-    writer = _RowsWriter(conn, project_id(conn, project), source)
-    for batch in _batches(records):
-        writer.write(batch)
-    return writer.written()
+    return write_in_batches(store, project, _batches(records), lambda conn, pid: _RowsWriter(conn, pid, source)).written()
 
 
 def _judgement_of(rec: JudgementRecord) -> tuple:
-    from ..store.users import user_name_key
     return (rec.system, rec.item, rec.line if rec.item is None else None, user_name_key(rec.annotator), rec.kind)
 
 
@@ -459,7 +455,6 @@ class _RowsWriter:
     def write(self, records: list[JudgementRecord]) -> None:
         from ..store.exchange import caption_index_of, stored_revisions
         from ..store.judgements import insert_judgement
-        from ..store.users import user_name_key
         conn, source = self.conn, self.source
         index, by_line = caption_index_of(conn, self.pid, {(r.system, r.item) for r in records if r.item is not None},
                                           {(r.system, r.line) for r in records if r.item is None})
@@ -515,8 +510,7 @@ def store_records(store: Store, project: str, records: Iterable[JudgementRecord]
     """Store checked judgement records in one transaction (:func:`write_records`, as ``records`` yields them) and
     say what was stored; the last step of every importer of judgement rows (JSONL, Label Studio)."""
     read = _Counted(records)
-    with store.transaction() as conn:
-        written = write_records(conn, project, read, source=source)
+    written = write_records(store, project, read, source=source)
     return ImportResult(project, format_name, items_read=read.count, judgements=written.revisions,
                         unchanged=written.unchanged, user=", ".join(written.annotators),
                         systems=list(read.systems), spans=written.spans, accounts=list(written.created))

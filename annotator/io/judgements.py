@@ -23,13 +23,9 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import InputError
-from ..model import Label, Role
+from ..model import Label
 from ..store import Store
-from ..store.exchange import caption_index_of, current_annotations
-from ..store.human_scores import system_caption_counts
-from ..store.imports import account_id
-from ..store.judgements import insert_judgement
-from ..store.projects import project_id, system_id
+from ..store.legacy_judgements import import_legacy_judgements
 from ..store.spool import Spool
 from ..taxonomy import taxonomy
 from .importers import ImportResult, import_guard, in_batches
@@ -219,43 +215,11 @@ def import_judgements(store: Store, project: str, system: str, annotator: str, c
         # The files wait in a spool (a scratch file apart from the store), where they are checked; the judgements
         # are then written a batch at a time in one transaction: memory holds a batch, not the files.
         judgements = _spooled_judgements(spool, coarse, fine)
-        with store.transaction() as conn:
-            return write_legacy_judgements(conn, project, system, annotator, judgements, source=str(coarse))
-
-
-def write_legacy_judgements(conn, project: str, system: str, annotator: str, judgements: Iterable[LegacyJudgement],
-                            *, source: str) -> ImportResult:
-    """Store judgements read by :func:`annotator.io.judgements.read_legacy_judgements` (in index order) inside
-    the caller's transaction, a batch at a time; a caption index the system has no caption at stops the import
-    (the first in index order, before anything of its batch is stored, and the caller's transaction rolls back
-    the batches before it)."""
-    result = ImportResult(project, "judgements", systems=[system], user=annotator)
-    pid = project_id(conn, project)
-    system_id(conn, pid, system)  # NotFound for a system the project lacks
-    uid = account_id(conn, annotator, Role.ANNOTATOR, result.accounts)
-    for batch in in_batches(judgements, BATCH):
-        _write_batch(conn, pid, system, uid, batch, result, source)
-    return result
-
-
-def _write_batch(conn, pid: int, system: str, uid: int, batch: list[LegacyJudgement], result: ImportResult,
-                 source: str) -> None:
-    _, at_line = caption_index_of(conn, pid, by_item=(), by_line={(system, j.index) for j in batch})
-    by_line = {line: found[0] for (_, line), found in at_line.items()}
-    for j in batch:
-        if j.index not in by_line:
-            n = system_caption_counts(conn, pid)[system]
-            raise InputError(f"caption index {j.index} is out of range: system {system!r} has {n} captions "
-                             f"(0..{n - 1})", source, f"key '{j.index}'")
-    current = current_annotations(conn, uid, by_line.values())
-    for j in batch:
-        cid = by_line[j.index]
-        if current.get(cid) == (j.label.value, j.error_types):
-            result.unchanged += 1
-            continue
-        insert_judgement(conn, cid, uid, label=j.label, error_types=j.error_types)
-        result.judgements += 1
-    result.items_read += len(batch)
+        # The transaction and the writer are the store's (:mod:`annotator.store.legacy_judgements`).
+        written = import_legacy_judgements(store, project, system, annotator, in_batches(judgements, BATCH),
+                                           source=str(coarse))
+    return ImportResult(project, "judgements", systems=[system], user=annotator, judgements=written.judgements,
+                        unchanged=written.unchanged, items_read=written.read, accounts=written.accounts)
 
 
 def _run(store, project: str, *, command_line: bool, system, annotator, coarse, fine=None):

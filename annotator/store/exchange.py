@@ -6,7 +6,9 @@ from typing import Iterator
 
 from sqlalchemy import Connection, select
 
+from . import Store
 from .codec import decode_types
+from .projects import project_id
 from .schema import captions, corrections, current_corrections, current_judgements, projects, systems
 
 
@@ -20,6 +22,12 @@ def caption_lines(conn: Connection, pid: int) -> dict[int, tuple[str, int]]:
     q = (select(captions.c.id, systems.c.name, captions.c.line_no)
          .join(systems, systems.c.id == captions.c.system_id).where(systems.c.project_id == pid))
     return {r.id: (r.name, r.line_no) for r in conn.execute(q)}
+
+
+def project_caption_lines(store: Store, project: str) -> dict[int, tuple[str, int]]:
+    """:func:`caption_lines` of project ``project`` (NotFound for an unknown one), read in a connection of its own."""
+    with store.read() as conn:
+        return caption_lines(conn, project_id(conn, project))
 
 
 def current_annotations(conn: Connection, user_id: int, caption_ids) -> dict[int, tuple[str | None, tuple[str, ...]]]:

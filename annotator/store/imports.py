@@ -8,11 +8,13 @@ the reader while the batches are drawn, or by the writer) rolls every batch back
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, TypeVar
 
 from sqlalchemy import Connection, select
+from sqlalchemy.exc import DataError
 
 from ..errors import InputError, NotFound
 from ..model import Role
@@ -20,6 +22,8 @@ from . import Store
 from .projects import ImportSummary, ProjectWriter, collect_batch_garbage, project_id, system_captions_in_chunks
 from .schema import items, projects
 from .users import get_user_row, user_id
+
+W = TypeVar("W")
 
 #: The item keys of line-aligned files imported without an image list (``line-000001``, …).
 _LINE_KEY = re.compile(r"^line-\d{6,}$")
@@ -56,6 +60,45 @@ def write_item_batches(store: Store, project, batches: Iterable, *, source: str,
             systems.update((c.system, None) for item in batch for c in item.captions)
         summary = writer.finish()
     return BatchesWritten(summary, items_read, tuple(systems))
+
+
+def write_project_parts(store: Store, parts: Iterable[tuple]) -> list[ImportSummary]:
+    """Store several parts of one import in ONE transaction, each ``(project, batches, source)`` with a writer of
+    its own (:class:`~annotator.store.projects.ProjectWriter`: ``project`` names the project and its image
+    roots, ``batches`` yields ``(items, their locations or None)`` as a reader streams them, ``source`` is the
+    file its errors name), in order; bad input in any batch of any part rolls every part back. Returns each
+    part's counts. (A COCO import: its captions and instances files, then a system's results.)"""
+    summaries = []
+    with store.transaction() as conn:
+        for project, batches, source in parts:
+            writer = ProjectWriter(conn, project, source=source)
+            for batch, locations in batches:
+                writer.write(batch, locations)
+            summaries.append(writer.finish())
+    return summaries
+
+
+def write_in_batches(store: Store, project: str, batches: Iterable, writer: Callable[[Connection, int], W]) -> W:
+    """Hand ``batches`` (as a reader streams them) to ``writer(conn, project id).write(batch)`` in ONE
+    transaction and return the writer; anything raised while a batch is drawn or written rolls every batch
+    back (NotFound for an unknown project). The writer holds the format's rules (the judgement rows')."""
+    with store.transaction() as conn:
+        written = writer(conn, project_id(conn, project))
+        for batch in batches:
+            written.write(batch)
+    return written
+
+
+@contextmanager
+def refused_values_as_input_errors() -> Iterator[None]:
+    """Turn a value the database refuses (SQLAlchemy's DataError) into an InputError saying nothing was imported:
+    readers check values against the schema first, so this is a safety net that keeps database exceptions
+    from the user."""
+    try:
+        yield
+    except DataError as exc:
+        reason = (str(getattr(exc, "orig", exc)).strip().splitlines() or [type(exc).__name__])[0]
+        raise InputError(f"the database refused a value ({reason}); nothing was imported") from None
 
 
 def compare_corrected_copy(store: Store, project: str, system: str, lines: Iterator[tuple[int, str]], *, source: str,

@@ -63,6 +63,57 @@ def test_the_sql_check_finds_a_planted_query():
     assert sql_outside_store(harmless) == []
 
 
+# ------------------------------------------------------------------ io/ reads and checks; the store opens connections
+
+#: what opens a connection or a transaction, called on anything: the store's own context managers and the engine's
+OPENERS = {"transaction", "connect", "begin", "raw_connection"}
+
+
+def connections_in(source: str, where: str = "<sample>") -> list[str]:
+    """Where ``source`` imports sqlalchemy (anywhere in the file) or opens a connection (``.transaction(``,
+    ``.connect(``, ``.begin(``, a store's ``.read(``, a store's ``.engine``); each as ``where:line: what``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlalchemy":
+            found.append((node.lineno, f"from {node.module} import"))
+        elif isinstance(node, ast.ImportFrom) and node.level and (node.module or "").split(".")[-1] == "engine":
+            found.append((node.lineno, f"from {node.module} import"))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, f"import {a.name}") for a in node.names if a.name.split(".")[0] == "sqlalchemy"]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            f = node.func
+            receiver = f.value.attr if isinstance(f.value, ast.Attribute) else getattr(f.value, "id", "")
+            if f.attr in OPENERS or (f.attr == "read" and receiver == "store"):
+                found.append((node.lineno, f".{f.attr}("))
+        elif isinstance(node, ast.Attribute) and node.attr == "engine":
+            found.append((node.lineno, ".engine"))
+    return [f"{where}:{line}: {what}" for line, what in sorted(found)]
+
+
+def test_io_opens_no_connection():
+    # An importer parses and checks; the store (annotator/store/imports.py and its neighbours) opens the import's
+    # one transaction and runs every query, so io/ needs neither sqlalchemy nor a connection of its own.
+    found = []
+    for path in sorted((PACKAGE / "io").rglob("*.py")):
+        found += connections_in(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    assert found == [], "io/ imports sqlalchemy or opens a connection (move it into a store function):\n" + "\n".join(found)
+
+
+def test_the_connection_check_finds_a_planted_one():
+    planted = ("from sqlalchemy.exc import DataError\nimport sqlalchemy as sa\nfrom ..store.engine import make_engine\n"
+               "def f(store, rows):\n    with store.transaction() as conn:\n        pass\n"
+               "    with store.read() as conn:\n        pass\n    with store.engine.begin() as conn:\n        pass\n"
+               "    with self.store.read() as conn:\n        pass\n")
+    assert connections_in(planted) == [
+        "<sample>:1: from sqlalchemy.exc import", "<sample>:2: import sqlalchemy", "<sample>:3: from store.engine import",
+        "<sample>:5: .transaction(", "<sample>:7: .read(", "<sample>:9: .begin(", "<sample>:9: .engine",
+        "<sample>:11: .read("]
+    # A file's read, a reader's read() and a store function given a connection by the store are not.
+    harmless = ("def f(fh, reader, store, conn):\n    fh.read()\n    reader.read()\n"
+                "    return write_in_batches(store, 'p', [], lambda conn, pid: (conn, pid))\n")
+    assert connections_in(harmless) == []
+
+
 # ------------------------------------------------------------------ no import cycles
 
 def _module_name(path: Path, root: Path) -> str:

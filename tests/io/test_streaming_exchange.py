@@ -18,6 +18,7 @@ from annotator.io import import_judgements, judgements
 from annotator.judges import load_judge
 from annotator.store import exchange as store_exchange
 from annotator.store import judges as store_judges
+from annotator.store import legacy_judgements
 from annotator.store.judgements import current_frame
 from tests.core.test_judge_files import HEADER, judges_of, sample, write  # noqa: F401  (sample: a fixture)
 from tests.io.test_label_studio_people import _later, _rows, _team, _write
@@ -48,7 +49,7 @@ def test_judgement_files_are_written_batch_by_batch_in_index_order(seven, tmp_pa
         asked.append(sorted(line for _, line in by_line))
         return store_exchange.caption_index_of(conn, pid, by_item, by_line)
 
-    monkeypatch.setattr(judgements, "caption_index_of", spy, raising=False)
+    monkeypatch.setattr(legacy_judgements, "caption_index_of", spy)
     labels = {i: "incongruent" if i % 3 == 0 else "congruent" for i in range(7)}
     coarse = _json(tmp_path / "coarse.json", json.dumps({str(i): labels[i] for i in reversed(range(7))}))
     fine = _json(tmp_path / "fine.json", json.dumps({"6": ["wrong-subject"], "0": ["number"], "3": ["age"]}))
