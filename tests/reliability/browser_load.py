@@ -45,6 +45,19 @@ async def _idle(page):
     await page.wait_for_function(IDLE, polling=25, timeout=60_000)
 
 
+#: The panel takes clicks: no save pending (Save & next shows the next caption at once and keeps its panel inert
+#: until the server has stored the save, annotate/next.js), nothing inert. A click on an inert panel reaches
+#: nothing, as it would for a person clicking the dimmed panel; a loaded machine stretched that window past the
+#: "Saved" line and the idle script state this test waited for.
+PANEL_OPEN = """() => !document.body.hasAttribute('data-ann-pending')
+                      && !document.querySelector('[data-testid="stForm"][inert]')"""
+
+
+async def _panel_open(page):
+    await _idle(page)
+    await page.wait_for_function(PANEL_OPEN, polling=25, timeout=60_000)
+
+
 async def _session(browser, base: str, user: str, saves: int) -> list[tuple[int, str, tuple, float]]:
     from playwright.async_api import expect
     ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -61,9 +74,9 @@ async def _session(browser, base: str, user: str, saves: int) -> list[tuple[int,
     await page.get_by_label("Password", exact=True).fill(PW)
     await page.get_by_role("button", name="Log in").click()
     await page.wait_for_selector('[data-testid="ann-caption"]')
-    await _idle(page)
     done = []
     for _ in range(saves):
+        await _panel_open(page)
         text = await page.locator('[data-testid="ann-caption"]').inner_text()
         n = int(re.search(r"number (\d+)", text).group(1))
         radios = page.locator('.st-key-ann_label input[type="radio"]')
@@ -86,7 +99,6 @@ async def _session(browser, base: str, user: str, saves: int) -> list[tuple[int,
             await page.screenshot(path=f"/tmp/rel/load-{user}.png")
             raise AssertionError(f"{user}: save of caption {n} not confirmed; page shows {body[:1500]!r}")
         done.append((n, *values, time.monotonic() - t0))
-        await _idle(page)
     await ctx.close()
     return done
 
