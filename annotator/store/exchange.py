@@ -106,19 +106,14 @@ def project_captions_in_chunks(conn: Connection, pid: int, size: int = 5000) -> 
     """(system name, item key, caption id, 0-based line, text) of each system's annotated caption of each item of
     a project (:mod:`annotator.store.samples`), ``size`` rows at a time in caption id order (each chunk read when
     the one before is used up): memory holds a chunk, not the project's captions."""
+    from .rows import keyset_chunks
     from .samples import project_annotated_sample
     from .schema import items
-    annotated = project_annotated_sample(conn, pid)
-    last = -1
-    while True:
-        rows = conn.execute(select(systems.c.name, items.c.key, captions.c.id, captions.c.line_no, captions.c.text)
-                            .select_from(captions.join(systems, systems.c.id == captions.c.system_id)
-                                         .join(items, items.c.id == captions.c.item_id))
-                            .where(systems.c.project_id == pid, annotated, captions.c.id > last)
-                            .order_by(captions.c.id).limit(size)).all()
-        if not rows:
-            return
-        last = rows[-1][2]
+    q = (select(systems.c.name, items.c.key, captions.c.id, captions.c.line_no, captions.c.text)
+         .select_from(captions.join(systems, systems.c.id == captions.c.system_id)
+                      .join(items, items.c.id == captions.c.item_id))
+         .where(systems.c.project_id == pid, project_annotated_sample(conn, pid)))
+    for rows in keyset_chunks(conn, q, (captions.c.id,), size):
         yield [tuple(r) for r in rows]
 
 
@@ -139,18 +134,10 @@ def judgement_annotators(conn: Connection, pid: int, *, system: str | None = Non
 def items_in_chunks(conn: Connection, pid: int, size: int = 2000) -> Iterator[list]:
     """Rows (id, key, image_path) of a project's items in import order (position), ``size`` at a time (each
     chunk read when the one before is used up): memory holds a chunk, not the project."""
-    from sqlalchemy import and_, or_
+    from .rows import keyset_chunks
     from .schema import items
-    last = None
-    while True:
-        q = select(items.c.id, items.c.key, items.c.image_path, items.c.position).where(items.c.project_id == pid)
-        if last is not None:
-            q = q.where(or_(items.c.position > last[0], and_(items.c.position == last[0], items.c.id > last[1])))
-        rows = conn.execute(q.order_by(items.c.position, items.c.id).limit(size)).all()
-        if not rows:
-            return
-        last = (rows[-1].position, rows[-1].id)
-        yield rows
+    q = select(items.c.id, items.c.key, items.c.image_path, items.c.position).where(items.c.project_id == pid)
+    yield from keyset_chunks(conn, q, (items.c.position, items.c.id), size)
 
 
 def references_of_items(conn: Connection, item_ids) -> dict[int, list[str]]:

@@ -16,7 +16,7 @@ from . import Store
 from .codec import decode_mentions, encode_mentions
 from .given_lines import number_given_lines, refuse_repeated_lines
 from .project_settings import get_setting, set_setting
-from .rows import insert_if_absent, lock_key
+from .rows import insert_if_absent, keyset_chunks, lock_key
 from .samples import project_annotated_sample
 from .schema import boxes, captions, current_judgements, items, judgements, projects, refs, systems
 
@@ -448,18 +448,9 @@ def system_captions_in_chunks(conn: Connection, pid: int, system: str, size: int
     """:func:`captions_of_system` ``size`` rows at a time (each chunk read when the one before is used up), so
     that memory holds a chunk and not the system's captions."""
     sid = system_id(conn, pid, system)
-    annotated = project_annotated_sample(conn, pid)
-    last = None
-    while True:
-        q = select(captions.c.id, captions.c.item_id, captions.c.line_no, captions.c.text).where(
-            captions.c.system_id == sid, annotated)
-        if last is not None:
-            q = q.where(captions.c.line_no > last)
-        rows = conn.execute(q.order_by(captions.c.line_no).limit(size)).all()
-        if not rows:
-            return
-        last = rows[-1].line_no
-        yield rows
+    q = select(captions.c.id, captions.c.item_id, captions.c.line_no, captions.c.text).where(
+        captions.c.system_id == sid, project_annotated_sample(conn, pid))
+    yield from keyset_chunks(conn, q, (captions.c.line_no,), size)
 
 
 def practice_marks(conn: Connection, pid: int) -> tuple[int, int]:

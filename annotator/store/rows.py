@@ -68,3 +68,25 @@ def lock_key(conn: Connection, key: str) -> None:
     if conn.dialect.name == "postgresql":
         conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || :key, 0))"),
                      {"key": key})
+
+
+def _after(keys: tuple, last: tuple):
+    """(k1, k2, …) > (l1, l2, …), spelled out column by column so that the keys' index serves it."""
+    from sqlalchemy import and_, or_
+    if len(keys) == 1:
+        return keys[0] > last[0]
+    return or_(keys[0] > last[0], and_(keys[0] == last[0], _after(keys[1:], last[1:])))
+
+
+def keyset_chunks(conn: Connection, query, keys: tuple, size: int):
+    """The rows of ``query`` in the order of the columns ``keys`` (unique together), ``size`` at a time: each
+    chunk is read when the one before is used up, after the last row's keys (keyset paging, no OFFSET), so memory
+    holds a chunk and not the whole result. ``query`` must select the key columns."""
+    last = None
+    while True:
+        q = query if last is None else query.where(_after(keys, last))
+        rows = conn.execute(q.order_by(*keys).limit(size)).all()
+        if not rows:
+            return
+        last = tuple(rows[-1]._mapping[k] for k in keys)
+        yield rows
